@@ -1,0 +1,31 @@
+package protocol_test
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+func ExampleCheckHello() {
+	v := protocol.CheckHello([]byte(`{"protocol":1,"profileId":"p-1","label":"Work","extVersion":"0.3.0","tabs":[]}`), "0.3.0")
+	fmt.Println(v.Accept, v.Hello.Label)
+
+	// A 0.2 extension (no protocol field) gets an ack its own parser reads.
+	old := protocol.CheckHello([]byte(`{"label":"Home"}`), "0.3.0")
+	b, _ := json.Marshal(old.Ack)
+	fmt.Println(old.Accept, old.Legacy, string(b)[:46])
+	// Output:
+	// true Work
+	// false true {"ok":false,"assignedPort":0,"serverVersion"
+}
+
+func ExampleTimeoutFor() {
+	fmt.Println(protocol.TimeoutFor(protocol.MsgNavigate), protocol.IsRetryable(protocol.MsgSnapshot), protocol.IsRetryable(protocol.MsgClick))
+	// Output: 1m0s true false
+}
+
+func ExampleSlugify() {
+	fmt.Println(protocol.Slugify("Ada's Work Profile"))
+	// Output: ada-s-work-profile
+}

@@ -1,0 +1,224 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// frame mirrors the DESIGN §4 envelope with the field order the golden files
+// use: k, id, type, payload / k, id, ok, result, error.
+type frame struct {
+	K       string          `json:"k"`
+	ID      string          `json:"id,omitempty"`
+	Type    string          `json:"type,omitempty"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+	OK      *bool           `json:"ok,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+func marshal(t testing.TB, v any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // JSON.stringify does not escape <, >, &
+	if err := enc.Encode(v); err != nil {
+		t.Fatalf("encode %T: %v", v, err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+type vector struct {
+	name string // file name without .json
+	f    frame
+	// payloadType is the Go type the payload or result decodes into.
+	payloadType any
+}
+
+func req(t testing.TB, typ, id string, payload any) vector {
+	return vector{name: typ + ".req", f: frame{K: "req", ID: id, Type: typ, Payload: marshal(t, payload)}, payloadType: payload}
+}
+
+func res(t testing.TB, typ, id, variant string, result any) vector {
+	ok := true
+	name := typ + ".res"
+	if variant != "" {
+		name += "." + variant
+	}
+	return vector{name: name, f: frame{K: "res", ID: id, OK: &ok, Result: marshal(t, result)}, payloadType: result}
+}
+
+func resErr(typ, id, msg string) vector {
+	ok := false
+	return vector{name: typ + ".res.error", f: frame{K: "res", ID: id, OK: &ok, Error: msg}}
+}
+
+var sampleTabs = []TabInfo{
+	{TabID: 1843, Slot: 1, URL: "https://example.com/login", Title: "Sign in", Active: true, WindowID: 7},
+	{TabID: 1850, Slot: 2, URL: "https://example.com/docs?page=2", Title: "Docs — page 2", Active: false, WindowID: 7},
+}
+
+// vectors is every golden frame: each wire message in both directions, error
+// responses, the handshake (current and 0.2), tabs_changed, ping and pong, and
+// the control messages.
+func vectors(t testing.TB) []vector {
+	samples := map[string][2]any{
+		MsgNavigate:       {NavigateRequest{URL: "https://example.com/", TabID: 1843}, TabResult{TabID: 1843}},
+		MsgGoBack:         {TabRequest{TabID: 1843}, TabResult{TabID: 1843}},
+		MsgGoForward:      {TabRequest{}, TabResult{TabID: 1843}},
+		MsgReload:         {TabRequest{TabID: 1843}, TabResult{TabID: 1843}},
+		MsgClick:          {ElementRequest{Ref: "e7", Element: "Continue button", TabID: 1843}, TabResult{TabID: 1843}},
+		MsgHover:          {ElementRequest{Ref: "e12", Element: "Account menu"}, TabResult{TabID: 1843}},
+		MsgType:           {TypeRequest{Ref: "e4", Element: "Email field", Text: "ada@example.com", Submit: true, TabID: 1843}, TabResult{TabID: 1843}},
+		MsgSelectOption:   {SelectOptionRequest{Ref: "e9", Element: "Country", Values: []string{"fr", "Germany"}, TabID: 1843}, TabResult{TabID: 1843}},
+		MsgPressKey:       {PressKeyRequest{Key: "Ctrl+A", TabID: 1843}, TabResult{TabID: 1843}},
+		MsgScroll:         {ScrollRequest{Direction: "down", Amount: 600, TabID: 1843}, TabResult{TabID: 1843}},
+		MsgDrag:           {DragRequest{StartRef: "e20", EndRef: "e21", TabID: 1843}, TabResult{TabID: 1843}},
+		MsgUploadFile:     {UploadFileRequest{Ref: "e30", Name: "notes.txt", Data: "aGVsbG8K", TabID: 1843}, TabResult{TabID: 1843}},
+		MsgGetConsoleLogs: {TabRequest{TabID: 1843}, ConsoleLogsResult{TabID: 1843, Logs: []ConsoleEntry{{Level: "warn", Text: "deprecated API", Time: 1764500000123}, {Level: "dialog", Text: "confirm(\"Delete?\") → true", Time: 1764500000456}}}},
+		MsgScreenshot:     {TabRequest{TabID: 1850}, ScreenshotResult{TabID: 1850, Data: "iVBORw0KGgo="}},
+		MsgSnapshot:       {TabRequest{TabID: 1843}, SnapshotResult{TabID: 1843, URL: "https://example.com/login", Title: "Sign in", Snapshot: "- heading \"Sign in\" [level=1] [ref=e3]\n- textbox \"Email\" [ref=e4]: ada@example.com\n- button \"Continue\" [disabled] [ref=e7]"}},
+		MsgGetText:        {GetTextRequest{Ref: "e3", TabID: 1843}, TextResult{TabID: 1843, Text: "Sign in"}},
+		MsgEvaluate:       {EvaluateRequest{Expression: "document.links.length", TabID: 1843}, EvaluateResult{TabID: 1843, Result: float64(12)}},
+		MsgGetURL:         {TabRequest{TabID: 1843}, URLResult{TabID: 1843, URL: "https://example.com/login"}},
+		MsgGetTitle:       {TabRequest{}, TitleResult{TabID: 1843, Title: "Sign in"}},
+		MsgListTabs:       {ListTabsRequest{}, ListTabsResult{Tabs: sampleTabs}},
+		MsgSwitchTab:      {SwitchTabRequest{TabID: 1850}, SwitchTabResult{ActiveTabID: 1850}},
+		MsgNewTab:         {NewTabRequest{URL: "https://example.org/"}, NewTabResult{TabID: 1901, Slot: 3}},
+		MsgCloseTab:       {CloseTabRequest{TabID: 1850}, TabResult{TabID: 1850}},
+	}
+	var vs []vector
+	for i, w := range WireMessages {
+		s, ok := samples[w.Type]
+		if !ok {
+			t.Fatalf("no golden sample for wire type %s", w.Type)
+		}
+		id := fmt.Sprint(i + 1)
+		vs = append(vs, req(t, w.Type, id, s[0]), res(t, w.Type, id, "", s[1]))
+	}
+	vs = append(vs,
+		resErr(MsgClick, "5", "ref e7 is not on the page any more (the page changed); take a new browser_snapshot and use a ref from it"),
+		resErr(MsgNavigate, "1", "tab 1850 is not shared with the AI; the user can share it from the monkbrowse popup"),
+		resErr(MsgEvaluate, "17", "this page's Content Security Policy blocks evaluating scripts"),
+		req(t, MsgHello, "1", Hello{Protocol: 1, ProfileID: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e", Label: "Work", Slug: "work", ExtVersion: "0.3.0", Tabs: sampleTabs}),
+		res(t, MsgHello, "1", "accepted", AcceptAck(Version, "Work", "work")),
+		res(t, MsgHello, "1", "rejected", CheckHello([]byte(`{"protocol":2,"profileId":"p","label":"","extVersion":"0.4.0","tabs":[]}`), Version).Ack),
+		res(t, MsgHello, "1", "legacy", CheckHello([]byte(`{"profileId":"p","label":"Home"}`), Version).Ack),
+		vector{name: MsgTabsChanged + ".ntf", f: frame{K: "ntf", Type: MsgTabsChanged, Payload: marshal(t, TabsChanged{Tabs: sampleTabs})}, payloadType: TabsChanged{}},
+		vector{name: "ping", f: frame{K: "png"}},
+		vector{name: "pong", f: frame{K: "pog"}},
+		req(t, MsgFwdHello, "1", FwdHello{PID: 41234, Version: Version, Token: strings.Repeat("ab", 32)}),
+		res(t, MsgFwdHello, "1", "", FwdHelloAck{OK: true, Version: Version}),
+		res(t, MsgFwdHello, "1", "rejected", FwdHelloAck{OK: false, Version: Version, Reason: "wrong control token"}),
+		req(t, MsgCallTool, "2", CallTool{Name: "browser_click", Args: json.RawMessage(`{"element":"Continue button","ref":"e7","tab":1}`)}),
+		res(t, MsgCallTool, "2", "", CallToolResult{Content: []ContentItem{{Type: "text", Text: "Clicked Continue button"}}}),
+		res(t, MsgCallTool, "2", "tool_error", CallToolResult{Content: []ContentItem{{Type: "text", Text: "tab 9 is not shared"}}, IsError: true}),
+		vector{name: MsgOwnerLeaving + ".ntf", f: frame{K: "ntf", Type: MsgOwnerLeaving, Payload: marshal(t, OwnerLeaving{})}, payloadType: OwnerLeaving{}},
+	)
+	// Typed payloads for the handshake results, which vary by variant.
+	for i := range vs {
+		switch vs[i].name {
+		case "hello.res.legacy":
+			vs[i].payloadType = LegacyHelloAck{}
+		case "hello.res.accepted", "hello.res.rejected":
+			vs[i].payloadType = HelloAck{}
+		}
+	}
+	return vs
+}
+
+// TestGoldenFrames decodes every golden frame into its Go type, re-encodes it
+// and requires the exact bytes of the file. The extension's tests read the
+// same files.
+func TestGoldenFrames(t *testing.T) {
+	dir := filepath.Join("testdata", "frames")
+	vs := vectors(t)
+	if *update {
+		os.RemoveAll(dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vs {
+			if err := os.WriteFile(filepath.Join(dir, v.name+".json"), marshal(t, v.f), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := map[string]bool{}
+	for _, v := range vs {
+		want[v.name+".json"] = true
+		t.Run(v.name, func(t *testing.T) {
+			golden, err := os.ReadFile(filepath.Join(dir, v.name+".json"))
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			var f frame
+			dec := json.NewDecoder(bytes.NewReader(golden))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&f); err != nil {
+				t.Fatalf("decode envelope: %v", err)
+			}
+			body := f.Payload
+			if f.K == "res" {
+				body = f.Result
+			}
+			if v.payloadType != nil {
+				typed := reflect.New(reflect.TypeOf(v.payloadType))
+				pd := json.NewDecoder(bytes.NewReader(body))
+				pd.DisallowUnknownFields()
+				if err := pd.Decode(typed.Interface()); err != nil {
+					t.Fatalf("decode %T: %v", v.payloadType, err)
+				}
+				reenc := marshal(t, typed.Elem().Interface())
+				if f.K == "res" {
+					f.Result = reenc
+				} else {
+					f.Payload = reenc
+				}
+			}
+			if got := marshal(t, f); !bytes.Equal(got, golden) {
+				t.Errorf("re-encoded frame differs from golden file\n got: %s\nwant: %s", got, golden)
+			}
+		})
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var extra []string
+	for _, e := range entries {
+		if !want[e.Name()] {
+			extra = append(extra, e.Name())
+		}
+	}
+	sort.Strings(extra)
+	if len(extra) > 0 {
+		t.Errorf("golden files with no vector (run go test -update): %v", extra)
+	}
+}
+
+// TestGoldenFramesCoverCatalog makes sure a new wire message cannot be added
+// without request and response vectors.
+func TestGoldenFramesCoverCatalog(t *testing.T) {
+	names := map[string]bool{}
+	for _, v := range vectors(t) {
+		names[v.name] = true
+	}
+	for _, w := range WireMessages {
+		for _, suffix := range []string{".req", ".res"} {
+			if !names[w.Type+suffix] {
+				t.Errorf("no golden vector %s%s", w.Type, suffix)
+			}
+		}
+	}
+}
