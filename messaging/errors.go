@@ -1,0 +1,75 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// ErrClosed reports that a peer or socket is closed. Every error returned
+// because the connection went away, whichever side closed it, matches it with
+// errors.Is.
+var ErrClosed = errors.New("messaging: peer closed")
+
+// ErrMalformedFrame is wrapped by [DecodeFrame] and [Frame.Encode] errors for
+// frames that do not follow the envelope.
+var ErrMalformedFrame = errors.New("messaging: malformed frame")
+
+// RequestTimeoutError is returned by [Peer.Request] (and [Peer.Ping], with
+// Type "ping") when no response arrived within the timeout. It carries the
+// type and the duration so that the message can tell a person what was slow.
+type RequestTimeoutError struct {
+	Type    string
+	Timeout time.Duration
+}
+
+func (e *RequestTimeoutError) Error() string {
+	return fmt.Sprintf("request %q timed out after %s", e.Type, e.Timeout)
+}
+
+// Is lets callers that only care about deadlines test for
+// context.DeadlineExceeded, as they would with a context-based timeout.
+func (e *RequestTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// RemoteError is an ok:false response: the other side received the request
+// and answered with an error.
+type RemoteError struct {
+	Type    string // the request type that failed
+	Message string // the remote's error text, unchanged
+}
+
+// Error returns the remote's message unchanged: the extension writes its
+// errors for the person (or AI) reading them, and prefixing them with
+// transport details would only bury the advice. Type is there for callers
+// that want to name the request.
+func (e *RemoteError) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("request %q failed (the other side gave no reason)", e.Type)
+	}
+	return e.Message
+}
+
+// disconnectedError is what calls on a closed peer get. It matches ErrClosed
+// and unwraps to the transport error that ended the connection, if any.
+type disconnectedError struct {
+	op    string // e.g. `request "browser_click"`, "ping"; empty for Peer.Err
+	cause error
+}
+
+func (e *disconnectedError) Error() string {
+	msg := "peer disconnected"
+	if e.op != "" {
+		msg = e.op + " failed: " + msg
+	}
+	// A bare ErrClosed or EOF adds nothing to "peer disconnected"; anything
+	// else (a WebSocket close code, a network error) helps whoever debugs it.
+	if e.cause != nil && e.cause != ErrClosed && e.cause != errPipeClosed && !errors.Is(e.cause, io.EOF) {
+		msg += " (" + e.cause.Error() + ")"
+	}
+	return msg
+}
+
+func (e *disconnectedError) Is(target error) bool { return target == ErrClosed }
+func (e *disconnectedError) Unwrap() error        { return e.cause }
