@@ -8,6 +8,7 @@ const (
 	MsgFwdHello     = "fwd_hello"
 	MsgCallTool     = "call_tool"
 	MsgOwnerLeaving = "owner_leaving"
+	MsgStatus       = "status"
 )
 
 // FwdHello is the first request of a forwarder. Token is the contents of
@@ -49,3 +50,35 @@ type CallToolResult struct {
 
 // OwnerLeaving is notified by an owner that is releasing its ports.
 type OwnerLeaving struct{}
+
+// Status asks the owner for a report of the shared daemon (for `monkbrowse
+// doctor`). Like call_tool it is refused before an accepted fwd_hello.
+type Status struct{}
+
+// StatusResult answers Status. Times are Unix milliseconds.
+type StatusResult struct {
+	OwnerPID    int             `json:"ownerPid"`
+	Version     string          `json:"version"`
+	OwnerSince  int64           `json:"ownerSince"`
+	ControlPort int             `json:"controlPort"`
+	Forwarders  []ForwarderInfo `json:"forwarders"`
+	Profiles    []ProfileStatus `json:"profiles"`
+}
+
+// ForwarderInfo describes one forwarder connected to the owner. The
+// connection that asked for the status is not listed.
+type ForwarderInfo struct {
+	PID       int    `json:"pid"`
+	Version   string `json:"version"`
+	Connected int64  `json:"connected"`
+}
+
+// ProfileStatus describes one browser profile the owner knows.
+type ProfileStatus struct {
+	ProfileID  string `json:"profileId"`
+	Label      string `json:"label"`
+	Slug       string `json:"slug"`
+	Connected  bool   `json:"connected"`
+	ExtVersion string `json:"extVersion,omitempty"`
+	SharedTabs int    `json:"sharedTabs"`
+}
