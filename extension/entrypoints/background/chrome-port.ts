@@ -1,0 +1,251 @@
+// The BrowserPort of lib/executor.ts, made of Chrome APIs. Kept thin: the
+// decisions (which tab, shared or not, restricted or not) are in lib/.
+
+import type { BrowserPort, TabLike } from "../../lib/executor";
+import type { CsMessage, CsOp, CsOps, CsReply } from "../../lib/messages";
+import { errorText } from "../../lib/peer";
+import type { Shares } from "../../lib/storage";
+import { evalInPage, EVAL_CSP_ERROR } from "./evaluate";
+
+/** Longest a navigation may take before we answer anyway (below the 60 s wire timeout). */
+const NAV_TIMEOUT_MS = 50_000;
+/** Once the new page has committed, how long to wait for its load event. */
+const LOAD_AFTER_COMMIT_MS = 45_000;
+const CONTENT_SCRIPT_FILE = "content-scripts/content.js";
+
+export function toTabLike(t: chrome.tabs.Tab): TabLike | undefined {
+  if (t.id === undefined || t.id === chrome.tabs.TAB_ID_NONE) return undefined;
+  return {
+    id: t.id,
+    windowId: t.windowId,
+    url: t.url ?? t.pendingUrl ?? "",
+    title: t.title ?? "",
+    active: t.active,
+  };
+}
+
+export async function getTab(tabId: number): Promise<TabLike | undefined> {
+  try {
+    return toTabLike(await chrome.tabs.get(tabId));
+  } catch {
+    return undefined;
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * waitForNewPage runs start() and resolves when the tab's top frame has
+ * committed a new document after that call and finished loading it. The old
+ * page's load events are ignored because nothing counts until a commit that
+ * happens after start(). Same-document navigations (fragment, history API)
+ * count as done at once. Bounded: after a commit, a page that never fires
+ * load is accepted after LOAD_AFTER_COMMIT_MS; without any commit the wait
+ * fails after NAV_TIMEOUT_MS.
+ */
+export function waitForNewPage(tabId: number, what: string, start: () => Promise<unknown>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let committed = false;
+    let done = false;
+    let started = false;
+    const timers: ReturnType<typeof setTimeout>[] = [];
+    const finish = (err?: Error) => {
+      if (done) return;
+      done = true;
+      for (const t of timers) clearTimeout(t);
+      chrome.webNavigation.onCommitted.removeListener(onCommitted);
+      chrome.webNavigation.onCompleted.removeListener(onCompleted);
+      chrome.webNavigation.onErrorOccurred.removeListener(onError);
+      chrome.webNavigation.onReferenceFragmentUpdated.removeListener(onSameDoc);
+      chrome.webNavigation.onHistoryStateUpdated.removeListener(onSameDoc);
+      chrome.tabs.onRemoved.removeListener(onRemoved);
+      if (err) reject(err);
+      else resolve();
+    };
+    const mine = (d: { tabId: number; frameId: number }) => started && d.tabId === tabId && d.frameId === 0;
+    const onCommitted = (d: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => {
+      if (!mine(d) || committed) return;
+      committed = true;
+      timers.push(setTimeout(() => finish(), LOAD_AFTER_COMMIT_MS));
+    };
+    const onCompleted = (d: chrome.webNavigation.WebNavigationFramedCallbackDetails) => {
+      if (mine(d) && committed) finish();
+    };
+    const onError = (d: chrome.webNavigation.WebNavigationFramedErrorCallbackDetails) => {
+      if (!mine(d)) return;
+      // An aborted load that is replaced by another navigation also lands here;
+      // only fail when nothing committed.
+      if (d.error === "net::ERR_ABORTED") return;
+      finish(new Error(`${what} failed: ${d.error} (${d.url})`));
+    };
+    const onSameDoc = (d: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => {
+      if (mine(d) && !committed) finish();
+    };
+    const onRemoved = (id: number) => {
+      if (id === tabId) finish(new Error(`tab ${tabId} was closed during ${what}`));
+    };
+    chrome.webNavigation.onCommitted.addListener(onCommitted);
+    chrome.webNavigation.onCompleted.addListener(onCompleted);
+    chrome.webNavigation.onErrorOccurred.addListener(onError);
+    chrome.webNavigation.onReferenceFragmentUpdated.addListener(onSameDoc);
+    chrome.webNavigation.onHistoryStateUpdated.addListener(onSameDoc);
+    chrome.tabs.onRemoved.addListener(onRemoved);
+    timers.push(
+      setTimeout(
+        () => finish(new Error(`${what} did not load a new page within ${NAV_TIMEOUT_MS / 1000} s`)),
+        NAV_TIMEOUT_MS,
+      ),
+    );
+    started = true;
+    start().catch((e: unknown) => finish(new Error(`${what} failed: ${errorText(e)}`)));
+  });
+}
+
+function sendToFrame0(tabId: number, msg: CsMessage): Promise<CsReply | undefined> {
+  return chrome.tabs.sendMessage(tabId, msg, { frameId: 0 }) as Promise<CsReply | undefined>;
+}
+
+function isNoReceiver(e: unknown): boolean {
+  const m = errorText(e);
+  return m.includes("Receiving end does not exist") || m.includes("Could not establish connection");
+}
+
+export async function contentOp<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+  const msg = { cs: true, op, args } as CsMessage;
+  let reply: CsReply | undefined;
+  try {
+    reply = await sendToFrame0(tabId, msg);
+  } catch (e) {
+    if (!isNoReceiver(e)) throw new Error(`the page did not answer (${errorText(e)})`);
+    reply = undefined;
+  }
+  if (reply === undefined) {
+    // Nothing answered: a tab opened before the extension was installed or
+    // reloaded. Inject the content script and try once more.
+    try {
+      await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, files: [CONTENT_SCRIPT_FILE] });
+    } catch (e) {
+      throw new Error(`cannot reach the page in tab ${tabId}: ${errorText(e)}`);
+    }
+    try {
+      reply = await sendToFrame0(tabId, msg);
+    } catch (e) {
+      throw new Error(`the page in tab ${tabId} did not answer even after injecting the content script (${errorText(e)}); reload the tab and try again`);
+    }
+  }
+  if (!reply || typeof reply !== "object" || typeof reply.ok !== "boolean") {
+    throw new Error(`the page in tab ${tabId} gave no answer to "${op}"; reload the tab and try again`);
+  }
+  if (!reply.ok) throw new Error(reply.error);
+  return reply.result as CsOps[K]["result"];
+}
+
+async function activeTab(): Promise<TabLike | undefined> {
+  let tabs = await chrome.tabs.query({ active: true, lastFocusedWindow: true, windowType: "normal" });
+  if (tabs.length === 0) tabs = await chrome.tabs.query({ active: true, windowType: "normal" });
+  const t = tabs[0];
+  return t ? toTabLike(t) : undefined;
+}
+
+async function screenshot(tab: TabLike): Promise<string> {
+  const [previous] = await chrome.tabs.query({ active: true, windowId: tab.windowId });
+  const switched = previous?.id !== undefined && previous.id !== tab.id;
+  try {
+    if (switched) {
+      await chrome.tabs.update(tab.id, { active: true });
+      // Give the compositor a frame or two to paint the newly shown tab.
+      await sleep(150);
+    }
+    let dataUrl: string | undefined;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        dataUrl = await chrome.tabs.captureVisibleTab(tab.windowId, { format: "png" });
+        break;
+      } catch (e) {
+        // captureVisibleTab is rate limited (about 2 calls a second).
+        if (attempt < 3 && /MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/.test(errorText(e))) {
+          await sleep(600);
+          continue;
+        }
+        throw new Error(`screenshot of tab ${tab.id} failed: ${errorText(e)}`);
+      }
+    }
+    const comma = dataUrl.indexOf(",");
+    return comma >= 0 ? dataUrl.slice(comma + 1) : dataUrl;
+  } finally {
+    if (switched && previous?.id !== undefined) {
+      await chrome.tabs.update(previous.id, { active: true }).catch(() => undefined);
+    }
+  }
+}
+
+async function evaluate(tabId: number, expression: string): Promise<unknown> {
+  let results: chrome.scripting.InjectionResult<unknown>[];
+  try {
+    results = await chrome.scripting.executeScript({
+      target: { tabId, frameIds: [0] },
+      world: "MAIN",
+      func: evalInPage,
+      args: [expression],
+    });
+  } catch (e) {
+    throw new Error(`cannot evaluate in tab ${tabId}: ${errorText(e)}`);
+  }
+  const r = results[0]?.result as { ok: boolean; value?: unknown; error?: string; csp?: boolean } | undefined;
+  if (!r) throw new Error(`evaluating in tab ${tabId} returned nothing (the page may have navigated away)`);
+  if (r.csp) throw new Error(EVAL_CSP_ERROR);
+  if (!r.ok) throw new Error(r.error ?? "the expression threw an error");
+  return r.value === undefined ? null : r.value;
+}
+
+async function openTab(url: string): Promise<TabLike> {
+  const wins = await chrome.windows.getAll({ windowTypes: ["normal"] });
+  const focused = wins.find((w) => w.focused) ?? wins[0];
+  const createProps: chrome.tabs.CreateProperties = { url: "about:blank", active: true };
+  if (focused?.id !== undefined) createProps.windowId = focused.id;
+  // Open a blank tab first, so the load wait is listening before the real navigation starts.
+  let created: chrome.tabs.Tab | undefined;
+  if (focused) created = await chrome.tabs.create(createProps);
+  else created = (await chrome.windows.create({ url: "about:blank", focused: true }))?.tabs?.[0];
+  const id = created?.id;
+  if (created === undefined || id === undefined) throw new Error("Chrome did not open a tab");
+  if (url !== "about:blank") {
+    await waitForNewPage(id, `opening ${url}`, () => chrome.tabs.update(id, { url }));
+    created = await chrome.tabs.get(id);
+  }
+  const t = toTabLike(created);
+  if (!t) throw new Error("Chrome opened a tab without an id");
+  return t;
+}
+
+async function activate(tab: TabLike): Promise<void> {
+  await chrome.tabs.update(tab.id, { active: true });
+  await chrome.windows.update(tab.windowId, { focused: true });
+}
+
+export function makeChromePort(deps: { getShares: () => Promise<Shares>; share: (tabId: number) => Promise<number> }): BrowserPort {
+  return {
+    ownExtensionId: chrome.runtime.id,
+    getTab,
+    activeTab,
+    getShares: deps.getShares,
+    share: deps.share,
+    navigate: (tabId, url) => waitForNewPage(tabId, `navigating to ${url}`, () => chrome.tabs.update(tabId, { url })),
+    history: (tabId, what) => {
+      const label = what === "back" ? "going back" : what === "forward" ? "going forward" : "reloading";
+      const start =
+        what === "back"
+          ? () => chrome.tabs.goBack(tabId)
+          : what === "forward"
+            ? () => chrome.tabs.goForward(tabId)
+            : () => chrome.tabs.reload(tabId);
+      return waitForNewPage(tabId, label, start);
+    },
+    content: contentOp,
+    screenshot,
+    evaluate,
+    openTab,
+    activate,
+    closeTab: (tabId) => chrome.tabs.remove(tabId),
+  };
+}

@@ -1,0 +1,276 @@
+// The service worker: keeps the offscreen document (which owns the socket)
+// alive, builds the hello, keeps shares and slots, pushes tabs_changed, and
+// executes every wire request the offscreen document relays.
+
+import { defineBackground } from "wxt/utils/define-background";
+import { Executor } from "../../lib/executor";
+import { buildHello } from "../../lib/hello";
+import { ensureIdentity, withAssigned } from "../../lib/identity";
+import { isBgMessage, type BgMessage, type BgMessages, type OffMessage, type Reply } from "../../lib/messages";
+import { errorText } from "../../lib/peer";
+import type { TabInfo } from "../../lib/protocol.gen";
+import { pruneShares, shareAll, shareTab, unshareTab } from "../../lib/slots";
+import {
+  KEY_IDENTITY,
+  KEY_SETTINGS,
+  KEY_SHARES,
+  KEY_STATUS,
+  normalizeSettings,
+  normalizeShares,
+  type Identity,
+  type Settings,
+  type Shares,
+  type Status,
+} from "../../lib/storage";
+import { getTab, makeChromePort } from "./chrome-port";
+
+const OFFSCREEN_PATH = "offscreen.html";
+const KEEPALIVE_ALARM = "monkbrowse-keepalive";
+const TABS_DEBOUNCE_MS = 200;
+
+// ---- storage helpers -------------------------------------------------------
+
+async function readSettings(): Promise<Settings> {
+  const got = await chrome.storage.local.get(KEY_SETTINGS);
+  return normalizeSettings(got[KEY_SETTINGS]);
+}
+
+async function readIdentity(): Promise<Identity> {
+  const got = await chrome.storage.local.get(KEY_IDENTITY);
+  const { identity, changed } = ensureIdentity(got[KEY_IDENTITY], () => crypto.randomUUID());
+  if (changed) await chrome.storage.local.set({ [KEY_IDENTITY]: identity });
+  return identity;
+}
+
+async function readShares(): Promise<Shares> {
+  const got = await chrome.storage.local.get(KEY_SHARES);
+  return normalizeShares(got[KEY_SHARES]);
+}
+
+// Every change to shares goes through this chain, so two quick toggles (or a
+// toggle racing a tab close) never lose an update or hand out one slot twice.
+let sharesChain: Promise<unknown> = Promise.resolve();
+function updateShares<T>(fn: (s: Shares) => { shares: Shares; out: T }): Promise<T> {
+  const run = sharesChain.then(async () => {
+    const before = await readShares();
+    const { shares, out } = fn(before);
+    if (shares !== before) {
+      await chrome.storage.local.set({ [KEY_SHARES]: shares });
+      scheduleTabsPush();
+    }
+    return out;
+  });
+  sharesChain = run.catch(() => undefined);
+  return run;
+}
+
+const shareOne = (tabId: number) =>
+  updateShares((s) => {
+    const r = shareTab(s, tabId);
+    return { shares: r.shares, out: r.slot };
+  });
+
+async function openTabIds(): Promise<number[]> {
+  const tabs = await chrome.tabs.query({});
+  return tabs.map((t) => t.id).filter((id): id is number => id !== undefined);
+}
+
+async function pruneClosed(): Promise<void> {
+  const open = await openTabIds();
+  await updateShares((s) => ({ shares: pruneShares(s, open), out: undefined }));
+}
+
+// ---- tabs ------------------------------------------------------------------
+
+async function sharedTabInfos(): Promise<TabInfo[]> {
+  const shares = await readShares();
+  const out: TabInfo[] = [];
+  for (const [k, slot] of Object.entries(shares)) {
+    const t = await getTab(Number(k));
+    if (t) out.push({ tabId: t.id, slot, url: t.url, title: t.title, active: t.active, windowId: t.windowId });
+  }
+  return out.sort((a, b) => a.slot - b.slot);
+}
+
+let tabsTimer: ReturnType<typeof setTimeout> | undefined;
+function scheduleTabsPush(): void {
+  if (tabsTimer !== undefined) clearTimeout(tabsTimer);
+  tabsTimer = setTimeout(() => {
+    tabsTimer = undefined;
+    void pushTabs();
+  }, TABS_DEBOUNCE_MS);
+}
+
+async function pushTabs(): Promise<void> {
+  try {
+    const tabs = await sharedTabInfos();
+    await sendToOffscreen({ to: "off", kind: "tabs-push", tabs });
+  } catch {
+    // No offscreen document right now; the next hello carries the tabs.
+  }
+}
+
+async function sendToOffscreen(msg: OffMessage): Promise<void> {
+  await chrome.runtime.sendMessage(msg);
+}
+
+// ---- offscreen document ----------------------------------------------------
+
+let creating: Promise<void> | undefined;
+async function ensureOffscreen(): Promise<void> {
+  if (creating) return creating;
+  creating = (async () => {
+    const url = chrome.runtime.getURL(OFFSCREEN_PATH);
+    const contexts = await chrome.runtime.getContexts({
+      contextTypes: ["OFFSCREEN_DOCUMENT" as chrome.runtime.ContextType],
+      documentUrls: [url],
+    });
+    if (contexts.length > 0) return;
+    try {
+      await chrome.offscreen.createDocument({
+        url: OFFSCREEN_PATH,
+        reasons: ["WORKERS" as chrome.offscreen.Reason],
+        justification:
+          "Keeps the WebSocket connection to the local monkbrowse server open while the service worker sleeps.",
+      });
+    } catch (e) {
+      // Another caller won the race: one offscreen document is all we want.
+      if (!/single offscreen|only one|already/i.test(errorText(e))) throw e;
+    }
+  })().finally(() => {
+    creating = undefined;
+  });
+  return creating;
+}
+
+// ---- status and badge ------------------------------------------------------
+
+async function writeStatus(status: Status): Promise<void> {
+  await chrome.storage.local.set({ [KEY_STATUS]: status });
+  const badge = status.state === "rejected" ? "!" : status.state === "connected" ? "" : "…";
+  await chrome.action.setBadgeText({ text: badge });
+  if (status.state === "rejected") await chrome.action.setBadgeBackgroundColor({ color: "#b3261e" });
+  else await chrome.action.setBadgeBackgroundColor({ color: "#6b6b6b" });
+  const title =
+    status.state === "connected"
+      ? `monkbrowse: connected to 127.0.0.1:${status.port}`
+      : `monkbrowse: ${status.state}${status.reason ? ` (${status.reason})` : ""}`;
+  await chrome.action.setTitle({ title });
+}
+
+// ---- messages from the offscreen document and the popup ------------------
+
+const executor = new Executor(makeChromePort({ getShares: readShares, share: shareOne }));
+
+type Handlers = { [K in keyof BgMessages]: (m: BgMessage<K>) => Promise<BgMessages[K]["res"]> };
+
+const handlers: Handlers = {
+  "connect-info": async () => {
+    const [settings, identity, tabs] = await Promise.all([readSettings(), readIdentity(), sharedTabInfos()]);
+    const hello = buildHello({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version });
+    return { port: settings.port, hello };
+  },
+  exec: async (m) => executor.execute(m.type, m.payload),
+  accepted: async (m) => {
+    const identity = await readIdentity();
+    await chrome.storage.local.set({ [KEY_IDENTITY]: withAssigned(identity, m.assignedLabel, m.assignedSlug) });
+    // Tabs may have changed between building the hello and its ack.
+    scheduleTabsPush();
+    return null;
+  },
+  status: async (m) => {
+    await writeStatus(m.status);
+    return null;
+  },
+  share: async (m) => {
+    if (m.shared) return { slot: await shareOne(m.tabId) };
+    await updateShares((s) => ({ shares: unshareTab(s, m.tabId), out: undefined }));
+    return { slot: null };
+  },
+  "share-all": async () => {
+    const tabs = await chrome.tabs.query({ windowType: "normal" });
+    const ids = tabs
+      .slice()
+      .sort((a, b) => a.windowId - b.windowId || a.index - b.index)
+      .map((t) => t.id)
+      .filter((id): id is number => id !== undefined);
+    await updateShares((s) => ({ shares: shareAll(s, ids), out: undefined }));
+    return null;
+  },
+};
+
+function onMessage(msg: unknown, _sender: chrome.runtime.MessageSender, sendResponse: (r: Reply<unknown>) => void): boolean {
+  if (!isBgMessage(msg)) return false;
+  const h = handlers[msg.kind] as ((m: BgMessage) => Promise<unknown>) | undefined;
+  if (!h) {
+    sendResponse({ ok: false, error: `unknown internal message "${msg.kind}"` });
+    return false;
+  }
+  h(msg).then(
+    (result) => sendResponse({ ok: true, result }),
+    (e: unknown) => sendResponse({ ok: false, error: errorText(e) }),
+  );
+  return true; // answer asynchronously
+}
+
+// ---- wiring ---------------------------------------------------------------
+
+export default defineBackground(() => {
+  chrome.runtime.onMessage.addListener(onMessage);
+
+  chrome.runtime.onStartup.addListener(() => {
+    // Tab ids are per browser session: shares of the last session would point
+    // at whatever new tab happens to get the same id. Start with none.
+    void updateShares(() => ({ shares: {}, out: undefined }));
+    void ensureOffscreen();
+  });
+  chrome.runtime.onInstalled.addListener(() => {
+    void readIdentity();
+    void pruneClosed();
+    void ensureOffscreen();
+  });
+
+  chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 1 });
+  chrome.alarms.onAlarm.addListener((a) => {
+    if (a.name === KEEPALIVE_ALARM) void ensureOffscreen();
+  });
+
+  chrome.tabs.onCreated.addListener(() => scheduleTabsPush());
+  chrome.tabs.onUpdated.addListener((tabId, change) => {
+    if (change.url !== undefined || change.title !== undefined || change.status !== undefined) {
+      void readShares().then((s) => {
+        if (s[String(tabId)] !== undefined) scheduleTabsPush();
+      });
+    }
+  });
+  chrome.tabs.onActivated.addListener(() => scheduleTabsPush());
+  chrome.tabs.onRemoved.addListener((tabId) => {
+    void updateShares((s) => ({ shares: unshareTab(s, tabId), out: undefined }));
+  });
+  chrome.tabs.onReplaced.addListener((added, removed) => {
+    // Prerendering swaps a tab's id: the share follows the tab.
+    void updateShares((s) => {
+      const slot = s[String(removed)];
+      if (slot === undefined) return { shares: s, out: undefined };
+      const next = { ...unshareTab(s, removed), [String(added)]: slot };
+      return { shares: next, out: undefined };
+    });
+  });
+
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area !== "local" || !changes[KEY_SETTINGS]) return;
+    const before = normalizeSettings(changes[KEY_SETTINGS].oldValue);
+    const after = normalizeSettings(changes[KEY_SETTINGS].newValue);
+    void (async () => {
+      if (before.label !== after.label) {
+        // A new label gets a new slug from the server.
+        const identity = await readIdentity();
+        await chrome.storage.local.set({ [KEY_IDENTITY]: { profileId: identity.profileId } });
+      }
+      await ensureOffscreen();
+      await sendToOffscreen({ to: "off", kind: "reconnect" }).catch(() => undefined);
+    })();
+  });
+
+  void ensureOffscreen();
+});

@@ -1,0 +1,164 @@
+// The popup: connection state, this profile's label and slug, and every tab
+// of every normal window with a Share toggle and its number. It reads
+// storage directly and asks the service worker to change shares (so slot
+// numbers are handed out in one place). Opening popup.html in a tab works
+// the same.
+
+import type { BgKind, BgMessage, BgMessages, Reply } from "../../lib/messages";
+import { errorText } from "../../lib/peer";
+import {
+  KEY_IDENTITY,
+  KEY_SETTINGS,
+  KEY_SHARES,
+  KEY_STATUS,
+  normalizeSettings,
+  normalizeShares,
+  normalizeStatus,
+  type Shares,
+} from "../../lib/storage";
+import { describeStatus, describeIdentity } from "../../lib/popup-text";
+
+const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
+const list = $<HTMLUListElement>("#tabs");
+const statusEl = $<HTMLParagraphElement>("#status");
+const identityEl = $<HTMLParagraphElement>("#identity");
+const errorEl = $<HTMLParagraphElement>("#error");
+
+async function toBg<K extends BgKind>(msg: BgMessage<K>): Promise<BgMessages[K]["res"]> {
+  const reply = (await chrome.runtime.sendMessage(msg)) as Reply<BgMessages[K]["res"]> | undefined;
+  if (!reply) throw new Error("the extension's service worker gave no answer");
+  if (!reply.ok) throw new Error(reply.error);
+  return reply.result;
+}
+
+function showError(e: unknown): void {
+  errorEl.textContent = errorText(e);
+  errorEl.hidden = false;
+}
+
+async function renderHeader(): Promise<void> {
+  const got = await chrome.storage.local.get([KEY_STATUS, KEY_SETTINGS, KEY_IDENTITY]);
+  const settings = normalizeSettings(got[KEY_SETTINGS]);
+  const status = got[KEY_STATUS] === undefined ? undefined : normalizeStatus(got[KEY_STATUS], settings.port);
+  const d = describeStatus(status, settings.port);
+  statusEl.dataset.state = d.state;
+  statusEl.replaceChildren(document.createTextNode(d.headline));
+  if (d.reason) {
+    const span = document.createElement("span");
+    span.className = "reason";
+    span.textContent = d.reason;
+    statusEl.append(span);
+  }
+  identityEl.textContent = describeIdentity(got[KEY_IDENTITY], settings);
+}
+
+function faviconFor(t: chrome.tabs.Tab): HTMLElement {
+  const u = t.favIconUrl ?? "";
+  if (/^(https?|data):/i.test(u)) {
+    const img = document.createElement("img");
+    img.src = u;
+    img.alt = "";
+    img.width = 16;
+    img.height = 16;
+    img.addEventListener("error", () => img.replaceWith(placeholder()));
+    return img;
+  }
+  return placeholder();
+}
+
+function placeholder(): HTMLElement {
+  const s = document.createElement("span");
+  s.className = "nofavicon";
+  s.setAttribute("aria-hidden", "true");
+  return s;
+}
+
+let rendering = false;
+let again = false;
+
+async function renderTabs(): Promise<void> {
+  // Coalesce bursts of tab events into one render at a time.
+  if (rendering) {
+    again = true;
+    return;
+  }
+  rendering = true;
+  try {
+    do {
+      again = false;
+      const [tabs, got] = await Promise.all([
+        chrome.tabs.query({ windowType: "normal" }),
+        chrome.storage.local.get(KEY_SHARES),
+      ]);
+      const shares: Shares = normalizeShares(got[KEY_SHARES]);
+      tabs.sort((a, b) => a.windowId - b.windowId || a.index - b.index);
+      const focused = document.activeElement instanceof HTMLInputElement ? document.activeElement.closest("li")?.dataset.tabId : undefined;
+      const items: HTMLLIElement[] = [];
+      let lastWindow: number | undefined;
+      for (const t of tabs) {
+        if (t.id === undefined) continue;
+        const id = t.id;
+        const li = document.createElement("li");
+        li.dataset.tabId = String(id);
+        if (t.active) li.classList.add("active");
+        if (lastWindow !== undefined && t.windowId !== lastWindow) li.classList.add("window-break");
+        lastWindow = t.windowId;
+        const label = document.createElement("label");
+        const box = document.createElement("input");
+        box.type = "checkbox";
+        box.className = "share";
+        const title = t.title || t.url || t.pendingUrl || "Untitled tab";
+        box.setAttribute("aria-label", `Share ${title}`);
+        const slot = shares[String(id)];
+        box.checked = slot !== undefined;
+        box.addEventListener("change", () => {
+          errorEl.hidden = true;
+          toBg({ to: "bg", kind: "share", tabId: id, shared: box.checked }).catch((e: unknown) => {
+            showError(e);
+            void renderTabs();
+          });
+        });
+        const titleEl = document.createElement("span");
+        titleEl.className = "title";
+        titleEl.textContent = title;
+        titleEl.title = t.url ?? "";
+        const slotEl = document.createElement("span");
+        slotEl.className = "slot";
+        slotEl.textContent = slot === undefined ? "" : String(slot);
+        label.append(box, faviconFor(t), titleEl, slotEl);
+        li.append(label);
+        items.push(li);
+      }
+      list.replaceChildren(...items);
+      if (focused) list.querySelector<HTMLInputElement>(`li[data-tab-id="${focused}"] input.share`)?.focus();
+    } while (again);
+  } finally {
+    rendering = false;
+  }
+}
+
+$<HTMLButtonElement>("#share-all").addEventListener("click", () => {
+  errorEl.hidden = true;
+  toBg({ to: "bg", kind: "share-all" }).catch(showError);
+});
+$<HTMLButtonElement>("#open-options").addEventListener("click", () => {
+  void chrome.runtime.openOptionsPage();
+});
+
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area !== "local") return;
+  if (changes[KEY_SHARES]) void renderTabs();
+  if (changes[KEY_STATUS] || changes[KEY_SETTINGS] || changes[KEY_IDENTITY]) void renderHeader();
+});
+const rerender = () => void renderTabs();
+chrome.tabs.onCreated.addListener(rerender);
+chrome.tabs.onRemoved.addListener(rerender);
+chrome.tabs.onMoved.addListener(rerender);
+chrome.tabs.onAttached.addListener(rerender);
+chrome.tabs.onActivated.addListener(rerender);
+chrome.tabs.onUpdated.addListener((_id, change) => {
+  if (change.title !== undefined || change.url !== undefined || change.favIconUrl !== undefined) rerender();
+});
+
+void renderHeader().catch(showError);
+void renderTabs().catch(showError);

@@ -1,0 +1,274 @@
+// The executor of wire requests (DESIGN §5.1): resolves the tab, refuses
+// tabs the person did not share and pages Chrome does not let extensions
+// touch, then does the work through a BrowserPort. The port is implemented
+// with Chrome APIs in entrypoints/background/; tests use a fake.
+
+import type { CsOp, CsOps } from "./messages";
+import type {
+  ConsoleLogsResult,
+  DragRequest,
+  ElementRequest,
+  EvaluateRequest,
+  GetTextRequest,
+  ListTabsResult,
+  NavigateRequest,
+  NewTabRequest,
+  NewTabResult,
+  PressKeyRequest,
+  ScreenshotResult,
+  ScrollRequest,
+  SelectOptionRequest,
+  SnapshotResult,
+  SwitchTabResult,
+  TabInfo,
+  TabResult,
+  TextResult,
+  TitleResult,
+  TypeRequest,
+  UploadFileRequest,
+  URLResult,
+  EvaluateResult,
+  WireResponses,
+} from "./protocol.gen";
+import { navigableReason, normalizeUrl, restrictedReason } from "./urls";
+import type { Shares } from "./storage";
+
+export interface TabLike {
+  id: number;
+  windowId: number;
+  url: string;
+  title: string;
+  active: boolean;
+}
+
+export interface BrowserPort {
+  ownExtensionId?: string;
+  getTab(tabId: number): Promise<TabLike | undefined>;
+  /** The active tab of the last-focused normal window. */
+  activeTab(): Promise<TabLike | undefined>;
+  getShares(): Promise<Shares>;
+  /** Shares a tab and returns its slot (idempotent). */
+  share(tabId: number): Promise<number>;
+  /** Loads url and waits for the new page's load (bounded). */
+  navigate(tabId: number, url: string): Promise<void>;
+  history(tabId: number, what: "back" | "forward" | "reload"): Promise<void>;
+  /** Sends one op to the tab's content script (injecting it if needed). */
+  content<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]>;
+  /** Captures the tab as base64 PNG (no data: prefix), restoring the person's active tab. */
+  screenshot(tab: TabLike): Promise<string>;
+  evaluate(tabId: number, expression: string): Promise<unknown>;
+  /** Opens a tab and waits for its load. */
+  openTab(url: string): Promise<TabLike>;
+  /** Activates a tab and focuses its window. */
+  activate(tab: TabLike): Promise<void>;
+  closeTab(tabId: number): Promise<void>;
+}
+
+export function notSharedError(tabId: number): Error {
+  return new Error(`tab ${tabId} is not shared with the AI; the user can share it from the monkbrowse popup`);
+}
+
+function asRecord(p: unknown): Record<string, unknown> {
+  return typeof p === "object" && p !== null && !Array.isArray(p) ? (p as Record<string, unknown>) : {};
+}
+
+function optionalTabId(p: unknown): number | undefined {
+  const v = asRecord(p).tabId;
+  if (v === undefined || v === null || v === 0) return undefined;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw new Error(`tabId must be a positive integer (got ${JSON.stringify(v)})`);
+  return v;
+}
+
+function requireString(p: unknown, field: string): string {
+  const v = asRecord(p)[field];
+  if (typeof v !== "string" || v === "") throw new Error(`${field} is required and must be a non-empty string`);
+  return v;
+}
+
+function requireTabId(p: unknown): number {
+  const v = asRecord(p).tabId;
+  if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new Error("tabId is required and must be a positive integer");
+  return v;
+}
+
+export class Executor {
+  constructor(private readonly port: BrowserPort) {}
+
+  /** Resolves a shared tab: the given one, else the active tab if it is shared. */
+  async resolveTab(tabId: number | undefined, opts: { allowRestricted?: boolean } = {}): Promise<TabLike> {
+    const shares = await this.port.getShares();
+    let tab: TabLike | undefined;
+    if (tabId === undefined) {
+      tab = await this.port.activeTab();
+      if (!tab) throw new Error("no tabId was given and there is no active tab; pass a tabId from list_tabs");
+      if (shares[String(tab.id)] === undefined) {
+        throw new Error(
+          `no tabId was given and the active tab (${tab.id}) is not shared with the AI; pass the tab of a shared tab, or the user can share this one from the monkbrowse popup`,
+        );
+      }
+    } else {
+      if (shares[String(tabId)] === undefined) throw notSharedError(tabId);
+      tab = await this.port.getTab(tabId);
+      if (!tab) throw new Error(`tab ${tabId} does not exist any more (it was closed)`);
+    }
+    if (!opts.allowRestricted) {
+      const why = restrictedReason(tab.url, this.port.ownExtensionId);
+      if (why) throw new Error(`tab ${tab.id} cannot be automated: ${why}`);
+    }
+    return tab;
+  }
+
+  async listTabs(): Promise<TabInfo[]> {
+    const shares = await this.port.getShares();
+    const out: TabInfo[] = [];
+    for (const [k, slot] of Object.entries(shares)) {
+      const t = await this.port.getTab(Number(k));
+      if (t) out.push({ tabId: t.id, slot, url: t.url, title: t.title, active: t.active, windowId: t.windowId });
+    }
+    out.sort((a, b) => a.slot - b.slot);
+    return out;
+  }
+
+  private async cs<K extends CsOp>(p: unknown, op: K, args: CsOps[K]["args"]): Promise<TabResult> {
+    const tab = await this.resolveTab(optionalTabId(p));
+    await this.port.content(tab.id, op, args);
+    return { tabId: tab.id };
+  }
+
+  async execute(type: string, payload: unknown): Promise<WireResponses[keyof WireResponses]> {
+    const p = payload;
+    switch (type) {
+      case "browser_navigate": {
+        const req = p as NavigateRequest;
+        const url = normalizeUrl(requireString(p, "url"));
+        const why = navigableReason(url);
+        if (why) throw new Error(why);
+        // Navigating away from a restricted page is fine.
+        const tab = await this.resolveTab(optionalTabId(req), { allowRestricted: true });
+        await this.port.navigate(tab.id, url);
+        return { tabId: tab.id } satisfies TabResult;
+      }
+      case "browser_go_back":
+      case "browser_go_forward":
+      case "browser_reload": {
+        const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+        const what = type === "browser_go_back" ? "back" : type === "browser_go_forward" ? "forward" : "reload";
+        await this.port.history(tab.id, what);
+        return { tabId: tab.id } satisfies TabResult;
+      }
+      case "browser_click":
+      case "browser_hover": {
+        const req = p as ElementRequest;
+        return this.cs(p, type === "browser_click" ? "click" : "hover", { ref: requireString(req, "ref") });
+      }
+      case "browser_type": {
+        const req = p as TypeRequest;
+        const text = asRecord(p).text;
+        if (typeof text !== "string") throw new Error("text is required and must be a string");
+        const args: CsOps["type"]["args"] = { ref: requireString(req, "ref"), text };
+        if (req.submit) args.submit = true;
+        return this.cs(p, "type", args);
+      }
+      case "browser_select_option": {
+        const req = p as SelectOptionRequest;
+        const values = asRecord(p).values;
+        if (!Array.isArray(values) || !values.every((v) => typeof v === "string")) {
+          throw new Error("values is required and must be an array of strings");
+        }
+        return this.cs(p, "select", { ref: requireString(req, "ref"), values: values as string[] });
+      }
+      case "browser_press_key": {
+        const req = p as PressKeyRequest;
+        return this.cs(p, "press_key", { key: requireString(req, "key") });
+      }
+      case "browser_scroll": {
+        const req = asRecord(p) as ScrollRequest;
+        const args: CsOps["scroll"]["args"] = {};
+        if (req.direction !== undefined) {
+          if (!["up", "down", "left", "right"].includes(req.direction)) {
+            throw new Error(`direction must be one of up, down, left, right (got ${JSON.stringify(req.direction)})`);
+          }
+          args.direction = req.direction;
+        }
+        if (req.amount !== undefined && req.amount !== 0) {
+          if (typeof req.amount !== "number" || !Number.isFinite(req.amount)) throw new Error("amount must be a number of pixels");
+          args.amount = req.amount;
+        }
+        if (req.ref) args.ref = req.ref;
+        return this.cs(p, "scroll", args);
+      }
+      case "browser_drag": {
+        const req = p as DragRequest;
+        return this.cs(p, "drag", { startRef: requireString(req, "startRef"), endRef: requireString(req, "endRef") });
+      }
+      case "browser_upload_file": {
+        const req = p as UploadFileRequest;
+        const data = asRecord(p).data;
+        if (typeof data !== "string") throw new Error("data is required and must be a base64 string");
+        return this.cs(p, "upload", { ref: requireString(req, "ref"), name: requireString(req, "name"), data });
+      }
+      case "browser_get_console_logs": {
+        const tab = await this.resolveTab(optionalTabId(p));
+        const r = await this.port.content(tab.id, "console_logs", {});
+        return { tabId: tab.id, logs: Array.isArray(r?.logs) ? r.logs : [] } satisfies ConsoleLogsResult;
+      }
+      case "browser_screenshot": {
+        const tab = await this.resolveTab(optionalTabId(p));
+        const data = await this.port.screenshot(tab);
+        return { tabId: tab.id, data } satisfies ScreenshotResult;
+      }
+      case "browser_snapshot": {
+        const tab = await this.resolveTab(optionalTabId(p));
+        const r = await this.port.content(tab.id, "snapshot", {});
+        // The URL and title are read after the snapshot so they describe the same page.
+        const after = (await this.port.getTab(tab.id)) ?? tab;
+        return { tabId: tab.id, url: after.url, title: after.title, snapshot: String(r?.snapshot ?? "") } satisfies SnapshotResult;
+      }
+      case "browser_get_text": {
+        const req = asRecord(p) as GetTextRequest;
+        const tab = await this.resolveTab(optionalTabId(p));
+        const r = await this.port.content(tab.id, "get_text", req.ref ? { ref: req.ref } : {});
+        return { tabId: tab.id, text: String(r?.text ?? "") } satisfies TextResult;
+      }
+      case "browser_evaluate": {
+        const req = p as EvaluateRequest;
+        const expression = requireString(req, "expression");
+        const tab = await this.resolveTab(optionalTabId(p));
+        const result = await this.port.evaluate(tab.id, expression);
+        return { tabId: tab.id, result } satisfies EvaluateResult;
+      }
+      case "getUrl": {
+        const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+        return { tabId: tab.id, url: tab.url } satisfies URLResult;
+      }
+      case "getTitle": {
+        const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+        return { tabId: tab.id, title: tab.title } satisfies TitleResult;
+      }
+      case "list_tabs":
+        return { tabs: await this.listTabs() } satisfies ListTabsResult;
+      case "browser_switch_tab": {
+        const tab = await this.resolveTab(requireTabId(p), { allowRestricted: true });
+        await this.port.activate(tab);
+        return { activeTabId: tab.id } satisfies SwitchTabResult;
+      }
+      case "browser_new_tab": {
+        const raw = asRecord(p as NewTabRequest).url;
+        if (raw !== undefined && typeof raw !== "string") throw new Error("url must be a string");
+        const url = raw ? normalizeUrl(raw) : "about:blank";
+        const why = navigableReason(url);
+        if (why) throw new Error(why);
+        const tab = await this.port.openTab(url);
+        const slot = await this.port.share(tab.id);
+        return { tabId: tab.id, slot } satisfies NewTabResult;
+      }
+      case "browser_close_tab": {
+        const tab = await this.resolveTab(requireTabId(p), { allowRestricted: true });
+        await this.port.closeTab(tab.id);
+        return { tabId: tab.id } satisfies TabResult;
+      }
+      default:
+        throw new Error(`this extension does not know the request "${type}"; update the extension to match the monkbrowse server`);
+    }
+  }
+}

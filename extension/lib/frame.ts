@@ -1,0 +1,119 @@
+// The messaging envelope's frames (DESIGN §4) and their codec.
+//
+// Encoding writes keys in a fixed order (k,id,type,payload for requests,
+// k,id,ok,result,error for responses, k,type,payload for notifies) and
+// escapes <, >, &, U+2028 and U+2029 the way Go's encoding/json does, so a
+// frame produced by the Go side decodes and re-encodes to the same bytes.
+
+export interface RequestFrame {
+  k: "req";
+  id: string;
+  type: string;
+  payload?: unknown;
+}
+
+export interface ResponseFrame {
+  k: "res";
+  id: string;
+  ok: boolean;
+  result?: unknown;
+  error?: string;
+}
+
+export interface NotifyFrame {
+  k: "ntf";
+  type: string;
+  payload?: unknown;
+}
+
+export interface PingFrame {
+  k: "png";
+}
+
+export interface PongFrame {
+  k: "pog";
+}
+
+export type Frame = RequestFrame | ResponseFrame | NotifyFrame | PingFrame | PongFrame;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * decodeFrame parses one text frame. It returns null for anything malformed:
+ * bad JSON, not an object, unknown `k`, a request or response without an id,
+ * a request or notify without a type, a response without a boolean `ok`.
+ */
+export function decodeFrame(text: string): Frame | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isRecord(v)) return null;
+  switch (v.k) {
+    case "req": {
+      if (typeof v.id !== "string" || v.id === "" || typeof v.type !== "string" || v.type === "") {
+        return null;
+      }
+      const f: RequestFrame = { k: "req", id: v.id, type: v.type };
+      if ("payload" in v) f.payload = v.payload;
+      return f;
+    }
+    case "res": {
+      if (typeof v.id !== "string" || v.id === "" || typeof v.ok !== "boolean") return null;
+      if ("error" in v && v.error !== undefined && typeof v.error !== "string") return null;
+      const f: ResponseFrame = { k: "res", id: v.id, ok: v.ok };
+      if ("result" in v) f.result = v.result;
+      if (typeof v.error === "string") f.error = v.error;
+      return f;
+    }
+    case "ntf": {
+      if (typeof v.type !== "string" || v.type === "") return null;
+      const f: NotifyFrame = { k: "ntf", type: v.type };
+      if ("payload" in v) f.payload = v.payload;
+      return f;
+    }
+    case "png":
+      return { k: "png" };
+    case "pog":
+      return { k: "pog" };
+    default:
+      return null;
+  }
+}
+
+const goEscapes = /[<>&\u2028\u2029]/g;
+
+function json(v: unknown): string {
+  const s = JSON.stringify(v === undefined ? null : v);
+  return s.replace(goEscapes, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+}
+
+/** encodeFrame writes a frame as compact JSON with the envelope's key order. */
+export function encodeFrame(f: Frame): string {
+  switch (f.k) {
+    case "req": {
+      let s = `{"k":"req","id":${json(f.id)},"type":${json(f.type)}`;
+      if (f.payload !== undefined) s += `,"payload":${json(f.payload)}`;
+      return s + "}";
+    }
+    case "res": {
+      let s = `{"k":"res","id":${json(f.id)},"ok":${f.ok ? "true" : "false"}`;
+      if (f.result !== undefined) s += `,"result":${json(f.result)}`;
+      if (f.error !== undefined) s += `,"error":${json(f.error)}`;
+      return s + "}";
+    }
+    case "ntf": {
+      let s = `{"k":"ntf","type":${json(f.type)}`;
+      if (f.payload !== undefined) s += `,"payload":${json(f.payload)}`;
+      return s + "}";
+    }
+    case "png":
+      return `{"k":"png"}`;
+    case "pog":
+      return `{"k":"pog"}`;
+  }
+}

@@ -1,0 +1,82 @@
+// Building the hello and reading its ack (DESIGN §5.2, §5.3).
+
+import { PROTOCOL_VERSION, type Hello, type TabInfo } from "./protocol.gen";
+import type { Identity, Settings } from "./storage";
+
+export const SERVER_INSTALL_COMMAND =
+  "go install github.com/monkbrowse/monkbrowse/server/cmd/monkbrowse@latest";
+
+export const SERVER_TOO_OLD_REASON =
+  "This monkbrowse server is too old for this extension: update it with " +
+  `\`${SERVER_INSTALL_COMMAND}\` (or your package manager) and restart your AI app.`;
+
+export interface HelloInput {
+  settings: Settings;
+  identity: Identity;
+  tabs: TabInfo[];
+  extVersion: string;
+  chromeProfileName?: string;
+}
+
+/**
+ * buildHello makes the first request of a socket. The stored slug is
+ * re-announced (so it survives server restarts) only while it still belongs
+ * to the current label: after the person renames the profile, the server
+ * derives a new one.
+ */
+export function buildHello(input: HelloInput): Hello {
+  const { settings, identity } = input;
+  const hello: Hello = {
+    protocol: PROTOCOL_VERSION,
+    profileId: identity.profileId,
+    label: settings.label,
+    extVersion: input.extVersion,
+    tabs: input.tabs,
+  };
+  const labelMatches = settings.label === "" || identity.assignedLabel === settings.label;
+  if (identity.assignedSlug && labelMatches) hello.slug = identity.assignedSlug;
+  if (input.chromeProfileName) hello.chromeProfileName = input.chromeProfileName;
+  return hello;
+}
+
+export type AckVerdict =
+  | { accepted: true; assignedLabel: string; assignedSlug: string; serverVersion: string }
+  | { accepted: false; reason: string; serverVersion?: string };
+
+/** interpretAck reads the result of the hello request (whatever the server sent). */
+export function interpretAck(result: unknown): AckVerdict {
+  if (typeof result !== "object" || result === null || Array.isArray(result)) {
+    return { accepted: false, reason: "The monkbrowse server sent an unreadable answer to hello; update the server and the extension to matching versions." };
+  }
+  const o = result as Record<string, unknown>;
+  const serverVersion = typeof o.serverVersion === "string" ? o.serverVersion : undefined;
+  const withVersion = (reason: string): AckVerdict =>
+    serverVersion === undefined ? { accepted: false, reason } : { accepted: false, reason, serverVersion };
+
+  if (!("protocol" in o) || o.protocol === null || o.protocol === undefined) {
+    // A 0.2 server: its ack has assignedPort and no protocol.
+    return withVersion(SERVER_TOO_OLD_REASON);
+  }
+  if (typeof o.protocol !== "number" || typeof o.ok !== "boolean") {
+    return withVersion("The monkbrowse server sent a malformed answer to hello; update the server and the extension to matching versions.");
+  }
+  if (o.ok !== true) {
+    const reason = typeof o.reason === "string" && o.reason !== "" ? o.reason : "The monkbrowse server refused this browser profile without saying why.";
+    return withVersion(reason);
+  }
+  if (o.protocol !== PROTOCOL_VERSION) {
+    const side =
+      o.protocol < PROTOCOL_VERSION
+        ? `update the monkbrowse server (\`${SERVER_INSTALL_COMMAND}\`) and restart your AI app`
+        : "update the monkbrowse extension and reload it from chrome://extensions";
+    return withVersion(
+      `Protocol mismatch: this extension speaks protocol ${PROTOCOL_VERSION}, the monkbrowse server speaks protocol ${o.protocol}: ${side}.`,
+    );
+  }
+  return {
+    accepted: true,
+    assignedLabel: typeof o.assignedLabel === "string" ? o.assignedLabel : "",
+    assignedSlug: typeof o.assignedSlug === "string" ? o.assignedSlug : "",
+    serverVersion: serverVersion ?? "",
+  };
+}

@@ -1,0 +1,73 @@
+// The internal message table: everything the service worker, the offscreen
+// document and the popup/options pages say to each other over
+// chrome.runtime messaging. These messages never leave the browser.
+// Every message carries `to` ("bg" = service worker, "off" = offscreen
+// document) and `kind`; receivers ignore messages not addressed to them.
+
+import type { ConsoleEntry, Hello, TabInfo, WireType } from "./protocol.gen";
+import type { Status } from "./storage";
+
+/** A message with nothing but its `to` and `kind`. */
+export type Empty = Record<never, never>;
+
+export type Reply<T> = { ok: true; result: T } | { ok: false; error: string };
+
+/** Messages to the service worker, with the result each one answers. */
+export interface BgMessages {
+  /** offscreen → bg: what to connect to and the hello to send first. */
+  "connect-info": { req: Empty; res: { port: number; hello: Hello } };
+  /** offscreen → bg: run one wire request from the server. */
+  exec: { req: { type: WireType | string; payload: unknown }; res: unknown };
+  /** offscreen → bg: the server accepted the hello. */
+  accepted: { req: { assignedLabel: string; assignedSlug: string; serverVersion: string }; res: null };
+  /** offscreen → bg: connection state changed (bg writes it to storage). */
+  status: { req: { status: Status }; res: null };
+  /** popup → bg: share or unshare one tab. */
+  share: { req: { tabId: number; shared: boolean }; res: { slot: number | null } };
+  /** popup → bg: share every tab of every normal window. */
+  "share-all": { req: Empty; res: null };
+}
+
+/** Messages to the offscreen document. */
+export interface OffMessages {
+  /** bg → offscreen: send tabs_changed now (if connected). */
+  "tabs-push": { req: { tabs: TabInfo[] }; res: null };
+  /** bg → offscreen: settings changed, reconnect at once. */
+  reconnect: { req: Empty; res: null };
+}
+
+export type BgKind = keyof BgMessages;
+export type OffKind = keyof OffMessages;
+
+export type BgMessage<K extends BgKind = BgKind> = { to: "bg"; kind: K } & BgMessages[K]["req"];
+export type OffMessage<K extends OffKind = OffKind> = { to: "off"; kind: K } & OffMessages[K]["req"];
+
+export function isBgMessage(m: unknown): m is BgMessage {
+  return typeof m === "object" && m !== null && (m as { to?: unknown }).to === "bg" && typeof (m as { kind?: unknown }).kind === "string";
+}
+
+export function isOffMessage(m: unknown): m is OffMessage {
+  return typeof m === "object" && m !== null && (m as { to?: unknown }).to === "off" && typeof (m as { kind?: unknown }).kind === "string";
+}
+
+/** The service worker ↔ content script bridge of docs/CONTRACTS.md. */
+export interface CsOps {
+  snapshot: { args: Empty; result: { snapshot: string } };
+  click: { args: { ref: string }; result: Empty };
+  hover: { args: { ref: string }; result: Empty };
+  type: { args: { ref: string; text: string; submit?: boolean }; result: Empty };
+  select: { args: { ref: string; values: string[] }; result: { selected: string[] } };
+  press_key: { args: { key: string }; result: Empty };
+  scroll: { args: { direction?: string; amount?: number; ref?: string }; result: Empty };
+  drag: { args: { startRef: string; endRef: string }; result: Empty };
+  upload: { args: { ref: string; name: string; data: string; mimeType?: string }; result: Empty };
+  get_text: { args: { ref?: string }; result: { text: string } };
+  console_logs: { args: Empty; result: { logs: ConsoleEntry[] } };
+}
+export type CsOp = keyof CsOps;
+export interface CsMessage<K extends CsOp = CsOp> {
+  cs: true;
+  op: K;
+  args: CsOps[K]["args"];
+}
+export type CsReply<K extends CsOp = CsOp> = { ok: true; result: CsOps[K]["result"] } | { ok: false; error: string };

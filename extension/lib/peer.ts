@@ -1,0 +1,329 @@
+// A transport-agnostic request/response peer (DESIGN §4), the TypeScript twin
+// of the Go messaging.Peer. It speaks the envelope of lib/frame.ts over any
+// PeerSocket: the offscreen document wraps a browser WebSocket, tests use
+// the in-memory pipe().
+
+import { decodeFrame, encodeFrame, type Frame } from "./frame";
+import { DEFAULT_TIMEOUT_MS } from "./protocol.gen";
+
+/**
+ * PeerSocket is what a Peer needs from a transport: one text frame per
+ * send, one callback per received frame. JavaScript is single-threaded, so
+ * there are no concurrency rules beyond these:
+ * - send throws (or silently drops) once the socket is closed;
+ * - close is idempotent and makes the socket call its close callback once;
+ * - the close callback fires once, whichever side closed.
+ */
+export interface PeerSocket {
+  send(frame: string): void;
+  close(reason?: string): void;
+  onMessage(cb: (frame: string) => void): void;
+  onClose(cb: (reason?: string) => void): void;
+}
+
+/** Fails a request that got no answer in time. */
+export class RequestTimeoutError extends Error {
+  override name = "RequestTimeoutError";
+  constructor(
+    readonly type: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`request "${type}" timed out after ${timeoutMs} ms`);
+  }
+}
+
+/** An ok:false answer from the other side. */
+export class RemoteError extends Error {
+  override name = "RemoteError";
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Fails requests in flight when the peer closes, and every call after. */
+export class PeerClosedError extends Error {
+  override name = "PeerClosedError";
+  constructor(message = "peer disconnected") {
+    super(message);
+  }
+}
+
+export type Handler = (payload: unknown) => unknown;
+export type NotifyHandler = (payload: unknown) => void;
+
+export interface PeerOptions {
+  /** Default request timeout in ms; undefined or 0 → DEFAULT_TIMEOUT_MS. */
+  timeoutMs?: number;
+  /** Called once, after the peer has closed and failed its in-flight calls. */
+  onClose?: (reason?: string) => void;
+  /** Diagnostics (dropped frames, handler failures); undefined → silent. */
+  log?: (msg: string) => void;
+}
+
+interface Pending {
+  type: string;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+interface PendingPing {
+  resolve: () => void;
+  reject: (e: Error) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export class Peer {
+  private nextId = 0;
+  private readonly pending = new Map<string, Pending>();
+  private pings: PendingPing[] = [];
+  private readonly handlers = new Map<string, Handler>();
+  private readonly notifyHandlers = new Map<string, NotifyHandler>();
+  private closedReason: string | undefined;
+  private isClosed = false;
+  private droppedCount = 0;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly sock: PeerSocket,
+    private readonly opts: PeerOptions = {},
+  ) {
+    this.timeoutMs = opts.timeoutMs && opts.timeoutMs > 0 ? opts.timeoutMs : DEFAULT_TIMEOUT_MS;
+    sock.onMessage((text) => this.receive(text));
+    sock.onClose((reason) => this.shutdown(reason));
+  }
+
+  /** Registers the handler of requests of one type (replacing any earlier one). */
+  handle(type: string, h: Handler): void {
+    this.handlers.set(type, h);
+  }
+
+  /** Registers the handler of notifies of one type. */
+  handleNotify(type: string, h: NotifyHandler): void {
+    this.notifyHandlers.set(type, h);
+  }
+
+  /** Number of malformed frames dropped so far. */
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Why the peer closed, once it has. */
+  get closeReason(): string | undefined {
+    return this.closedReason;
+  }
+
+  /**
+   * Sends a request and resolves with the other side's result. Rejects with
+   * RequestTimeoutError after timeoutMs (default: the peer's), RemoteError
+   * on ok:false, PeerClosedError when the peer is or becomes closed.
+   */
+  request(type: string, payload: unknown, timeoutMs?: number): Promise<unknown> {
+    if (this.isClosed) return Promise.reject(new PeerClosedError());
+    const ms = timeoutMs && timeoutMs > 0 ? timeoutMs : this.timeoutMs;
+    const id = String(++this.nextId);
+    return new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (this.pending.delete(id)) reject(new RequestTimeoutError(type, ms));
+      }, ms);
+      this.pending.set(id, { type, resolve, reject, timer });
+      try {
+        this.sock.send(encodeFrame({ k: "req", id, type, payload: payload ?? {} }));
+      } catch (e) {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        reject(new PeerClosedError(`sending "${type}" failed: ${errorText(e)}`));
+      }
+    });
+  }
+
+  /** Sends a notify; never waits. Throws PeerClosedError when closed. */
+  notify(type: string, payload: unknown): void {
+    if (this.isClosed) throw new PeerClosedError();
+    this.sock.send(encodeFrame({ k: "ntf", type, payload: payload ?? {} }));
+  }
+
+  /** Sends a ping and resolves on the pong. */
+  ping(timeoutMs?: number): Promise<void> {
+    if (this.isClosed) return Promise.reject(new PeerClosedError());
+    const ms = timeoutMs && timeoutMs > 0 ? timeoutMs : this.timeoutMs;
+    return new Promise<void>((resolve, reject) => {
+      const entry: PendingPing = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          const i = this.pings.indexOf(entry);
+          if (i >= 0) {
+            this.pings.splice(i, 1);
+            reject(new RequestTimeoutError("ping", ms));
+          }
+        }, ms),
+      };
+      this.pings.push(entry);
+      try {
+        this.sock.send(encodeFrame({ k: "png" }));
+      } catch (e) {
+        clearTimeout(entry.timer);
+        this.pings = this.pings.filter((p) => p !== entry);
+        reject(new PeerClosedError(`sending ping failed: ${errorText(e)}`));
+      }
+    });
+  }
+
+  /** Closes the socket; idempotent. In-flight calls fail with "peer disconnected". */
+  close(reason?: string): void {
+    if (this.isClosed) return;
+    this.sock.close(reason);
+    // A socket whose close callback is late or missing must not leave calls hanging.
+    this.shutdown(reason);
+  }
+
+  private shutdown(reason?: string): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.closedReason = reason;
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(new PeerClosedError());
+    }
+    this.pending.clear();
+    for (const p of this.pings) {
+      clearTimeout(p.timer);
+      p.reject(new PeerClosedError());
+    }
+    this.pings = [];
+    this.opts.onClose?.(reason);
+  }
+
+  private drop(why: string): void {
+    this.droppedCount++;
+    this.opts.log?.(`messaging: dropped a frame: ${why}`);
+  }
+
+  private trySend(f: Frame): void {
+    if (this.isClosed) return;
+    try {
+      this.sock.send(encodeFrame(f));
+    } catch (e) {
+      this.opts.log?.(`messaging: send failed: ${errorText(e)}`);
+    }
+  }
+
+  private receive(text: string): void {
+    if (this.isClosed) return;
+    const f = decodeFrame(text);
+    if (!f) {
+      this.drop("malformed");
+      return;
+    }
+    switch (f.k) {
+      case "png":
+        this.trySend({ k: "pog" });
+        return;
+      case "pog": {
+        const p = this.pings.shift();
+        if (p) {
+          clearTimeout(p.timer);
+          p.resolve();
+        }
+        return;
+      }
+      case "res": {
+        const p = this.pending.get(f.id);
+        if (!p) return; // late answer to a timed-out request
+        this.pending.delete(f.id);
+        clearTimeout(p.timer);
+        if (f.ok) p.resolve(f.result ?? null);
+        else p.reject(new RemoteError(p.type, f.error ?? `request "${p.type}" failed`));
+        return;
+      }
+      case "ntf": {
+        const h = this.notifyHandlers.get(f.type);
+        if (!h) return;
+        try {
+          h(f.payload);
+        } catch (e) {
+          this.opts.log?.(`messaging: notify handler "${f.type}" threw: ${errorText(e)}`);
+        }
+        return;
+      }
+      case "req":
+        void this.serve(f.id, f.type, f.payload);
+        return;
+    }
+  }
+
+  private async serve(id: string, type: string, payload: unknown): Promise<void> {
+    const h = this.handlers.get(type);
+    if (!h) {
+      this.trySend({ k: "res", id, ok: false, error: `no handler for request "${type}"` });
+      return;
+    }
+    try {
+      const result = await h(payload);
+      this.trySend({ k: "res", id, ok: true, result: result === undefined ? null : result });
+    } catch (e) {
+      this.trySend({ k: "res", id, ok: false, error: errorText(e) });
+    }
+  }
+}
+
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name;
+  if (typeof e === "string") return e;
+  try {
+    return JSON.stringify(e) ?? String(e);
+  } catch {
+    return String(e);
+  }
+}
+
+/**
+ * pipe returns two linked in-memory sockets: a frame sent on one arrives on
+ * the other asynchronously (as over a real socket), and closing either closes
+ * both.
+ */
+export function pipe(): [PeerSocket, PeerSocket] {
+  class End implements PeerSocket {
+    other!: End;
+    closed = false;
+    private msgCbs: ((f: string) => void)[] = [];
+    private closeCbs: ((r?: string) => void)[] = [];
+    send(frame: string): void {
+      if (this.closed) throw new Error("socket closed");
+      const other = this.other;
+      queueMicrotask(() => {
+        if (!other.closed) for (const cb of other.msgCbs) cb(frame);
+      });
+    }
+    close(reason?: string): void {
+      this.end(reason);
+      this.other.end(reason);
+    }
+    end(reason?: string): void {
+      if (this.closed) return;
+      this.closed = true;
+      queueMicrotask(() => {
+        for (const cb of this.closeCbs) cb(reason);
+      });
+    }
+    onMessage(cb: (f: string) => void): void {
+      this.msgCbs.push(cb);
+    }
+    onClose(cb: (r?: string) => void): void {
+      this.closeCbs.push(cb);
+    }
+  }
+  const a = new End();
+  const b = new End();
+  a.other = b;
+  b.other = a;
+  return [a, b];
+}

@@ -1,0 +1,88 @@
+// The chrome.storage.local layout of docs/CONTRACTS.md. Reading and writing
+// happen in entrypoints; this file only names the keys and shapes and
+// normalises whatever is stored (an older or hand-edited value must never
+// break the extension).
+
+export const DEFAULT_PORT = 9222;
+
+export const KEY_SETTINGS = "settings";
+export const KEY_IDENTITY = "identity";
+export const KEY_SHARES = "shares";
+export const KEY_STATUS = "status";
+
+export interface Settings {
+  port: number;
+  label: string;
+}
+
+export interface Identity {
+  profileId: string;
+  assignedLabel?: string;
+  assignedSlug?: string;
+}
+
+/** Shared tab id (as a string) → slot number. */
+export type Shares = Record<string, number>;
+
+export type ConnectionState = "connecting" | "connected" | "rejected" | "disconnected";
+
+export interface Status {
+  state: ConnectionState;
+  reason?: string;
+  port: number;
+  since: number;
+}
+
+export const MAX_LABEL_LEN = 64;
+
+export function isValidPort(n: unknown): n is number {
+  return typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= 65535;
+}
+
+/** Parses a port typed by a person; returns an error message or the number. */
+export function parsePort(text: string): { port: number } | { error: string } {
+  const t = text.trim();
+  if (!/^\d+$/.test(t)) return { error: "The port must be a whole number between 1 and 65535." };
+  const n = Number(t);
+  if (!isValidPort(n)) return { error: "The port must be between 1 and 65535." };
+  return { port: n };
+}
+
+/** Validates a label typed by a person; returns an error message or the trimmed label. */
+export function parseLabel(text: string): { label: string } | { error: string } {
+  const t = text.trim();
+  if (t.length > MAX_LABEL_LEN) return { error: `The label must be at most ${MAX_LABEL_LEN} characters.` };
+  return { label: t };
+}
+
+export function normalizeSettings(v: unknown): Settings {
+  const o = (typeof v === "object" && v !== null ? v : {}) as Record<string, unknown>;
+  return {
+    port: isValidPort(o.port) ? o.port : DEFAULT_PORT,
+    label: typeof o.label === "string" ? o.label.trim().slice(0, MAX_LABEL_LEN) : "",
+  };
+}
+
+export function normalizeShares(v: unknown): Shares {
+  const out: Shares = {};
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return out;
+  for (const [k, slot] of Object.entries(v as Record<string, unknown>)) {
+    if (/^\d+$/.test(k) && typeof slot === "number" && Number.isInteger(slot) && slot >= 1) {
+      out[k] = slot;
+    }
+  }
+  return out;
+}
+
+export function normalizeStatus(v: unknown, port = DEFAULT_PORT): Status {
+  const o = (typeof v === "object" && v !== null ? v : {}) as Record<string, unknown>;
+  const states: ConnectionState[] = ["connecting", "connected", "rejected", "disconnected"];
+  const state = states.includes(o.state as ConnectionState) ? (o.state as ConnectionState) : "disconnected";
+  const s: Status = {
+    state,
+    port: isValidPort(o.port) ? o.port : port,
+    since: typeof o.since === "number" ? o.since : 0,
+  };
+  if (typeof o.reason === "string" && o.reason !== "") s.reason = o.reason;
+  return s;
+}
