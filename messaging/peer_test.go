@@ -484,11 +484,12 @@ func TestCloseFailsInFlight(t *testing.T) {
 			}
 			// And the other way round, so that a handler runs on caller.
 			go other.Request(context.Background(), "hang", nil, time.Minute)
-			// A ping whose pong will never come: hold the other side's writes.
+			time.Sleep(20 * time.Millisecond) // let other's request get out
+			// A ping whose pong will never come: take the other side's
+			// write lock for good (closing releases its waiters).
 			other.writeLock <- struct{}{}
 			go func() { errs <- caller.Ping(context.Background()) }()
 			time.Sleep(20 * time.Millisecond) // let every call get in flight
-			<-other.writeLock
 
 			start := time.Now()
 			tc.closeSide(caller, other)

@@ -1,0 +1,233 @@
+package wsconn_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+const watchdog = 5 * time.Second
+
+// dial starts a loopback WebSocket server and returns the server side
+// wrapped by wsconn (with opts) and the raw client connection. Everything is
+// closed when the test ends.
+func dial(t testing.TB, opts *wsconn.Options) (messaging.PeerSocket, *websocket.Conn) {
+	t.Helper()
+	conns := make(chan *websocket.Conn, 1)
+	up := websocket.Upgrader{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			t.Errorf("upgrade: %v", err)
+			return
+		}
+		conns <- c
+	}))
+	t.Cleanup(srv.Close)
+	client, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { client.Close() })
+	var server *websocket.Conn
+	select {
+	case server = <-conns:
+	case <-time.After(watchdog):
+		t.Fatal("no server connection")
+	}
+	s := wsconn.New(server, opts)
+	t.Cleanup(func() { s.Close() })
+	return s, client
+}
+
+func TestPeerOverWebSocket(t *testing.T) {
+	s, c := dial(t, nil)
+	a := messaging.NewPeer(s, nil)
+	b := messaging.NewPeer(wsconn.New(c, nil), nil)
+	defer a.Close()
+	defer b.Close()
+	b.Handle("echo", func(_ context.Context, p json.RawMessage) (any, error) { return p, nil })
+	a.Start()
+	b.Start()
+	res, err := a.Request(context.Background(), "echo", map[string]string{"hi": "<there>"}, 0)
+	if err != nil || string(res) != `{"hi":"<there>"}` {
+		t.Fatalf("got %s, %v", res, err)
+	}
+	if err := a.Ping(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The client going away fails the server side's calls with ErrClosed.
+	b.Close()
+	select {
+	case <-a.Done():
+	case <-time.After(watchdog):
+		t.Fatal("server peer did not notice the close")
+	}
+	if _, err := a.Request(context.Background(), "echo", 1, 0); !errors.Is(err, messaging.ErrClosed) {
+		t.Fatalf("after close: %v", err)
+	}
+}
+
+func TestSendWritesTextFrames(t *testing.T) {
+	s, c := dial(t, nil)
+	if err := s.Send(context.Background(), []byte(`{"k":"png"}`)); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(watchdog))
+	typ, data, err := c.ReadMessage()
+	if err != nil || typ != websocket.TextMessage || string(data) != `{"k":"png"}` {
+		t.Fatalf("got %d %q %v", typ, data, err)
+	}
+	// Binary frames are accepted too.
+	if err := c.WriteMessage(websocket.BinaryMessage, []byte(`{"k":"pog"}`)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	if got, err := s.Receive(ctx); err != nil || string(got) != `{"k":"pog"}` {
+		t.Fatalf("got %q %v", got, err)
+	}
+}
+
+// TestReadLimit pins that a frame over the limit ends the connection: the
+// sender sees close code 1009 and the receiver an error matching ErrClosed.
+func TestReadLimit(t *testing.T) {
+	s, c := dial(t, &wsconn.Options{ReadLimit: 1024})
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	if err := c.WriteMessage(websocket.TextMessage, []byte(strings.Repeat("a", 1024))); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Receive(ctx); err != nil || len(got) != 1024 {
+		t.Fatalf("frame at the limit: %d bytes, %v", len(got), err)
+	}
+	if err := c.WriteMessage(websocket.TextMessage, []byte(strings.Repeat("a", 1025))); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Receive(ctx)
+	if !errors.Is(err, messaging.ErrClosed) || !errors.Is(err, websocket.ErrReadLimit) {
+		t.Fatalf("over the limit: %v", err)
+	}
+	c.SetReadDeadline(time.Now().Add(watchdog))
+	_, _, err = c.ReadMessage()
+	if !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
+		t.Fatalf("client saw %v, want close 1009", err)
+	}
+	if err := s.Send(ctx, []byte("x")); !errors.Is(err, messaging.ErrClosed) {
+		t.Fatalf("send after read limit: %v", err)
+	}
+}
+
+func TestCleanClose(t *testing.T) {
+	s, c := dial(t, nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // idempotent
+	c.SetReadDeadline(time.Now().Add(watchdog))
+	_, _, err := c.ReadMessage()
+	if !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+		t.Fatalf("client saw %v, want close 1000", err)
+	}
+	if _, err := s.Receive(context.Background()); !errors.Is(err, messaging.ErrClosed) {
+		t.Fatalf("receive after close: %v", err)
+	}
+	if err := s.Send(context.Background(), []byte("x")); !errors.Is(err, messaging.ErrClosed) {
+		t.Fatalf("send after close: %v", err)
+	}
+}
+
+func TestRemoteCloseCode(t *testing.T) {
+	s, c := dial(t, nil)
+	c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "bye"), time.Now().Add(time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	_, err := s.Receive(ctx)
+	var ce *websocket.CloseError
+	if !errors.Is(err, messaging.ErrClosed) || !errors.As(err, &ce) || ce.Code != websocket.CloseGoingAway {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestCloseUnblocksReceive(t *testing.T) {
+	s, _ := dial(t, nil)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Receive(context.Background())
+		errc <- err
+	}()
+	time.Sleep(10 * time.Millisecond)
+	s.Close()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, messaging.ErrClosed) {
+			t.Fatalf("got %v", err)
+		}
+	case <-time.After(watchdog):
+		t.Fatal("Receive still blocked after Close")
+	}
+}
+
+func TestReceiveHonoursContext(t *testing.T) {
+	s, _ := dial(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := s.Receive(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v", err)
+	}
+	if time.Since(start) > watchdog {
+		t.Fatal("Receive ignored its context")
+	}
+}
+
+// TestConcurrentSends would panic inside gorilla ("concurrent write to
+// websocket connection") or fail -race if Send did not serialise writers.
+func TestConcurrentSends(t *testing.T) {
+	s, c := dial(t, nil)
+	const writers, each = 8, 100
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				if err := s.Send(context.Background(), fmt.Appendf(nil, `{"w":%d,"i":%d}`, w, i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	next := make([]int, writers) // per writer, frames arrive in order
+	c.SetReadDeadline(time.Now().Add(watchdog))
+	for range writers * each {
+		_, data, err := c.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct{ W, I int }
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("frame %q: %v", data, err)
+		}
+		if m.I != next[m.W] {
+			t.Fatalf("writer %d: frame %d arrived, want %d", m.W, m.I, next[m.W])
+		}
+		next[m.W]++
+	}
+	wg.Wait()
+}
