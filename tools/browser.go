@@ -1,0 +1,81 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// Caller runs an AI-facing tool by name with its raw JSON arguments. Tool
+// failures (bad arguments, unknown tab, extension error) are results with
+// IsError set and a message for the AI; a Go error is returned only when the
+// call could not be made at all. Implementations are safe for concurrent use.
+type Caller interface {
+	CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error)
+}
+
+// CallerFunc adapts a function to [Caller].
+type CallerFunc func(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error)
+
+// CallTool calls f.
+func (f CallerFunc) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+	return f(ctx, name, args)
+}
+
+// Unavailable returns a Caller that answers every tool call with the same
+// tool error. A process that cannot reach the browser (the extension port is
+// taken, the control port is held by a stranger) serves MCP with it, so the
+// AI app sees the explanation instead of a crashed server.
+func Unavailable(message string) Caller {
+	return CallerFunc(func(context.Context, string, json.RawMessage) (protocol.CallToolResult, error) {
+		return ErrorResult(message), nil
+	})
+}
+
+// Target is a resolved {profile, tab}. For profile-wide work (listing tabs,
+// opening one) TabID and Slot are zero.
+type Target struct {
+	ProfileID string
+	Slug      string
+	Label     string
+	TabID     int // Chrome's tab id, sent on the wire as tabId
+	Slot      int // the number the person and the AI use
+}
+
+// ProfileInfo is what the server knows about one profile.
+type ProfileInfo struct {
+	ID                string
+	Label             string
+	Slug              string
+	ChromeProfileName string
+	Connected         bool
+	// Tabs are the profile's shared tabs ordered by slot, as last reported
+	// (still the last known list while disconnected).
+	Tabs []protocol.TabInfo
+}
+
+// Session sends wire requests to one profile's extension.
+type Session interface {
+	// Request sends one wire request and decodes its result into out (nil
+	// discards it). The implementation applies the message's timeout and
+	// sends retryable reads once more after a timeout. Its errors are
+	// written for the AI.
+	Request(ctx context.Context, typ string, payload, out any) error
+}
+
+// Browser is what the tool handlers need from the server. Implementations
+// are safe for concurrent use. Every error they return is written for the AI
+// (what happened, what to do), because the handlers pass it on unchanged.
+type Browser interface {
+	// Profiles lists every known profile, connected or not, ordered by slug.
+	// With refresh, connected profiles are first asked for their shared tabs.
+	Profiles(ctx context.Context, refresh bool) ([]ProfileInfo, error)
+	// WithTab resolves {profile, tab} (either may be empty/zero, see DESIGN
+	// §5.6) and calls fn during that tab's turn: calls to one tab run one at
+	// a time in arrival order, calls to different tabs in parallel.
+	WithTab(ctx context.Context, profile string, tab int, fn func(ctx context.Context, t Target, s Session) error) error
+	// WithProfile resolves profile and calls fn without taking any tab's
+	// turn, for profile-wide requests such as list_tabs and new_tab.
+	WithProfile(ctx context.Context, profile string, fn func(ctx context.Context, t Target, s Session) error) error
+}

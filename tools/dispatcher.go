@@ -1,0 +1,126 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// Defaults of [Options].
+const (
+	DefaultUploadLimit  = 25 << 20
+	DefaultWaitPoll     = 250 * time.Millisecond
+	DefaultWaitForText  = 10 * time.Second
+	maxWait             = 60 * time.Second
+	panicReportingHint  = "This is a bug in monkbrowse; the call did nothing more. Try again, and report it if it repeats."
+	unknownToolTemplate = "There is no tool named %q in monkbrowse. The tools are: %s."
+)
+
+// Options configures a [Dispatcher]. A nil *Options, and every zero field,
+// means the default.
+type Options struct {
+	// UploadLimit is the largest file browser_upload_file reads, in bytes.
+	// Zero means DefaultUploadLimit (25 MiB).
+	UploadLimit int64
+	// WaitPoll is how often browser_wait looks for its text. Zero means
+	// DefaultWaitPoll (250 ms).
+	WaitPoll time.Duration
+	// Logf, if set, receives one line per recovered handler panic.
+	Logf func(format string, args ...any)
+}
+
+// Dispatcher runs the 22 AI-facing tools over a [Browser]. It implements
+// [Caller] and is safe for concurrent use.
+type Dispatcher struct {
+	b        Browser
+	opts     Options
+	handlers map[string]handler
+}
+
+type handler func(ctx context.Context, args json.RawMessage) (protocol.CallToolResult, error)
+
+var _ Caller = (*Dispatcher)(nil)
+
+// NewDispatcher returns a Dispatcher over b.
+func NewDispatcher(b Browser, opts *Options) *Dispatcher {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.UploadLimit <= 0 {
+		o.UploadLimit = DefaultUploadLimit
+	}
+	if o.WaitPoll <= 0 {
+		o.WaitPoll = DefaultWaitPoll
+	}
+	d := &Dispatcher{b: b, opts: o}
+	d.handlers = d.routes()
+	for _, t := range protocol.Tools {
+		if d.handlers[t.Name] == nil {
+			panic("tools: no handler for " + t.Name)
+		}
+	}
+	return d
+}
+
+// CallTool validates args against the tool's schema and runs the tool. Every
+// failure, including a panic in a handler, is a result with IsError set; the
+// error return is always nil and exists to satisfy [Caller].
+func (d *Dispatcher) CallTool(ctx context.Context, name string, args json.RawMessage) (res protocol.CallToolResult, err error) {
+	h, ok := d.handlers[name]
+	if !ok {
+		names := make([]string, 0, len(protocol.Tools))
+		for _, t := range protocol.Tools {
+			names = append(names, t.Name)
+		}
+		sort.Strings(names)
+		return ErrorResult(fmt.Sprintf(unknownToolTemplate, name, strings.Join(names, ", "))), nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if d.opts.Logf != nil {
+				d.opts.Logf("tools: %s panicked: %v\n%s", name, r, debug.Stack())
+			}
+			res, err = ErrorResult(fmt.Sprintf("%s failed inside monkbrowse (%v). %s", name, r, panicReportingHint)), nil
+		}
+	}()
+	obj, verr := validateArgs(name, args)
+	if verr != nil {
+		return ErrorResult(verr.Error()), nil
+	}
+	clean, _ := json.Marshal(obj) // nulls removed; cannot fail on RawMessage values that parsed
+	res, herr := h(ctx, clean)
+	if herr != nil {
+		return ErrorResult(d.explain(ctx, name, herr)), nil
+	}
+	return res, nil
+}
+
+// explain words a handler error for the AI. Errors from the Browser already
+// are; a cancelled context is said plainly.
+func (d *Dispatcher) explain(ctx context.Context, name string, err error) string {
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return fmt.Sprintf("%s was cancelled before it finished (the MCP client cancelled the call or monkbrowse is shutting down).", name)
+	}
+	return err.Error()
+}
+
+// bind decodes validated arguments into T and calls fn.
+func bind[T any](fn func(ctx context.Context, a T) (protocol.CallToolResult, error)) handler {
+	return func(ctx context.Context, raw json.RawMessage) (protocol.CallToolResult, error) {
+		var a T
+		if err := json.Unmarshal(raw, &a); err != nil {
+			// The validator accepted it, so this is about a value out of
+			// range for the Go type (e.g. a huge integer).
+			return protocol.CallToolResult{}, fmt.Errorf("Invalid arguments: %v. Fix the arguments and call the tool again.", err)
+		}
+		return fn(ctx, a)
+	}
+}

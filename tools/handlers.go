@@ -1,0 +1,428 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+func (d *Dispatcher) routes() map[string]handler {
+	return map[string]handler{
+		"browser_navigate":         bind(d.navigate),
+		"browser_go_back":          bind(d.simpleAction(protocol.MsgGoBack, "Went back one page in %s.")),
+		"browser_go_forward":       bind(d.simpleAction(protocol.MsgGoForward, "Went forward one page in %s.")),
+		"browser_reload":           bind(d.simpleAction(protocol.MsgReload, "Reloaded %s.")),
+		"browser_snapshot":         bind(d.snapshot),
+		"browser_get_text":         bind(d.getText),
+		"browser_screenshot":       bind(d.screenshot),
+		"browser_get_console_logs": bind(d.consoleLogs),
+		"browser_evaluate":         bind(d.evaluate),
+		"browser_click":            bind(d.elementAction(protocol.MsgClick, "Clicked")),
+		"browser_hover":            bind(d.elementAction(protocol.MsgHover, "Hovered over")),
+		"browser_type":             bind(d.typeText),
+		"browser_select_option":    bind(d.selectOption),
+		"browser_press_key":        bind(d.pressKey),
+		"browser_scroll":           bind(d.scroll),
+		"browser_drag":             bind(d.drag),
+		"browser_upload_file":      bind(d.uploadFile),
+		"browser_wait":             bind(d.wait),
+		"browser_list_tabs":        bind(d.listTabs),
+		"browser_switch_tab":       bind(d.switchTab),
+		"browser_new_tab":          bind(d.newTab),
+		"browser_close_tab":        bind(d.closeTab),
+	}
+}
+
+// act sends one page-changing request during the tab's turn and, in the
+// same turn (so nothing else runs in between), takes a fresh snapshot. A
+// failed snapshot does not turn a successful action into a failure.
+func (d *Dispatcher) act(ctx context.Context, tg protocol.Target, typ string, payload func(t Target) any, line func(t Target) string) (protocol.CallToolResult, error) {
+	var out string
+	err := d.b.WithTab(ctx, tg.Profile, tg.Tab, func(ctx context.Context, t Target, s Session) error {
+		if err := s.Request(ctx, typ, payload(t), nil); err != nil {
+			return err
+		}
+		out = line(t)
+		var snap protocol.SnapshotResult
+		if err := s.Request(ctx, protocol.MsgSnapshot, protocol.TabRequest{TabID: t.TabID}, &snap); err != nil {
+			out += "\n\nThe action was done, but the fresh snapshot failed: " + err.Error() + " Call browser_snapshot to see the page."
+			return nil
+		}
+		out += "\n\n" + FormatSnapshot(snap)
+		return nil
+	})
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	return TextResult(out), nil
+}
+
+// read sends one read request during the tab's turn.
+func (d *Dispatcher) read(ctx context.Context, tg protocol.Target, typ string, payload func(t Target) any, out any) (Target, error) {
+	var target Target
+	err := d.b.WithTab(ctx, tg.Profile, tg.Tab, func(ctx context.Context, t Target, s Session) error {
+		target = t
+		return s.Request(ctx, typ, payload(t), out)
+	})
+	return target, err
+}
+
+func tabOnly(t Target) any { return protocol.TabRequest{TabID: t.TabID} }
+
+// normalizeURL adds https:// to an address without a scheme.
+func normalizeURL(u string) string {
+	u = strings.TrimSpace(u)
+	lower := strings.ToLower(u)
+	for _, p := range []string{"about:", "data:", "javascript:", "chrome:", "file:", "blob:", "view-source:", "mailto:"} {
+		if strings.HasPrefix(lower, p) {
+			return u
+		}
+	}
+	if strings.Contains(u, "://") {
+		return u
+	}
+	return "https://" + u
+}
+
+func (d *Dispatcher) navigate(ctx context.Context, a protocol.NavigateArgs) (protocol.CallToolResult, error) {
+	url := normalizeURL(a.URL)
+	return d.act(ctx, a.Target, protocol.MsgNavigate,
+		func(t Target) any { return protocol.NavigateRequest{URL: url, TabID: t.TabID} },
+		func(t Target) string { return fmt.Sprintf("Navigated %s to %s.", where(t), url) })
+}
+
+func (d *Dispatcher) simpleAction(typ, format string) func(context.Context, protocol.TabArgs) (protocol.CallToolResult, error) {
+	return func(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
+		return d.act(ctx, a.Target, typ, tabOnly, func(t Target) string { return fmt.Sprintf(format, where(t)) })
+	}
+}
+
+func describe(element, ref string) string {
+	if element == "" {
+		return "element " + ref
+	}
+	return fmt.Sprintf("%q (ref %s)", element, ref)
+}
+
+func (d *Dispatcher) elementAction(typ, verb string) func(context.Context, protocol.ElementArgs) (protocol.CallToolResult, error) {
+	return func(ctx context.Context, a protocol.ElementArgs) (protocol.CallToolResult, error) {
+		return d.act(ctx, a.Target, typ,
+			func(t Target) any {
+				return protocol.ElementRequest{Ref: a.Ref, Element: a.Element, TabID: t.TabID}
+			},
+			func(t Target) string { return fmt.Sprintf("%s %s in %s.", verb, describe(a.Element, a.Ref), where(t)) })
+	}
+}
+
+func (d *Dispatcher) typeText(ctx context.Context, a protocol.TypeArgs) (protocol.CallToolResult, error) {
+	return d.act(ctx, a.Target, protocol.MsgType,
+		func(t Target) any {
+			return protocol.TypeRequest{Ref: a.Ref, Element: a.Element, Text: a.Text, Submit: a.Submit, TabID: t.TabID}
+		},
+		func(t Target) string {
+			s := fmt.Sprintf("Typed %q into %s in %s", a.Text, describe(a.Element, a.Ref), where(t))
+			if a.Submit {
+				s += " and pressed Enter"
+			}
+			return s + "."
+		})
+}
+
+func (d *Dispatcher) selectOption(ctx context.Context, a protocol.SelectOptionArgs) (protocol.CallToolResult, error) {
+	return d.act(ctx, a.Target, protocol.MsgSelectOption,
+		func(t Target) any {
+			return protocol.SelectOptionRequest{Ref: a.Ref, Element: a.Element, Values: a.Values, TabID: t.TabID}
+		},
+		func(t Target) string {
+			return fmt.Sprintf("Selected %s in %s in %s.", quoteList(a.Values), describe(a.Element, a.Ref), where(t))
+		})
+}
+
+func (d *Dispatcher) pressKey(ctx context.Context, a protocol.PressKeyArgs) (protocol.CallToolResult, error) {
+	return d.act(ctx, a.Target, protocol.MsgPressKey,
+		func(t Target) any { return protocol.PressKeyRequest{Key: a.Key, TabID: t.TabID} },
+		func(t Target) string { return fmt.Sprintf("Pressed %s in %s.", a.Key, where(t)) })
+}
+
+func (d *Dispatcher) scroll(ctx context.Context, a protocol.ScrollArgs) (protocol.CallToolResult, error) {
+	return d.act(ctx, a.Target, protocol.MsgScroll,
+		func(t Target) any {
+			return protocol.ScrollRequest{Direction: a.Direction, Amount: a.Amount, Ref: a.Ref, TabID: t.TabID}
+		},
+		func(t Target) string {
+			if a.Ref != "" {
+				return fmt.Sprintf("Scrolled %s into view in %s.", describe(a.Element, a.Ref), where(t))
+			}
+			dir := a.Direction
+			if dir == "" {
+				dir = "down"
+			}
+			amount := "most of a screen"
+			if a.Amount > 0 {
+				amount = fmt.Sprintf("%d pixels", a.Amount)
+			}
+			return fmt.Sprintf("Scrolled %s by %s in %s.", dir, amount, where(t))
+		})
+}
+
+func (d *Dispatcher) drag(ctx context.Context, a protocol.DragArgs) (protocol.CallToolResult, error) {
+	return d.act(ctx, a.Target, protocol.MsgDrag,
+		func(t Target) any {
+			return protocol.DragRequest{StartRef: a.StartRef, EndRef: a.EndRef, TabID: t.TabID}
+		},
+		func(t Target) string {
+			return fmt.Sprintf("Dragged %s onto %s in %s.", describe(a.StartElement, a.StartRef), describe(a.EndElement, a.EndRef), where(t))
+		})
+}
+
+func (d *Dispatcher) uploadFile(ctx context.Context, a protocol.UploadFileArgs) (protocol.CallToolResult, error) {
+	// Read before taking the tab's turn: a slow disk must not hold the tab.
+	f, err := readUpload(a.Path, d.opts.UploadLimit)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	return d.act(ctx, a.Target, protocol.MsgUploadFile,
+		func(t Target) any {
+			return protocol.UploadFileRequest{Ref: a.Ref, Name: f.name, Data: f.data, TabID: t.TabID}
+		},
+		func(t Target) string {
+			return fmt.Sprintf("Put %s (%d bytes) into %s in %s.", f.name, f.size, describe(a.Element, a.Ref), where(t))
+		})
+}
+
+func (d *Dispatcher) snapshot(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
+	var snap protocol.SnapshotResult
+	t, err := d.read(ctx, a.Target, protocol.MsgSnapshot, tabOnly, &snap)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	return TextResult(fmt.Sprintf("Snapshot of %s:\n\n%s", where(t), FormatSnapshot(snap))), nil
+}
+
+func (d *Dispatcher) getText(ctx context.Context, a protocol.GetTextArgs) (protocol.CallToolResult, error) {
+	var res protocol.TextResult
+	_, err := d.read(ctx, a.Target, protocol.MsgGetText,
+		func(t Target) any { return protocol.GetTextRequest{Ref: a.Ref, TabID: t.TabID} }, &res)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	if strings.TrimSpace(res.Text) == "" {
+		if a.Ref != "" {
+			return TextResult(fmt.Sprintf("%s has no visible text.", describe(a.Element, a.Ref))), nil
+		}
+		return TextResult("The page has no visible text (it may still be loading: try browser_wait, or browser_snapshot to see its elements)."), nil
+	}
+	return TextResult(res.Text), nil
+}
+
+func (d *Dispatcher) screenshot(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
+	var res protocol.ScreenshotResult
+	t, err := d.read(ctx, a.Target, protocol.MsgScreenshot, tabOnly, &res)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	if res.Data == "" {
+		return protocol.CallToolResult{}, fmt.Errorf("The browser returned an empty screenshot of %s. Try again, or use browser_snapshot to read the page.", where(t))
+	}
+	return ImageResult(fmt.Sprintf("Screenshot of %s (visible area, PNG).", where(t)), res.Data), nil
+}
+
+func (d *Dispatcher) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
+	var res protocol.ConsoleLogsResult
+	t, err := d.read(ctx, a.Target, protocol.MsgGetConsoleLogs, tabOnly, &res)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	if len(res.Logs) == 0 {
+		return TextResult(fmt.Sprintf("No console output, errors or dialogs recorded in %s since its page loaded.", where(t))), nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Console of %s (%d entries, oldest first):\n", where(t), len(res.Logs))
+	for _, e := range res.Logs {
+		ts := ""
+		if e.Time > 0 {
+			ts = time.UnixMilli(e.Time).UTC().Format("15:04:05.000") + " "
+		}
+		fmt.Fprintf(&b, "%s[%s] %s\n", ts, e.Level, e.Text)
+	}
+	return TextResult(strings.TrimRight(b.String(), "\n")), nil
+}
+
+func (d *Dispatcher) evaluate(ctx context.Context, a protocol.EvaluateArgs) (protocol.CallToolResult, error) {
+	var res struct {
+		Result json.RawMessage `json:"result"`
+	}
+	_, err := d.read(ctx, a.Target, protocol.MsgEvaluate,
+		func(t Target) any { return protocol.EvaluateRequest{Expression: a.Expression, TabID: t.TabID} }, &res)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	if len(res.Result) == 0 {
+		return TextResult("undefined"), nil
+	}
+	return TextResult(string(res.Result)), nil
+}
+
+// errNotResolved marks a WithTab failure that happened before the tab's
+// turn: the target could not be resolved, so polling again would not help.
+var errNotResolved = errors.New("not resolved")
+
+func (d *Dispatcher) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallToolResult, error) {
+	if a.Text == "" {
+		if a.Time <= 0 {
+			return protocol.CallToolResult{}, errors.New("browser_wait needs `time` (seconds to wait, at most 60) or `text` (wait until it appears on the page), or both. Call it again with one of them.")
+		}
+		dur := time.Duration(a.Time * float64(time.Second))
+		t := time.NewTimer(dur)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return TextResult(fmt.Sprintf("Waited %s.", dur)), nil
+		case <-ctx.Done():
+			return protocol.CallToolResult{}, ctx.Err()
+		}
+	}
+	bound := DefaultWaitForText
+	if a.Time > 0 {
+		bound = time.Duration(a.Time * float64(time.Second))
+	}
+	if bound > maxWait {
+		bound = maxWait
+	}
+	start := time.Now()
+	deadline := start.Add(bound)
+	var last error
+	var target Target
+	for {
+		var res protocol.TextResult
+		reached := false
+		err := d.b.WithTab(ctx, a.Profile, a.Tab, func(ctx context.Context, t Target, s Session) error {
+			reached = true
+			target = t
+			return s.Request(ctx, protocol.MsgGetText, protocol.GetTextRequest{TabID: t.TabID}, &res)
+		})
+		switch {
+		case err != nil && !reached:
+			return protocol.CallToolResult{}, err
+		case err != nil:
+			last = err
+		case strings.Contains(res.Text, a.Text):
+			return TextResult(fmt.Sprintf("The text %q appeared in %s after %s.", a.Text, where(target), time.Since(start).Round(10*time.Millisecond))), nil
+		}
+		if ctx.Err() != nil {
+			return protocol.CallToolResult{}, ctx.Err()
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		pause := min(d.opts.WaitPoll, left)
+		t := time.NewTimer(pause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return protocol.CallToolResult{}, ctx.Err()
+		}
+	}
+	msg := fmt.Sprintf("The text %q did not appear in %s within %s.", a.Text, where(target), bound)
+	if last != nil {
+		msg += " The last attempt to read the page failed: " + last.Error()
+	}
+	return ErrorResult(msg + " Take a browser_snapshot to see what the page shows, or wait longer with a larger `time`."), nil
+}
+
+func (d *Dispatcher) listTabs(ctx context.Context, a protocol.ListTabsArgs) (protocol.CallToolResult, error) {
+	if a.Profile != "" {
+		var info ProfileInfo
+		err := d.b.WithProfile(ctx, a.Profile, func(ctx context.Context, t Target, s Session) error {
+			var res protocol.ListTabsResult
+			if err := s.Request(ctx, protocol.MsgListTabs, protocol.ListTabsRequest{}, &res); err != nil {
+				return err
+			}
+			info = ProfileInfo{ID: t.ProfileID, Label: t.Label, Slug: t.Slug, Connected: true, Tabs: sortTabs(res.Tabs)}
+			return nil
+		})
+		if err != nil {
+			return protocol.CallToolResult{}, err
+		}
+		return TextResult(formatTabs([]ProfileInfo{info})), nil
+	}
+	profiles, err := d.b.Profiles(ctx, true)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	if len(profiles) == 0 {
+		// Let the Browser explain how to connect one (it knows the port).
+		if err := d.b.WithProfile(ctx, "", func(context.Context, Target, Session) error { return nil }); err != nil {
+			return protocol.CallToolResult{}, err
+		}
+		if profiles, err = d.b.Profiles(ctx, true); err != nil {
+			return protocol.CallToolResult{}, err
+		}
+	}
+	return TextResult(formatTabs(profiles)), nil
+}
+
+func sortTabs(tabs []protocol.TabInfo) []protocol.TabInfo {
+	out := append([]protocol.TabInfo(nil), tabs...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].Slot < out[j-1].Slot; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func (d *Dispatcher) switchTab(ctx context.Context, a protocol.SwitchTabArgs) (protocol.CallToolResult, error) {
+	var res protocol.SwitchTabResult
+	t, err := d.read(ctx, protocol.Target{Profile: a.Profile, Tab: a.Tab}, protocol.MsgSwitchTab,
+		func(t Target) any { return protocol.SwitchTabRequest{TabID: t.TabID} }, &res)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	return TextResult(fmt.Sprintf("%s is now the active tab; calls to profile %q without `tab` use it.", capitalize(where(t)), t.Slug)), nil
+}
+
+func (d *Dispatcher) newTab(ctx context.Context, a protocol.NewTabArgs) (protocol.CallToolResult, error) {
+	url := ""
+	if strings.TrimSpace(a.URL) != "" {
+		url = normalizeURL(a.URL)
+	}
+	var res protocol.NewTabResult
+	var target Target
+	err := d.b.WithProfile(ctx, a.Profile, func(ctx context.Context, t Target, s Session) error {
+		target = t
+		return s.Request(ctx, protocol.MsgNewTab, protocol.NewTabRequest{URL: url}, &res)
+	})
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	at := "an empty page"
+	if url != "" {
+		at = url
+	}
+	return TextResult(fmt.Sprintf("Opened tab %d in profile %q at %s. It is shared: pass tab=%d (and profile=%q) to the other tools to use it.",
+		res.Slot, target.Slug, at, res.Slot, target.Slug)), nil
+}
+
+func (d *Dispatcher) closeTab(ctx context.Context, a protocol.CloseTabArgs) (protocol.CallToolResult, error) {
+	t, err := d.read(ctx, protocol.Target{Profile: a.Profile, Tab: a.Tab}, protocol.MsgCloseTab,
+		func(t Target) any { return protocol.CloseTabRequest{TabID: t.TabID} }, nil)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	return TextResult(fmt.Sprintf("Closed %s. Its number is free again; browser_list_tabs shows the tabs left.", where(t))), nil
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
