@@ -1,0 +1,105 @@
+// Isolated-world content script of the top frame: builds snapshots, performs
+// actions by ref and answers console_logs, for messages {cs: true, op, args}
+// from the service worker (docs/CONTRACTS.md). The page logic lives in
+// lib/page; this file wires it to the extension.
+
+import { defineContentScript } from "wxt/utils/define-content-script";
+import { ConsoleBuffer, EVT_ENTRY, EVT_HELLO, EVT_REPLAY, parseEntry, parseReplay } from "../lib/page/console";
+import { isCsMessage, respond, type PageContext } from "../lib/page/handler";
+import { RefRegistry } from "../lib/page/refs";
+
+export default defineContentScript({
+  matches: ["<all_urls>"],
+  runAt: "document_idle",
+  // WXT would otherwise window.postMessage a "script started" note the page can see.
+  noScriptStartedPostMessage: true,
+  main() {
+    install();
+  },
+});
+
+/** The running instance, kept on the isolated world's global so a second injection finds it. */
+interface Instance {
+  alive(): boolean;
+  dispose(): void;
+}
+const KEY = "__monkbrowseContentScript";
+
+function install(): void {
+  const g = globalThis as unknown as Record<string, Instance | undefined>;
+  const prev = g[KEY];
+  // The service worker injects this file again when no content script answered;
+  // an instance that is still connected to the extension keeps serving.
+  if (prev && prev.alive()) return;
+  // An instance orphaned by an extension reload cannot answer any more: replace it.
+  try {
+    prev?.dispose();
+  } catch {
+    // ignore
+  }
+  g[KEY] = start();
+}
+
+function start(): Instance {
+  const doc = document;
+  const logs = new ConsoleBuffer();
+  const ctx: PageContext = { doc, refs: new RefRegistry(), logs, shadowRoot: shadowRootGetter() };
+
+  const onEntry = (ev: Event) => {
+    const d = (ev as CustomEvent).detail;
+    if (typeof d !== "string") return;
+    try {
+      const e = parseEntry(JSON.parse(d));
+      if (e) logs.push(e);
+    } catch {
+      // not ours
+    }
+  };
+  const onReplay = (ev: Event) => logs.replace(parseReplay((ev as CustomEvent).detail));
+  doc.addEventListener(EVT_ENTRY, onEntry);
+  doc.addEventListener(EVT_REPLAY, onReplay);
+  // The MAIN-world hooks ran at document_start; ask them for what they saw so far.
+  doc.dispatchEvent(new CustomEvent(EVT_HELLO));
+
+  const onMessage = (msg: unknown, _sender: chrome.runtime.MessageSender, sendResponse: (r: unknown) => void) => {
+    if (!isCsMessage(msg)) return false;
+    void respond(ctx, msg).then(sendResponse);
+    return true; // answer asynchronously
+  };
+  chrome.runtime.onMessage.addListener(onMessage);
+
+  return {
+    alive: () => {
+      try {
+        return typeof chrome.runtime?.id === "string";
+      } catch {
+        return false;
+      }
+    },
+    dispose: () => {
+      try {
+        chrome.runtime.onMessage.removeListener(onMessage);
+      } catch {
+        // the old extension context is gone
+      }
+      doc.removeEventListener(EVT_ENTRY, onEntry);
+      doc.removeEventListener(EVT_REPLAY, onReplay);
+    },
+  };
+}
+
+/** chrome.dom.openOrClosedShadowRoot lets snapshots see closed shadow roots too. */
+function shadowRootGetter(): (el: Element) => ShadowRoot | null {
+  const api = (chrome as unknown as { dom?: { openOrClosedShadowRoot?: (el: HTMLElement) => ShadowRoot | null } }).dom;
+  const fn = api?.openOrClosedShadowRoot;
+  return (el: Element) => {
+    if (fn) {
+      try {
+        return fn(el as HTMLElement) ?? null;
+      } catch {
+        // not an HTMLElement (SVG…)
+      }
+    }
+    return (el as HTMLElement).shadowRoot ?? null;
+  };
+}

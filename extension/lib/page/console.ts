@@ -1,0 +1,277 @@
+// Console capture shared by the MAIN-world hooks (which see the page's
+// console, errors and dialogs) and the isolated content script (which answers
+// console_logs).
+//
+// The two worlds share the DOM but not JavaScript objects, so entries cross
+// as CustomEvents on the top document whose `detail` is a JSON string
+// (primitives cross worlds; objects do not). A CustomEvent with a private
+// type reaches only listeners for that type, unlike window.postMessage, whose
+// messages every page `message` handler would see (and might choke on).
+// A page script could dispatch these events too and forge entries: harmless,
+// it can only write into its own log.
+
+import type { ConsoleEntry } from "../protocol.gen";
+
+export type { ConsoleEntry };
+
+/** MAIN → isolated: one entry ({level, text, time}). Also used by same-origin iframes' hooks. */
+export const EVT_ENTRY = "__monkbrowse:console-entry";
+/** Isolated → MAIN: "I am listening now"; the top frame's hooks answer with EVT_REPLAY. */
+export const EVT_HELLO = "__monkbrowse:console-hello";
+/** MAIN → isolated: JSON array of every buffered entry so far. */
+export const EVT_REPLAY = "__monkbrowse:console-replay";
+
+export const MAX_ENTRIES = 1000;
+export const MAX_ENTRY_TEXT = 5000;
+
+/** A bounded, in-order buffer of the most recent entries. */
+export class ConsoleBuffer {
+  private entries: ConsoleEntry[] = [];
+  constructor(private readonly max = MAX_ENTRIES) {}
+
+  push(e: ConsoleEntry): void {
+    this.entries.push(e);
+    if (this.entries.length > this.max) this.entries.splice(0, this.entries.length - this.max);
+  }
+
+  /** Replaces the content (a replay of the full history from the MAIN world). */
+  replace(list: ConsoleEntry[]): void {
+    this.entries = list.slice(-this.max);
+  }
+
+  list(): ConsoleEntry[] {
+    return this.entries.slice();
+  }
+
+  get length(): number {
+    return this.entries.length;
+  }
+}
+
+/** Validates an entry parsed from an event's detail. */
+export function parseEntry(v: unknown): ConsoleEntry | null {
+  if (!v || typeof v !== "object") return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.level !== "string" || typeof o.text !== "string" || typeof o.time !== "number") return null;
+  return { level: o.level.slice(0, 20), text: o.text.slice(0, MAX_ENTRY_TEXT + 100), time: o.time };
+}
+
+/** Parses an EVT_REPLAY detail (JSON array) into entries, dropping malformed ones. */
+export function parseReplay(detail: unknown): ConsoleEntry[] {
+  if (typeof detail !== "string") return [];
+  try {
+    const arr = JSON.parse(detail);
+    if (!Array.isArray(arr)) return [];
+    return arr.map(parseEntry).filter((e): e is ConsoleEntry => e !== null);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Formats console arguments roughly the way DevTools shows them as text:
+ * printf-style %s %d %i %f %o %O %c in a leading string, errors with their
+ * stack, objects as JSON (cycles marked), everything joined by spaces.
+ */
+export function formatArgs(args: readonly unknown[]): string {
+  const parts: string[] = [];
+  let rest = args;
+  if (typeof args[0] === "string" && /%[sdifoOc%]/.test(args[0])) {
+    let i = 1;
+    const first = args[0].replace(/%([sdifoOc%])/g, (m, f: string) => {
+      if (f === "%") return "%";
+      if (i >= args.length) return m;
+      const a = args[i++];
+      switch (f) {
+        case "c":
+          return "";
+        case "s":
+          return typeof a === "string" ? a : formatValue(a);
+        case "d":
+        case "i":
+          return typeof a === "number" ? String(Math.trunc(a)) : String(parseInt(String(a), 10));
+        case "f":
+          return String(Number(a));
+        default:
+          return formatValue(a);
+      }
+    });
+    parts.push(first);
+    rest = args.slice(i);
+  } else if (args.length > 0) {
+    parts.push(typeof args[0] === "string" ? args[0] : formatValue(args[0]));
+    rest = args.slice(1);
+  }
+  for (const a of rest) parts.push(typeof a === "string" ? a : formatValue(a));
+  const text = parts.join(" ");
+  return text.length > MAX_ENTRY_TEXT ? `${text.slice(0, MAX_ENTRY_TEXT)}… [${text.length} characters]` : text;
+}
+
+/** One value as text. Never throws, never calls page getters more than JSON.stringify does. */
+export function formatValue(v: unknown): string {
+  try {
+    if (v === undefined) return "undefined";
+    if (v === null) return "null";
+    switch (typeof v) {
+      case "string":
+        return JSON.stringify(v);
+      case "number":
+      case "boolean":
+        return String(v);
+      case "bigint":
+        return `${v}n`;
+      case "symbol":
+        return v.toString();
+      case "function":
+        return `ƒ ${(v as { name?: string }).name || "anonymous"}()`;
+    }
+    if (isErrorLike(v)) {
+      const e = v as Error;
+      const head = `${e.name || "Error"}: ${e.message}`;
+      const stack = typeof e.stack === "string" ? e.stack : "";
+      return stack.includes(e.message) ? stack : stack ? `${head}\n${stack}` : head;
+    }
+    if (typeof (v as Node).nodeType === "number" && typeof (v as Node).nodeName === "string") {
+      const n = v as Element;
+      if (n.nodeType === 1) {
+        const id = n.id ? `#${n.id}` : "";
+        const cls = typeof n.className === "string" && n.className.trim() ? `.${n.className.trim().split(/\s+/).join(".")}` : "";
+        return `<${n.nodeName.toLowerCase()}${id}${cls}>`;
+      }
+      return n.nodeName;
+    }
+    const seen = new WeakSet<object>();
+    const json = JSON.stringify(v, (_k, val: unknown) => {
+      if (typeof val === "bigint") return `${val}n`;
+      if (typeof val === "function") return `ƒ ${(val as { name?: string }).name || "anonymous"}()`;
+      if (val && typeof val === "object") {
+        if (seen.has(val)) return "[Circular]";
+        seen.add(val);
+      }
+      return val;
+    });
+    if (json === undefined) return String(v);
+    return json.length > MAX_ENTRY_TEXT ? `${json.slice(0, MAX_ENTRY_TEXT)}…` : json;
+  } catch {
+    try {
+      return Object.prototype.toString.call(v);
+    } catch {
+      return "[object]";
+    }
+  }
+}
+
+function isErrorLike(v: unknown): boolean {
+  if (v instanceof Error) return true;
+  const o = v as { name?: unknown; message?: unknown; stack?: unknown };
+  return typeof o.message === "string" && typeof o.stack === "string";
+}
+
+/** The text recorded for a dialog the hooks answered: `confirm("Delete?") → true`. */
+export function formatDialog(kind: "alert" | "confirm" | "prompt", message: unknown, result: unknown, defaultValue?: unknown): string {
+  const msg = message === undefined ? "" : JSON.stringify(String(message));
+  if (kind === "alert") return `alert(${msg})`;
+  if (kind === "confirm") return `confirm(${msg}) → ${String(result)}`;
+  const args = defaultValue === undefined ? msg : `${msg || '""'}, ${JSON.stringify(String(defaultValue))}`;
+  return `prompt(${args}) → ${result === null ? "null" : JSON.stringify(String(result))}`;
+}
+
+/** The text recorded for an uncaught error event. */
+export function formatUncaught(message: unknown, error: unknown, source?: string, line?: number, col?: number): string {
+  if (error !== undefined && error !== null) {
+    const t = formatValue(error);
+    return `Uncaught ${typeof error === "string" ? error : t}`;
+  }
+  const where = source ? ` (${source}${line ? `:${line}` : ""}${col ? `:${col}` : ""})` : "";
+  return `Uncaught ${String(message ?? "error")}${where}`;
+}
+
+/** The text recorded for an unhandled promise rejection. */
+export function formatRejection(reason: unknown): string {
+  return `Uncaught (in promise) ${typeof reason === "string" ? reason : formatValue(reason)}`;
+}
+
+/**
+ * Installs the MAIN-world hooks on win: console wrappers, error and rejection
+ * listeners, and non-blocking alert/confirm/prompt. `send` hands each entry on.
+ * Returns the hooks' own buffer (for replay). Idempotent per window.
+ */
+export function installPageHooks(win: Window & typeof globalThis, send: (e: ConsoleEntry) => void): ConsoleBuffer {
+  const FLAG = "__monkbrowseHooks";
+  // Injected twice (manifest and executeScript bundles differ): hook once, keep the first buffer.
+  const existing = (win as unknown as Record<string, unknown>)[FLAG] as ConsoleBuffer | undefined;
+  if (existing && typeof existing.list === "function") return existing;
+  const buffer = new ConsoleBuffer();
+  try {
+    Object.defineProperty(win, FLAG, { value: buffer, enumerable: false, configurable: false, writable: false });
+  } catch {
+    // a frozen window: still hook, we just cannot mark it
+  }
+
+  let busy = false;
+  const record = (level: string, text: () => string) => {
+    if (busy) return; // formatting a value logged something: do not recurse
+    busy = true;
+    try {
+      const e: ConsoleEntry = { level, text: text(), time: Date.now() };
+      buffer.push(e);
+      send(e);
+    } catch {
+      // never break the page's console
+    } finally {
+      busy = false;
+    }
+  };
+
+  const con = win.console as unknown as Record<string, (...a: unknown[]) => unknown>;
+  for (const level of ["log", "info", "warn", "error", "debug"]) {
+    const orig = con[level];
+    if (typeof orig !== "function") continue;
+    const wrapped = function (this: unknown, ...args: unknown[]) {
+      record(level, () => formatArgs(args));
+      return orig.apply(this, args);
+    };
+    try {
+      Object.defineProperty(wrapped, "name", { value: level });
+    } catch {
+      // ignore
+    }
+    con[level] = wrapped;
+  }
+  const origAssert = con.assert;
+  if (typeof origAssert === "function") {
+    con.assert = function (this: unknown, cond: unknown, ...args: unknown[]) {
+      if (!cond) record("error", () => `Assertion failed${args.length ? `: ${formatArgs(args)}` : ""}`);
+      return origAssert.call(this, cond, ...args);
+    };
+  }
+
+  win.addEventListener(
+    "error",
+    (ev: Event) => {
+      // Resource load errors (img, script) arrive here too but are not ErrorEvents.
+      const e = ev as ErrorEvent;
+      if (typeof e.message !== "string" && e.error === undefined) return;
+      record("error", () => formatUncaught(e.message, e.error, e.filename, e.lineno, e.colno));
+    },
+    true,
+  );
+  win.addEventListener("unhandledrejection", (ev: PromiseRejectionEvent) => {
+    record("error", () => formatRejection(ev.reason));
+  });
+
+  // Dialogs never block: a blocked page could not be driven at all.
+  win.alert = function alert(message?: unknown) {
+    record("dialog", () => formatDialog("alert", message, undefined));
+  } as typeof win.alert;
+  win.confirm = function confirm(message?: unknown) {
+    record("dialog", () => formatDialog("confirm", message, true));
+    return true;
+  } as typeof win.confirm;
+  win.prompt = function prompt(message?: unknown, defaultValue?: unknown) {
+    const result = defaultValue === undefined || defaultValue === null ? "" : String(defaultValue);
+    record("dialog", () => formatDialog("prompt", message, result, defaultValue ?? undefined));
+    return result;
+  } as typeof win.prompt;
+  return buffer;
+}

@@ -1,0 +1,104 @@
+// The content script's request table: {op, args} → result, per
+// docs/CONTRACTS.md ("Service worker ↔ content script"). Pure page logic,
+// no extension APIs, so it is tested in a DOM environment.
+
+import { click, drag, getText, hover, pressKey, scroll, selectOption, typeText, upload } from "./actions";
+import type { ConsoleBuffer } from "./console";
+import { PageError, type RefRegistry } from "./refs";
+import { buildSnapshot } from "./snapshot";
+
+export interface PageContext {
+  doc: Document;
+  refs: RefRegistry;
+  logs: ConsoleBuffer;
+  /** Shadow-root getter for snapshots (closed roots through chrome.dom in the extension). */
+  shadowRoot?: (el: Element) => ShadowRoot | null;
+}
+
+export type CsOp =
+  | "snapshot" | "click" | "hover" | "type" | "select" | "press_key" | "scroll"
+  | "drag" | "upload" | "get_text" | "console_logs";
+
+/** A message from the service worker: {cs: true, op, args}. */
+export interface CsMessage {
+  cs: true;
+  op: string;
+  args?: Record<string, unknown>;
+}
+
+export type CsResponse = { ok: true; result: unknown } | { ok: false; error: string };
+
+export function isCsMessage(msg: unknown): msg is CsMessage {
+  return !!msg && typeof msg === "object" && (msg as CsMessage).cs === true && typeof (msg as CsMessage).op === "string";
+}
+
+function str(args: Record<string, unknown>, field: string): string {
+  const v = args[field];
+  if (typeof v !== "string" || v === "") throw new PageError(`${field} is missing; it must be a non-empty string`);
+  return v;
+}
+
+export async function handleOp(ctx: PageContext, op: string, args: Record<string, unknown> = {}): Promise<unknown> {
+  switch (op) {
+    case "snapshot":
+      ctx.refs.sweep();
+      return { snapshot: buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot }) };
+    case "click":
+      click(ctx.refs, str(args, "ref"));
+      return {};
+    case "hover":
+      hover(ctx.refs, str(args, "ref"));
+      return {};
+    case "type":
+      if (typeof args.text !== "string") throw new PageError("text is missing; it must be a string");
+      typeText(ctx.refs, { ref: str(args, "ref"), text: args.text, submit: args.submit === true });
+      return {};
+    case "select":
+      if (!Array.isArray(args.values)) throw new PageError("values is missing; it must be a list of option values or labels");
+      return selectOption(ctx.refs, { ref: str(args, "ref"), values: args.values as string[] });
+    case "press_key":
+      pressKey(ctx.doc, str(args, "key"));
+      return {};
+    case "scroll":
+      await scroll(ctx.refs, ctx.doc, {
+        direction: args.direction as string | undefined,
+        amount: args.amount as number | undefined,
+        ref: typeof args.ref === "string" && args.ref !== "" ? args.ref : undefined,
+      });
+      return {};
+    case "drag":
+      drag(ctx.refs, { startRef: str(args, "startRef"), endRef: str(args, "endRef") });
+      return {};
+    case "upload":
+      if (typeof args.data !== "string") throw new PageError("data is missing; it must be the file's content in base64");
+      upload(ctx.refs, {
+        ref: str(args, "ref"),
+        name: str(args, "name"),
+        data: args.data,
+        mimeType: typeof args.mimeType === "string" ? args.mimeType : undefined,
+      });
+      return {};
+    case "get_text":
+      return getText(ctx.refs, ctx.doc, { ref: typeof args.ref === "string" && args.ref !== "" ? args.ref : undefined });
+    case "console_logs":
+      return { logs: ctx.logs.list() };
+    default:
+      throw new PageError(`unknown content-script op ${JSON.stringify(op)}`);
+  }
+}
+
+/** Runs one message to a response; never throws. */
+export async function respond(ctx: PageContext, msg: CsMessage): Promise<CsResponse> {
+  try {
+    const result = await handleOp(ctx, msg.op, msg.args ?? {});
+    return { ok: true, result };
+  } catch (err) {
+    return { ok: false, error: errorText(msg.op, err) };
+  }
+}
+
+export function errorText(op: string, err: unknown): string {
+  if (err instanceof PageError) return err.message;
+  const m = err instanceof Error ? err.message : String(err);
+  return `${op} failed in the page: ${m}`;
+}

@@ -1,0 +1,520 @@
+// The page snapshot: YAML lines in the style of accessibility snapshots
+// (DESIGN §7), built in one pass over the flat tree.
+//
+//   - heading "Sign in" [level=1] [ref=e3]
+//   - textbox "Email" [ref=e4]: ada@example.com
+//   - checkbox "Remember me" [checked] [ref=e5]
+//   - link "Forgot password?" [ref=e6]:
+//     - /url: /reset
+//   - button "Continue" [disabled] [ref=e7]
+//
+// Roles and names come from dom-accessibility-api. Every emitted role line
+// carries a ref; text lines ("- text: …", or inline after "role …:") do not.
+// Elements without a role (div, span, label…) are collapsed: their children
+// are lifted into the parent, and text on both sides of a block-level wrapper
+// stays on separate lines.
+
+import { computeAccessibleName, getRole } from "dom-accessibility-api";
+import {
+  deepActiveElement,
+  isContentEditable,
+  isDisabledElement,
+  isFileInput,
+  isInput,
+  isOption,
+  isSelect,
+  isTextArea,
+  normalizeSpace,
+  tagOf,
+  truncate,
+} from "./dom";
+import type { RefRegistry } from "./refs";
+
+export interface SnapshotOptions {
+  /**
+   * Returns the shadow root to traverse for a host. Defaults to
+   * `el.shadowRoot` (open roots only); the content script passes
+   * `chrome.dom.openOrClosedShadowRoot` so closed roots are seen too.
+   */
+  shadowRoot?: (el: Element) => ShadowRoot | null;
+  /** Longest text, name or value kept on one line; 0 → 200. */
+  maxText?: number;
+  /** Longest /url kept; 0 → 500. */
+  maxUrl?: number;
+  /** Output cap in characters; 0 → 1,500,000. Past it, a last text line says the snapshot was cut. */
+  maxChars?: number;
+  /** Whether getComputedStyle supports ::before/::after (true in browsers). Default true. */
+  pseudoElements?: boolean;
+}
+
+/** The separator pushed around block-level collapsed wrappers so their text is not glued to neighbours. */
+const BREAK = 0;
+type Child = SNode | string | typeof BREAK;
+
+interface SNode {
+  role: string;
+  name: string;
+  attrs: string[];
+  ref: string;
+  /** Shown after the colon (text field value, slider value…). */
+  value?: string;
+  /** Leading property lines, e.g. ["/url", "/reset"]. */
+  props: Array<[string, string]>;
+  children: Array<SNode | string>;
+}
+
+/** Elements whose content is never rendered as page content. */
+const SKIP = new Set([
+  "script", "style", "noscript", "template", "head", "title", "meta", "link", "base",
+  "param", "source", "track", "datalist",
+]);
+
+/** Elements whose children are fallback content or not part of the page's text. */
+const LEAF = new Set(["svg", "math", "video", "audio", "canvas", "object", "embed", "img",
+  "input", "textarea", "iframe", "frame", "progress", "meter"]);
+
+/** Implicit roles dom-accessibility-api 0.7 does not map but the page's text needs. */
+const EXTRA_IMPLICIT: Record<string, string> = {
+  p: "paragraph",
+  blockquote: "blockquote",
+  caption: "caption",
+  search: "search",
+  meter: "meter",
+};
+
+const TEXT_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "slider"]);
+const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio", "treeitem", "option", "button"]);
+const INLINE_DISPLAY = /^(inline|contents)/;
+const LANDMARK_SCOPES = "article, aside, main, nav, section, [role=article], [role=complementary], [role=main], [role=navigation], [role=region]";
+
+interface Ctx {
+  refs: RefRegistry;
+  shadowRoot: (el: Element) => ShadowRoot | null;
+  maxText: number;
+  maxUrl: number;
+  pseudo: boolean;
+  active: Element | null;
+  styles: Map<Element, CSSStyleDeclaration>;
+  style: (el: Element) => CSSStyleDeclaration;
+  depth: number;
+}
+
+/** Builds the snapshot of doc (the top document and its same-origin iframes). */
+export function buildSnapshot(doc: Document, refs: RefRegistry, opts: SnapshotOptions = {}): string {
+  const styles = new Map<Element, CSSStyleDeclaration>();
+  const ctx: Ctx = {
+    refs,
+    shadowRoot: opts.shadowRoot ?? ((el) => (el as HTMLElement).shadowRoot ?? null),
+    maxText: opts.maxText || 200,
+    maxUrl: opts.maxUrl || 500,
+    pseudo: opts.pseudoElements ?? true,
+    active: deepActiveElement(doc),
+    styles,
+    style: (el) => {
+      let s = styles.get(el);
+      if (s === undefined) {
+        const win = el.ownerDocument.defaultView ?? doc.defaultView;
+        s = win!.getComputedStyle(el);
+        styles.set(el, s);
+      }
+      return s;
+    },
+    depth: 0,
+  };
+  const top = documentChildren(doc, ctx);
+  const lines: string[] = [];
+  const budget = { left: opts.maxChars || 1_500_000, cut: false };
+  emitChildren(top, "", lines, budget, ctx);
+  if (budget.cut) {
+    lines.push(`- text: "… the snapshot was cut here (page too large); use browser_get_text, or scroll and snapshot again"`);
+  }
+  return lines.join("\n");
+}
+
+function documentChildren(doc: Document, ctx: Ctx): Array<SNode | string> {
+  const root = doc.body ?? doc.documentElement;
+  const out: Child[] = [];
+  if (root) visitChildren(root, out, ctx, true, "auto");
+  return normalizeChildren(out, ctx);
+}
+
+/** Children of el in the flat tree (shadow root instead of light children; slots expanded). */
+function flatChildren(el: Element, ctx: Ctx): ArrayLike<Node> {
+  const t = tagOf(el);
+  if (t === "slot") {
+    const assigned = (el as HTMLSlotElement).assignedNodes?.() ?? [];
+    return assigned.length > 0 ? assigned : el.childNodes;
+  }
+  const sr = ctx.shadowRoot(el);
+  if (sr) return sr.childNodes;
+  if (t === "details" && !(el as HTMLDetailsElement).open) {
+    // A closed <details> shows only its first <summary>.
+    const summary = Array.from(el.children).find((c) => tagOf(c) === "summary");
+    return summary ? [summary] : [];
+  }
+  return el.childNodes;
+}
+
+function visitChildren(el: Element, out: Child[], ctx: Ctx, visible: boolean, cursor: string): void {
+  const kids = flatChildren(el, ctx);
+  for (let i = 0; i < kids.length; i++) {
+    const node = kids[i]!;
+    if (node.nodeType === 3) {
+      if (visible) out.push(node.nodeValue ?? "");
+    } else if (node.nodeType === 1) {
+      visitElement(node as Element, out, ctx, cursor);
+    }
+  }
+}
+
+function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string): void {
+  const t = tagOf(el);
+  if (SKIP.has(t)) return;
+  if (isInput(el) && el.type === "hidden") return;
+  const style = ctx.style(el);
+  const hiddenAttr = el.hasAttribute("hidden") && el.getAttribute("hidden") !== "until-found";
+  if (
+    style.display === "none" || hiddenAttr ||
+    el.getAttribute("aria-hidden") === "true" || el.hasAttribute("inert")
+  ) {
+    // A file input is often hidden behind a styled button; uploads still need it.
+    if (isFileInput(el) && el.getAttribute("aria-hidden") !== "true") {
+      out.push(makeNode(el, "button", ctx, ["type=file", "hidden"]));
+    }
+    return;
+  }
+  const visible = style.visibility !== "hidden" && style.visibility !== "collapse";
+  const cursor = style.cursor || parentCursor;
+  const role = visible ? roleOf(el, t, style, parentCursor, ctx) : null;
+
+  if (role === null) {
+    // Collapsed wrapper: lift its children; keep block boundaries.
+    if (LEAF.has(t)) return;
+    const block = !INLINE_DISPLAY.test(style.display || "inline");
+    if (block) out.push(BREAK);
+    if (t === "label") {
+      liftLabel(el as HTMLLabelElement, out, ctx, visible, cursor);
+    } else {
+      visitChildren(el, out, ctx, visible, cursor);
+    }
+    if (block) out.push(BREAK);
+    return;
+  }
+
+  const extra: string[] = [];
+  if (role === "generic" && style.cursor === "pointer") extra.push("cursor=pointer");
+  if (isFileInput(el)) extra.push("type=file");
+  const node = makeNode(el, role, ctx, extra);
+
+  if (t === "iframe" || t === "frame") {
+    frameChildren(el as HTMLIFrameElement, node, ctx);
+  } else if (TEXT_ROLES.has(role) && !isSelect(el)) {
+    node.value = fieldValue(el, role, ctx);
+  } else if (!LEAF.has(t)) {
+    const kids: Child[] = [];
+    visitChildren(el, kids, ctx, true, cursor);
+    node.children = normalizeChildren(kids, ctx);
+    // The name already says what the text children say.
+    if (
+      node.name !== "" && node.children.length > 0 &&
+      node.children.every((c) => typeof c === "string") &&
+      normalizeSpace(node.children.join(" ")) === node.name
+    ) {
+      node.children = [];
+    }
+  } else if (role === "progressbar" || role === "meter") {
+    const v = (el as HTMLProgressElement).getAttribute("value");
+    if (v !== null) node.value = v;
+  }
+  if (t === "a" || t === "area") {
+    const href = el.getAttribute("href");
+    if (href !== null) node.props.push(["/url", truncate(href, ctx.maxUrl)]);
+  }
+  out.push(node);
+}
+
+/**
+ * A label's text already is its control's name: keep the label's text only
+ * where it says something the control's name does not.
+ */
+function liftLabel(label: HTMLLabelElement, out: Child[], ctx: Ctx, visible: boolean, cursor: string): void {
+  let control: Element | null = null;
+  try {
+    control = label.control;
+  } catch {
+    control = null;
+  }
+  if (!control) {
+    visitChildren(label, out, ctx, visible, cursor);
+    return;
+  }
+  const kids: Child[] = [];
+  visitChildren(label, kids, ctx, visible, cursor);
+  const name = accessibleName(control, ctx);
+  for (const k of normalizeChildren(kids, ctx)) {
+    if (typeof k === "string" && name.includes(k)) continue;
+    out.push(BREAK, k, BREAK);
+  }
+}
+
+function roleOf(el: Element, t: string, style: CSSStyleDeclaration, parentCursor: string, ctx: Ctx): string | null {
+  if (t === "iframe" || t === "frame") return "iframe";
+  let role: string | null = null;
+  try {
+    role = getRole(el);
+  } catch {
+    role = null;
+  }
+  if (role === null && !el.hasAttribute("role")) role = EXTRA_IMPLICIT[t] ?? null;
+  if (role === "presentation" || role === "none" || role === "generic") role = null;
+
+  if (role === null) {
+    if (isInput(el)) {
+      // Types dom-accessibility-api leaves without a role.
+      switch (el.type) {
+        case "password":
+        case "date":
+        case "datetime-local":
+        case "month":
+        case "week":
+        case "time":
+          return "textbox";
+        case "file":
+        case "color":
+          return "button";
+        default:
+          return "textbox";
+      }
+    }
+    if (isContentEditable(el) && !isContentEditable(el.parentElement ?? el.ownerDocument.documentElement)) {
+      return "textbox";
+    }
+    if (t === "svg") return accessibleName(el, ctx) !== "" ? "img" : null;
+    // A wrapper a person can evidently click or focus keeps a line, so it has a ref.
+    const ti = el.getAttribute("tabindex");
+    if (
+      (ti !== null && Number(ti) >= 0) ||
+      el.hasAttribute("onclick") ||
+      (style.cursor === "pointer" && parentCursor !== "pointer" && t !== "label")
+    ) {
+      return "generic";
+    }
+    return null;
+  }
+  if (role === "region" && t === "section" && accessibleName(el, ctx) === "") return null;
+  if ((role === "banner" || role === "contentinfo") && !el.hasAttribute("role")) {
+    const scope = el.parentElement?.closest(LANDMARK_SCOPES);
+    if (scope) return null;
+  }
+  return role;
+}
+
+function accessibleName(el: Element, ctx: Ctx): string {
+  try {
+    return normalizeSpace(
+      computeAccessibleName(el, {
+        computedStyleSupportsPseudoElements: ctx.pseudo,
+        getComputedStyle: (e: Element, pseudo?: string | null) =>
+          pseudo ? e.ownerDocument.defaultView!.getComputedStyle(e, pseudo) : ctx.style(e),
+      }),
+    );
+  } catch {
+    return "";
+  }
+}
+
+function makeNode(el: Element, role: string, ctx: Ctx, extra: string[]): SNode {
+  const name = truncate(accessibleName(el, ctx), ctx.maxText);
+  return {
+    role,
+    name,
+    attrs: [...states(el, role), ...(el === ctx.active && tagOf(el) !== "body" ? ["active"] : []), ...extra],
+    ref: ctx.refs.refFor(el),
+    props: [],
+    children: [],
+  };
+}
+
+/** State attributes in a fixed order: checked, disabled, expanded, level, pressed, selected, required (then active, markers, ref). */
+function states(el: Element, role: string): string[] {
+  const out: string[] = [];
+  const t = tagOf(el);
+  // checked
+  if (CHECKABLE.has(role)) {
+    if (isInput(el) && (el.type === "checkbox" || el.type === "radio")) {
+      if (el.indeterminate) out.push("checked=mixed");
+      else if (el.checked) out.push("checked");
+    } else {
+      const ac = el.getAttribute("aria-checked");
+      if (ac === "true") out.push("checked");
+      else if (ac === "mixed") out.push("checked=mixed");
+    }
+  }
+  if (isDisabledElement(el)) out.push("disabled");
+  // expanded
+  const ae = el.getAttribute("aria-expanded");
+  if (ae === "true") out.push("expanded");
+  else if (ae === "false") out.push("expanded=false");
+  else if (t === "summary" && el.parentElement && tagOf(el.parentElement) === "details") {
+    out.push((el.parentElement as HTMLDetailsElement).open ? "expanded" : "expanded=false");
+  }
+  // level
+  if (role === "heading") {
+    const al = Number(el.getAttribute("aria-level"));
+    const m = /^h([1-6])$/.exec(t);
+    const level = Number.isInteger(al) && al > 0 ? al : m ? Number(m[1]) : 2;
+    out.push(`level=${level}`);
+  } else if (el.hasAttribute("aria-level")) {
+    const al = Number(el.getAttribute("aria-level"));
+    if (Number.isInteger(al) && al > 0) out.push(`level=${al}`);
+  }
+  // pressed
+  const ap = el.getAttribute("aria-pressed");
+  if (ap === "true") out.push("pressed");
+  else if (ap === "mixed") out.push("pressed=mixed");
+  // selected
+  if (isOption(el)) {
+    if (el.selected) out.push("selected");
+  } else if (el.getAttribute("aria-selected") === "true") {
+    out.push("selected");
+  }
+  // required
+  if (
+    ((isInput(el) || isSelect(el) || isTextArea(el)) && el.required) ||
+    el.getAttribute("aria-required") === "true"
+  ) {
+    out.push("required");
+  }
+  return out;
+}
+
+function fieldValue(el: Element, role: string, ctx: Ctx): string | undefined {
+  let v: string;
+  if (isInput(el)) {
+    if (el.type === "password") return el.value ? "•".repeat(Math.min(el.value.length, 12)) : undefined;
+    v = el.value;
+  } else if (isTextArea(el)) {
+    v = el.value;
+  } else if (role === "slider" || role === "spinbutton") {
+    v = el.getAttribute("aria-valuetext") ?? el.getAttribute("aria-valuenow") ?? "";
+  } else {
+    // contenteditable or an ARIA textbox: its text is its value
+    v = normalizeSpace((el as HTMLElement).innerText ?? el.textContent ?? "");
+  }
+  if (v === "") return undefined;
+  return truncate(v, ctx.maxText);
+}
+
+function frameChildren(frame: HTMLIFrameElement, node: SNode, ctx: Ctx): void {
+  let doc: Document | null = null;
+  try {
+    doc = frame.contentDocument;
+  } catch {
+    doc = null;
+  }
+  if (doc === null) {
+    node.attrs.push("cross-origin");
+    return;
+  }
+  if (ctx.depth >= 8) return;
+  ctx.depth++;
+  try {
+    node.children = documentChildren(doc, ctx);
+  } finally {
+    ctx.depth--;
+  }
+}
+
+/** Merges adjacent text pieces, splits at block boundaries, trims and drops empty text. */
+function normalizeChildren(kids: Child[], ctx: Ctx): Array<SNode | string> {
+  const out: Array<SNode | string> = [];
+  let text = "";
+  const flush = () => {
+    const s = normalizeSpace(text);
+    if (s !== "") out.push(truncate(s, ctx.maxText));
+    text = "";
+  };
+  for (const k of kids) {
+    if (typeof k === "string") text += k;
+    else {
+      flush();
+      if (k !== BREAK) out.push(k);
+    }
+  }
+  flush();
+  return out;
+}
+
+// ---- output ----
+
+interface Budget {
+  left: number;
+  cut: boolean;
+}
+
+function emitChildren(kids: Array<SNode | string>, indent: string, lines: string[], budget: Budget, ctx: Ctx): void {
+  for (const k of kids) {
+    if (budget.cut) return;
+    if (typeof k === "string") push(`${indent}- text: ${yamlText(k)}`, lines, budget);
+    else emitNode(k, indent, lines, budget, ctx);
+  }
+}
+
+function emitNode(n: SNode, indent: string, lines: string[], budget: Budget, ctx: Ctx): void {
+  let head = `${indent}- ${n.role}`;
+  if (n.name !== "") head += ` ${JSON.stringify(n.name)}`;
+  for (const a of n.attrs) head += ` [${a}]`;
+  head += ` [ref=${n.ref}]`;
+  const hasBlock = n.props.length > 0 || n.children.length > 1 ||
+    (n.children.length === 1 && typeof n.children[0] !== "string");
+  if (n.value !== undefined && n.children.length === 0 && n.props.length === 0) {
+    push(`${head}: ${yamlText(n.value)}`, lines, budget);
+    return;
+  }
+  if (!hasBlock) {
+    const only = n.children[0];
+    push(typeof only === "string" ? `${head}: ${yamlText(only)}` : head, lines, budget);
+    return;
+  }
+  push(`${head}:`, lines, budget);
+  const inner = indent + "  ";
+  for (const [k, v] of n.props) push(`${inner}- ${k}: ${yamlText(v)}`, lines, budget);
+  emitChildren(n.children, inner, lines, budget, ctx);
+}
+
+function push(line: string, lines: string[], budget: Budget): void {
+  if (budget.cut) return;
+  if (line.length + 1 > budget.left) {
+    budget.cut = true;
+    return;
+  }
+  budget.left -= line.length + 1;
+  lines.push(line);
+}
+
+const YAML_NEEDS_QUOTES = /^[\s\-?:,[\]{}#&*!|>'"%@`]|[\s:]$|: | #|[\n\r\t\u2028\u2029]/;
+const YAML_SCALAR = /^(?:true|false|yes|no|on|off|null|~|[-+]?(?:\d[\d_,]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?|\.inf|\.nan)$/i;
+
+/** Text after "key: " as a YAML scalar: plain when unambiguous, else double-quoted. */
+export function yamlText(s: string): string {
+  if (s === "" || YAML_NEEDS_QUOTES.test(s) || YAML_SCALAR.test(s)) return JSON.stringify(s);
+  return s;
+}
+
+/** `button "Continue"` — a short description of an element for error messages. */
+export function describeElement(el: Element): string {
+  let role: string | null = null;
+  try {
+    role = getRole(el);
+  } catch {
+    role = null;
+  }
+  let name = "";
+  try {
+    name = normalizeSpace(computeAccessibleName(el));
+  } catch {
+    name = "";
+  }
+  const what = role ?? `<${tagOf(el)}>`;
+  return name ? `${what} ${JSON.stringify(truncate(name, 60))}` : what;
+}
