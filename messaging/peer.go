@@ -523,8 +523,11 @@ func (p *Peer) shutdown(cause error) {
 		p.notifyQueue = nil
 		p.mu.Unlock()
 
-		p.cancel()
+		// The socket is closed before the context is cancelled: a socket
+		// may abandon a read on cancellation by dropping the connection
+		// (wsconn does), and Close must get to send its clean close first.
 		sockErr := p.sock.Close()
+		p.cancel()
 		p.mu.Lock()
 		p.sockCloseErr = sockErr
 		p.mu.Unlock()

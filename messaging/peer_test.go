@@ -587,3 +587,46 @@ func TestErrNilWhileOpen(t *testing.T) {
 	default:
 	}
 }
+
+// orderSocket records, when it is closed, whether its read context had
+// already ended.
+type orderSocket struct {
+	readCtx     atomic.Pointer[context.Context]
+	reading     chan struct{}
+	closed      chan struct{}
+	once        sync.Once
+	closedFirst chan bool
+}
+
+func (s *orderSocket) Send(context.Context, []byte) error { return nil }
+func (s *orderSocket) Receive(ctx context.Context) ([]byte, error) {
+	s.readCtx.Store(&ctx)
+	close(s.reading)
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.closed:
+		return nil, ErrClosed
+	}
+}
+func (s *orderSocket) Close() error {
+	s.once.Do(func() {
+		s.closedFirst <- (*s.readCtx.Load()).Err() == nil
+		close(s.closed)
+	})
+	return nil
+}
+
+// TestCloseClosesSocketBeforeCancellingRead pins the order in shutdown:
+// wsconn drops the connection when a read's context ends, so cancelling
+// first would lose the clean close frame that Close sends.
+func TestCloseClosesSocketBeforeCancellingRead(t *testing.T) {
+	s := &orderSocket{reading: make(chan struct{}), closed: make(chan struct{}), closedFirst: make(chan bool, 1)}
+	p := NewPeer(s, nil)
+	p.Start()
+	wait(t, s.reading, "read to start")
+	p.Close()
+	if !wait(t, s.closedFirst, "close") {
+		t.Fatal("the read's context was cancelled before the socket was closed")
+	}
+}

@@ -82,6 +82,11 @@ func TestPeerOverWebSocket(t *testing.T) {
 	if _, err := a.Request(context.Background(), "echo", 1, 0); !errors.Is(err, messaging.ErrClosed) {
 		t.Fatalf("after close: %v", err)
 	}
+	// Peer.Close on the other side closed cleanly, with a close frame.
+	var ce *websocket.CloseError
+	if err := a.Err(); !errors.As(err, &ce) || ce.Code != websocket.CloseNormalClosure {
+		t.Fatalf("server peer's Err = %v, want close 1000", err)
+	}
 }
 
 func TestSendWritesTextFrames(t *testing.T) {
