@@ -124,7 +124,7 @@ export class Connection {
   private async attempt(): Promise<void> {
     if (this.stopped) return;
     const gen = ++this.gen;
-    if (!this.last) this.setStatus("connecting");
+    if (!this.last && this.port !== 0) this.setStatus("connecting");
 
     let info: { port: number; hello: Hello };
     try {

@@ -26,16 +26,17 @@ export interface HelloInput {
  */
 export function buildHello(input: HelloInput): Hello {
   const { settings, identity } = input;
+  const labelMatches = settings.label === "" || identity.assignedLabel === settings.label;
+  // Keys in the Go struct's order, so the frame reads like the golden vectors.
   const hello: Hello = {
     protocol: PROTOCOL_VERSION,
     profileId: identity.profileId,
     label: settings.label,
+    ...(identity.assignedSlug && labelMatches ? { slug: identity.assignedSlug } : {}),
+    ...(input.chromeProfileName ? { chromeProfileName: input.chromeProfileName } : {}),
     extVersion: input.extVersion,
     tabs: input.tabs,
   };
-  const labelMatches = settings.label === "" || identity.assignedLabel === settings.label;
-  if (identity.assignedSlug && labelMatches) hello.slug = identity.assignedSlug;
-  if (input.chromeProfileName) hello.chromeProfileName = input.chromeProfileName;
   return hello;
 }
 

@@ -1,0 +1,216 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Connection, MAX_MISSED_PINGS, PING_INTERVAL_MS, PING_TIMEOUT_MS, type ConnectionDeps } from "./connection";
+import { decodeFrame, encodeFrame } from "./frame";
+import { SERVER_TOO_OLD_REASON } from "./hello";
+import { pipe, type PeerSocket } from "./peer";
+import type { Hello } from "./protocol.gen";
+import type { Status } from "./storage";
+
+const hello: Hello = { protocol: 1, profileId: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e", label: "", extVersion: "0.3.0", tabs: [] };
+
+/** A scripted server end: records frames, answers hello with `ack`, pongs unless told not to. */
+class FakeServer {
+  frames: string[] = [];
+  sockets: PeerSocket[] = [];
+  ack: unknown = { ok: true, protocol: 1, serverVersion: "0.3.0", assignedLabel: "chrome-1", assignedSlug: "chrome-1" };
+  pong = true;
+  available = true;
+  urls: string[] = [];
+
+  open = async (url: string): Promise<PeerSocket> => {
+    this.urls.push(url);
+    if (!this.available) throw new Error("ECONNREFUSED");
+    const [server, client] = pipe();
+    this.sockets.push(server);
+    server.onMessage((text) => {
+      this.frames.push(text);
+      const f = decodeFrame(text);
+      if (f?.k === "req" && f.type === "hello") server.send(encodeFrame({ k: "res", id: f.id, ok: true, result: this.ack }));
+      if (f?.k === "png" && this.pong) server.send('{"k":"pog"}');
+    });
+    return client;
+  };
+
+  get last(): PeerSocket {
+    return this.sockets[this.sockets.length - 1]!;
+  }
+}
+
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+let srv: FakeServer;
+let statuses: Status[];
+let execs: [string, unknown][];
+let accepted: unknown[];
+let conn: Connection;
+let port: number;
+
+function make(overrides: Partial<ConnectionDeps> = {}) {
+  conn = new Connection({
+    connectInfo: async () => ({ port, hello }),
+    openSocket: srv.open,
+    exec: async (type, payload) => {
+      execs.push([type, payload]);
+      if (type === "browser_click") throw new Error("tab 4 is not shared with the AI; the user can share it from the monkbrowse popup");
+      return { tabId: 4 };
+    },
+    accepted: async (a) => {
+      accepted.push(a);
+    },
+    status: (s) => statuses.push(s),
+    random: () => 0.5,
+    ...overrides,
+  });
+  return conn;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  srv = new FakeServer();
+  statuses = [];
+  execs = [];
+  accepted = [];
+  port = 9222;
+});
+
+afterEach(() => {
+  conn?.stop();
+  vi.useRealTimers();
+});
+
+describe("Connection", () => {
+  it("says hello first, goes connected, relays requests and pushes tabs", async () => {
+    make().start();
+    await settle();
+    expect(srv.urls).toEqual(["ws://127.0.0.1:9222/"]);
+    expect(decodeFrame(srv.frames[0]!)).toMatchObject({ k: "req", type: "hello", payload: hello });
+    expect(statuses.map((s) => s.state)).toEqual(["connecting", "connected"]);
+    expect(statuses[1]).toMatchObject({ port: 9222 });
+    expect(accepted).toEqual([{ assignedLabel: "chrome-1", assignedSlug: "chrome-1", serverVersion: "0.3.0" }]);
+    expect(conn.isConnected).toBe(true);
+
+    const replies: string[] = [];
+    srv.last.onMessage((t) => replies.push(t));
+    srv.last.send('{"k":"req","id":"1","type":"getUrl","payload":{"tabId":4}}');
+    srv.last.send('{"k":"req","id":"2","type":"browser_click","payload":{"ref":"e1"}}');
+    await settle();
+    expect(execs).toEqual([
+      ["getUrl", { tabId: 4 }],
+      ["browser_click", { ref: "e1" }],
+    ]);
+    expect(replies).toContain('{"k":"res","id":"1","ok":true,"result":{"tabId":4}}');
+    expect(replies).toContain(
+      '{"k":"res","id":"2","ok":false,"error":"tab 4 is not shared with the AI; the user can share it from the monkbrowse popup"}',
+    );
+
+    expect(conn.pushTabs([{ tabId: 4, slot: 1, url: "u", title: "t", active: true, windowId: 1 }])).toBe(true);
+    await settle();
+    expect(srv.frames.at(-1)).toBe('{"k":"ntf","type":"tabs_changed","payload":{"tabs":[{"tabId":4,"slot":1,"url":"u","title":"t","active":true,"windowId":1}]}}');
+  });
+
+  it("surfaces a rejection and retries slowly (30–60 s)", async () => {
+    srv.ack = { ok: false, protocol: 1, serverVersion: "0.3.0", reason: "profile cap of 20 reached" };
+    make().start();
+    await settle();
+    expect(statuses.at(-1)).toMatchObject({ state: "rejected", reason: "profile cap of 20 reached" });
+    expect(conn.isConnected).toBe(false);
+    expect(conn.pushTabs([])).toBe(false);
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(srv.urls.length).toBe(1);
+    await vi.advanceTimersByTimeAsync(31_000);
+    expect(srv.urls.length).toBe(2);
+  });
+
+  it("tells the person to update a 0.2 server", async () => {
+    srv.ack = { ok: true, assignedPort: 9223, serverVersion: "0.2.4" };
+    make().start();
+    await settle();
+    expect(statuses.at(-1)).toMatchObject({ state: "rejected", reason: SERVER_TOO_OLD_REASON });
+  });
+
+  it("retries quickly when no server listens, then connects", async () => {
+    srv.available = false;
+    make().start();
+    await settle();
+    expect(statuses.at(-1)).toMatchObject({ state: "disconnected", reason: expect.stringContaining("no monkbrowse server is listening on 127.0.0.1:9222") });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(srv.urls.length).toBeGreaterThanOrEqual(2);
+    srv.available = true;
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(statuses.at(-1)!.state).toBe("connected");
+    const tries = srv.urls.length;
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(srv.urls.length).toBe(tries); // no more attempts once connected
+  });
+
+  it("reconnects quickly after the server drops the socket", async () => {
+    make().start();
+    await settle();
+    srv.last.close("server restarting");
+    await settle();
+    expect(statuses.at(-1)).toMatchObject({ state: "disconnected", reason: expect.stringContaining("lost the connection") });
+    await vi.advanceTimersByTimeAsync(400);
+    expect(srv.urls.length).toBe(2);
+    expect(statuses.at(-1)!.state).toBe("connected");
+  });
+
+  it("closes a socket whose server stops answering pings", async () => {
+    make().start();
+    await settle();
+    srv.pong = false;
+    await vi.advanceTimersByTimeAsync(PING_INTERVAL_MS * MAX_MISSED_PINGS + PING_TIMEOUT_MS + 10);
+    expect(statuses.some((s) => s.state === "disconnected" && /pings/.test(s.reason ?? ""))).toBe(true);
+  });
+
+  it("keeps a healthy socket open across many pings", async () => {
+    make().start();
+    await settle();
+    await vi.advanceTimersByTimeAsync(PING_INTERVAL_MS * 10);
+    expect(srv.urls.length).toBe(1);
+    expect(srv.frames.filter((f) => f === '{"k":"png"}').length).toBeGreaterThanOrEqual(9);
+  });
+
+  it("reconnects at once to the new port when settings change", async () => {
+    make().start();
+    await settle();
+    port = 9333;
+    conn.reconnectNow();
+    await settle();
+    expect(srv.urls).toEqual(["ws://127.0.0.1:9222/", "ws://127.0.0.1:9333/"]);
+    expect(statuses.at(-1)).toMatchObject({ state: "connected", port: 9333 });
+    // Even while waiting out a rejection.
+    srv.ack = { ok: false, protocol: 1, serverVersion: "0.3.0", reason: "no" };
+    conn.reconnectNow();
+    await settle();
+    expect(statuses.at(-1)!.state).toBe("rejected");
+    srv.ack = { ok: true, protocol: 1, serverVersion: "0.3.0", assignedLabel: "w", assignedSlug: "w" };
+    conn.reconnectNow();
+    await settle();
+    expect(statuses.at(-1)!.state).toBe("connected");
+    expect(srv.urls.length).toBe(4);
+  });
+
+  it("fails the attempt when the server never answers hello", async () => {
+    // A server that swallows the hello:
+    srv.open = async (url) => {
+      srv.urls.push(url);
+      const [server, client] = pipe();
+      srv.sockets.push(server);
+      return client;
+    };
+    conn = new Connection({
+      connectInfo: async () => ({ port, hello }),
+      openSocket: srv.open,
+      exec: async () => ({}),
+      accepted: async () => undefined,
+      status: (s) => statuses.push(s),
+      random: () => 0.5,
+    });
+    conn.start();
+    await settle();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(statuses.at(-1)).toMatchObject({ state: "disconnected", reason: expect.stringContaining("did not accept the hello") });
+  });
+});

@@ -1,0 +1,66 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { decodeFrame, encodeFrame } from "./frame";
+
+const FRAMES_DIR = join(__dirname, "..", "..", "protocol", "testdata", "frames");
+const haveVectors = existsSync(FRAMES_DIR);
+
+describe("golden frame vectors", () => {
+  it.skipIf(!haveVectors)("decodes and re-encodes every vector byte for byte", () => {
+    const files = readdirSync(FRAMES_DIR).filter((f) => f.endsWith(".json")).sort();
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const text = readFileSync(join(FRAMES_DIR, f), "utf8");
+      const frame = decodeFrame(text);
+      expect(frame, f).not.toBeNull();
+      expect(encodeFrame(frame!), f).toBe(text);
+      // The file name says what kind of frame it holds.
+      const kind = f.split(".")[1];
+      const want = f === "ping.json" ? "png" : f === "pong.json" ? "pog" : kind;
+      expect(frame!.k, f).toBe(want);
+    }
+  });
+});
+
+describe("decodeFrame", () => {
+  it.each([
+    ["bad json", "{"],
+    ["not an object", "[1]"],
+    ["null", "null"],
+    ["unknown k", '{"k":"zzz"}'],
+    ["request without id", '{"k":"req","type":"x","payload":{}}'],
+    ["request with numeric id", '{"k":"req","id":7,"type":"x"}'],
+    ["request without type", '{"k":"req","id":"1"}'],
+    ["response without ok", '{"k":"res","id":"1"}'],
+    ["response with non-string error", '{"k":"res","id":"1","ok":false,"error":3}'],
+    ["notify without type", '{"k":"ntf","payload":{}}'],
+  ])("rejects %s", (_name, text) => {
+    expect(decodeFrame(text)).toBeNull();
+  });
+
+  it("keeps payloads and results as parsed JSON", () => {
+    expect(decodeFrame('{"k":"req","id":"3","type":"t","payload":{"a":[1,"x"]}}')).toEqual({
+      k: "req",
+      id: "3",
+      type: "t",
+      payload: { a: [1, "x"] },
+    });
+    expect(decodeFrame('{"k":"res","id":"3","ok":true,"result":null}')).toEqual({ k: "res", id: "3", ok: true, result: null });
+  });
+});
+
+describe("encodeFrame", () => {
+  it("writes keys in envelope order", () => {
+    expect(encodeFrame({ k: "res", id: "2", ok: false, error: "boom" })).toBe('{"k":"res","id":"2","ok":false,"error":"boom"}');
+    expect(encodeFrame({ payload: { x: 1 }, type: "t", id: "9", k: "req" })).toBe('{"k":"req","id":"9","type":"t","payload":{"x":1}}');
+    expect(encodeFrame({ k: "ntf", type: "tabs_changed", payload: { tabs: [] } })).toBe('{"k":"ntf","type":"tabs_changed","payload":{"tabs":[]}}');
+    expect(encodeFrame({ k: "png" })).toBe('{"k":"png"}');
+  });
+
+  it("escapes like Go's encoding/json", () => {
+    const s = encodeFrame({ k: "ntf", type: "t", payload: { h: "<a href='x'>&</a>\u2028" } });
+    expect(s).toBe('{"k":"ntf","type":"t","payload":{"h":"\\u003ca href=\'x\'\\u003e\\u0026\\u003c/a\\u003e\\u2028"}}');
+    expect(JSON.parse(s).payload.h).toBe("<a href='x'>&</a>\u2028");
+  });
+});

@@ -1,0 +1,88 @@
+import { readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { decodeFrame, type ResponseFrame } from "./frame";
+import { SERVER_TOO_OLD_REASON, buildHello, interpretAck } from "./hello";
+import { PROTOCOL_VERSION } from "./protocol.gen";
+
+const ID = "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e";
+const tab = { tabId: 1843, slot: 1, url: "https://example.com/login", title: "Sign in", active: true, windowId: 7 };
+
+describe("buildHello", () => {
+  it("carries protocol, profileId, label, version and tabs", () => {
+    const h = buildHello({ settings: { port: 9222, label: "" }, identity: { profileId: ID }, tabs: [tab], extVersion: "0.3.0" });
+    expect(h).toEqual({ protocol: PROTOCOL_VERSION, profileId: ID, label: "", extVersion: "0.3.0", tabs: [tab] });
+    expect("slug" in h).toBe(false);
+  });
+
+  it("re-announces the stored slug while the label is unchanged", () => {
+    const identity = { profileId: ID, assignedLabel: "Work", assignedSlug: "work" };
+    expect(buildHello({ settings: { port: 1, label: "Work" }, identity, tabs: [], extVersion: "1" }).slug).toBe("work");
+    // a default name (no label set) is kept too
+    const dflt = { profileId: ID, assignedLabel: "chrome-2", assignedSlug: "chrome-2" };
+    expect(buildHello({ settings: { port: 1, label: "" }, identity: dflt, tabs: [], extVersion: "1" }).slug).toBe("chrome-2");
+    // renamed: let the server derive a new slug
+    expect(buildHello({ settings: { port: 1, label: "Home" }, identity, tabs: [], extVersion: "1" }).slug).toBeUndefined();
+  });
+
+  it("matches the golden hello request's payload", () => {
+    const f = join(__dirname, "..", "..", "protocol", "testdata", "frames", "hello.req.json");
+    if (!existsSync(f)) return;
+    const frame = decodeFrame(readFileSync(f, "utf8"));
+    const golden = (frame as { payload: { tabs: typeof tab[]; profileId: string } }).payload;
+    const h = buildHello({
+      settings: { port: 9222, label: "Work" },
+      identity: { profileId: golden.profileId, assignedLabel: "Work", assignedSlug: "work" },
+      tabs: golden.tabs,
+      extVersion: "0.3.0",
+    });
+    expect(JSON.stringify(h)).toBe(JSON.stringify(golden));
+  });
+});
+
+function goldenResult(name: string): unknown {
+  const f = join(__dirname, "..", "..", "protocol", "testdata", "frames", name);
+  return existsSync(f) ? (decodeFrame(readFileSync(f, "utf8")) as ResponseFrame).result : undefined;
+}
+
+describe("interpretAck", () => {
+  it("accepts and returns the assigned label and slug", () => {
+    expect(interpretAck({ ok: true, protocol: 1, serverVersion: "0.3.0", assignedLabel: "Work", assignedSlug: "work" })).toEqual({
+      accepted: true,
+      assignedLabel: "Work",
+      assignedSlug: "work",
+      serverVersion: "0.3.0",
+    });
+    const g = goldenResult("hello.res.accepted.json");
+    if (g) expect(interpretAck(g)).toMatchObject({ accepted: true, assignedSlug: "work" });
+  });
+
+  it("surfaces the reason of a rejection", () => {
+    const r = interpretAck({ ok: false, protocol: 1, serverVersion: "0.3.0", reason: "profile cap of 20 reached" });
+    expect(r).toEqual({ accepted: false, reason: "profile cap of 20 reached", serverVersion: "0.3.0" });
+    const g = goldenResult("hello.res.rejected.json");
+    if (g) expect(interpretAck(g)).toMatchObject({ accepted: false, reason: expect.stringContaining("protocol mismatch") });
+    expect(interpretAck({ ok: false, protocol: 1, serverVersion: "x" })).toMatchObject({ accepted: false, reason: expect.stringMatching(/refused/) });
+  });
+
+  it("says to update the server when a 0.2 server answers (assignedPort, no protocol)", () => {
+    const r = interpretAck({ ok: true, assignedPort: 9223, serverVersion: "0.2.4" });
+    expect(r).toEqual({ accepted: false, reason: SERVER_TOO_OLD_REASON, serverVersion: "0.2.4" });
+    expect(SERVER_TOO_OLD_REASON).toContain("go install github.com/monkbrowse/monkbrowse/server/cmd/monkbrowse@latest");
+    expect(interpretAck({ ok: false, assignedPort: 0, serverVersion: "0.2.0", reason: "x" })).toMatchObject({ reason: SERVER_TOO_OLD_REASON });
+  });
+
+  it("refuses an accepted ack of another protocol, naming both numbers", () => {
+    const r = interpretAck({ ok: true, protocol: 2, serverVersion: "0.9.0", assignedLabel: "a", assignedSlug: "a" });
+    expect(r.accepted).toBe(false);
+    if (!r.accepted) {
+      expect(r.reason).toContain("protocol 1");
+      expect(r.reason).toContain("protocol 2");
+      expect(r.reason).toContain("update the monkbrowse extension");
+    }
+  });
+
+  it("refuses garbage", () => {
+    for (const bad of [null, "yes", [1], { protocol: "1", ok: true }]) expect(interpretAck(bad).accepted).toBe(false);
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_PORT, normalizeSettings, normalizeShares, normalizeStatus, parseLabel, parsePort } from "./storage";
+
+describe("settings", () => {
+  it("defaults to port 9222 and an empty label", () => {
+    expect(normalizeSettings(undefined)).toEqual({ port: DEFAULT_PORT, label: "" });
+    expect(DEFAULT_PORT).toBe(9222);
+    expect(normalizeSettings({ port: 70000, label: 3 })).toEqual({ port: 9222, label: "" });
+    expect(normalizeSettings({ port: 9300, label: " work " })).toEqual({ port: 9300, label: "work" });
+  });
+
+  it("validates a typed port (1–65535)", () => {
+    expect(parsePort("9222")).toEqual({ port: 9222 });
+    expect(parsePort(" 1 ")).toEqual({ port: 1 });
+    expect(parsePort("65535")).toEqual({ port: 65535 });
+    for (const bad of ["0", "65536", "-1", "12.5", "abc", "", "1e3"]) expect(parsePort(bad)).toHaveProperty("error");
+  });
+
+  it("validates a label", () => {
+    expect(parseLabel("  Work ")).toEqual({ label: "Work" });
+    expect(parseLabel("x".repeat(65))).toHaveProperty("error");
+  });
+});
+
+describe("shares and status", () => {
+  it("keeps only well-formed shares", () => {
+    expect(normalizeShares({ "12": 1, abc: 2, "13": 0, "14": "3", "15": 2 })).toEqual({ "12": 1, "15": 2 });
+    expect(normalizeShares(null)).toEqual({});
+  });
+
+  it("normalises a status", () => {
+    expect(normalizeStatus({ state: "rejected", reason: "old", port: 9222, since: 5 })).toEqual({ state: "rejected", reason: "old", port: 9222, since: 5 });
+    expect(normalizeStatus({ state: "??" }, 1234)).toEqual({ state: "disconnected", port: 1234, since: 0 });
+  });
+});
