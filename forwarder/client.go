@@ -1,0 +1,344 @@
+package forwarder
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// Defaults for [Options].
+const (
+	DefaultControlPort      = 9219
+	DefaultHandshakeTimeout = 5 * time.Second
+	// DefaultCallTimeout is a backstop only: the owner bounds every tool
+	// with its own timeouts, so this fires only for an owner that hangs.
+	DefaultCallTimeout = 10 * time.Minute
+)
+
+// Options configures [Dial]. A nil *Options, and every zero field, means the
+// default.
+type Options struct {
+	// Port is the owner's control port; 0 means DefaultControlPort.
+	Port int
+	// Home decides where the token is read (see [TokenPath]); "" means $HOME.
+	Home string
+	// PID and Version are announced in fwd_hello; 0 and "" mean this
+	// process's pid and protocol.Version.
+	PID     int
+	Version string
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// HandshakeTimeout bounds the WebSocket upgrade and the fwd_hello
+	// exchange together; 0 means DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
+	// CallTimeout bounds one call_tool; 0 means DefaultCallTimeout.
+	CallTimeout time.Duration
+}
+
+// LossReason says why a [Client] lost its owner.
+type LossReason int32
+
+const (
+	// NotLost: the connection is up.
+	NotLost LossReason = iota
+	// OwnerLeaving: the owner announced it is releasing its ports; try to
+	// take over at once.
+	OwnerLeaving
+	// Disconnected: the connection dropped (owner crashed or was killed,
+	// or the client was closed).
+	Disconnected
+)
+
+func (r LossReason) String() string {
+	switch r {
+	case NotLost:
+		return "connected"
+	case OwnerLeaving:
+		return "owner leaving"
+	case Disconnected:
+		return "disconnected"
+	}
+	return "LossReason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Client is one authenticated connection from a forwarder to the owner. It
+// satisfies the server's tools.Caller interface structurally:
+//
+//	CallTool(ctx, name, args) (protocol.CallToolResult, error)
+//
+// A Client never reconnects: when it loses its owner, [Client.Lost] is
+// closed and the daemon elects a new owner and dials again. All methods are
+// safe for concurrent use.
+type Client struct {
+	peer         *messaging.Peer
+	port         int
+	ownerVersion string
+	callTimeout  time.Duration
+	log          *slog.Logger
+
+	reason   atomic.Int32 // a LossReason
+	lostOnce sync.Once
+	lost     chan struct{}
+	watch    chan struct{} // closed when the watcher goroutine has ended
+}
+
+// Dial connects to the owner on the control port, says fwd_hello with the
+// control token, and returns the accepted connection. Errors:
+//   - wrapping [ErrNoOwner] when nothing listens on the port;
+//   - *[NotOwnerError] when the port is held by something that does not
+//     behave as a monkbrowse owner (or no token file exists);
+//   - *[RejectedError] when a monkbrowse owner refused the hello;
+//   - ctx's error when ctx ended.
+//
+// The WebSocket upgrade carries no Origin header: the owner refuses any
+// upgrade with one, because browsers always send it.
+func Dial(ctx context.Context, opts *Options) (*Client, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Port == 0 {
+		o.Port = DefaultControlPort
+	}
+	if o.PID == 0 {
+		o.PID = os.Getpid()
+	}
+	if o.Version == "" {
+		o.Version = protocol.Version
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	tokenPath, err := TokenPath(o.Home)
+	if err != nil {
+		return nil, err
+	}
+
+	hctx, cancel := context.WithTimeout(ctx, o.HandshakeTimeout)
+	defer cancel()
+	dialer := websocket.Dialer{HandshakeTimeout: o.HandshakeTimeout} // no Proxy: loopback only
+	url := "ws://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(o.Port)) + "/"
+	ws, resp, err := dialer.DialContext(hctx, url, nil)
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	if err != nil {
+		return nil, dialError(ctx, o.Port, resp, err)
+	}
+
+	// The token is read only now, after the upgrade: a new owner writes it
+	// before it starts serving, so an upgraded connection guarantees the
+	// file is the current owner's.
+	token, err := ReadToken(tokenPath)
+	if err != nil {
+		ws.Close()
+		if errors.Is(err, ErrNoToken) {
+			return nil, &NotOwnerError{Port: o.Port, Detail: fmt.Sprintf("it accepted a WebSocket but there is no control token at %s", tokenPath)}
+		}
+		return nil, err
+	}
+
+	c := &Client{
+		port:        o.Port,
+		callTimeout: o.CallTimeout,
+		log:         o.Logger,
+		lost:        make(chan struct{}),
+		watch:       make(chan struct{}),
+	}
+	c.peer = messaging.NewPeer(wsconn.New(ws, nil), &messaging.Options{Logger: o.Logger})
+	c.peer.HandleNotify(protocol.MsgOwnerLeaving, func(context.Context, json.RawMessage) {
+		c.markLost(OwnerLeaving)
+	})
+	c.peer.Start()
+	go func() {
+		defer close(c.watch)
+		<-c.peer.Done()
+		c.markLost(Disconnected)
+	}()
+
+	raw, err := c.peer.Request(hctx, protocol.MsgFwdHello, protocol.FwdHello{PID: o.PID, Version: o.Version, Token: token}, o.HandshakeTimeout)
+	if err != nil {
+		c.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var re *messaging.RemoteError
+		switch {
+		case errors.As(err, &re):
+			return nil, &NotOwnerError{Port: o.Port, Detail: "it answered fwd_hello with an error: " + re.Message}
+		case errors.Is(err, messaging.ErrClosed):
+			// A monkbrowse owner that is leaving closes sockets; so does a
+			// program that does not speak the protocol. Treat it as a lost
+			// owner and let the caller re-run the election.
+			return nil, fmt.Errorf("%w on 127.0.0.1:%d (the connection closed during fwd_hello)", ErrNoOwner, o.Port)
+		default:
+			return nil, &NotOwnerError{Port: o.Port, Detail: "no answer to fwd_hello: " + err.Error()}
+		}
+	}
+	var ack protocol.FwdHelloAck
+	if err := json.Unmarshal(raw, &ack); err != nil || (ack.Version == "" && !ack.OK && ack.Reason == "") {
+		c.Close()
+		return nil, &NotOwnerError{Port: o.Port, Detail: "its answer to fwd_hello is not a monkbrowse fwd_hello ack: " + truncate(string(raw), 120)}
+	}
+	if !ack.OK {
+		c.Close()
+		return nil, &RejectedError{Port: o.Port, Reason: ack.Reason}
+	}
+	c.ownerVersion = ack.Version
+	if ack.Version != o.Version {
+		o.Logger.Warn("forwarder: the monkbrowse owner runs another version; tool calls go through anyway",
+			"ownerVersion", ack.Version, "ourVersion", o.Version, "port", o.Port)
+	}
+	return c, nil
+}
+
+// dialError classifies a failed WebSocket dial.
+func dialError(ctx context.Context, port int, resp *http.Response, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if resp != nil && resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("X-Monkbrowse") != "" {
+		return fmt.Errorf("%w on 127.0.0.1:%d (the owner is shutting down)", ErrNoOwner, port)
+	}
+	if resp != nil {
+		return &NotOwnerError{Port: port, Detail: fmt.Sprintf("it answered HTTP %s instead of a WebSocket upgrade", resp.Status)}
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("%w on 127.0.0.1:%d", ErrNoOwner, port)
+	}
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		// An owner that is closing resets connections still in its
+		// listen backlog.
+		return fmt.Errorf("%w on 127.0.0.1:%d (connection reset)", ErrNoOwner, port)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		return &NotOwnerError{Port: port, Detail: "it accepted the connection but did not answer the WebSocket upgrade"}
+	}
+	return &NotOwnerError{Port: port, Detail: "the WebSocket upgrade failed: " + err.Error()}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func (c *Client) markLost(r LossReason) {
+	c.lostOnce.Do(func() {
+		c.reason.Store(int32(r))
+		close(c.lost)
+	})
+}
+
+// Lost is closed when the owner announced owner_leaving or the connection
+// dropped; [Client.LossReason] then says which.
+func (c *Client) Lost() <-chan struct{} { return c.lost }
+
+// LossReason reports why the owner was lost, or NotLost.
+func (c *Client) LossReason() LossReason { return LossReason(c.reason.Load()) }
+
+// Done is closed once the connection itself has closed. After owner_leaving
+// the connection may stay open a little longer: calls already sent can still
+// be answered.
+func (c *Client) Done() <-chan struct{} { return c.peer.Done() }
+
+// OwnerVersion is the version the owner announced in its fwd_hello ack.
+func (c *Client) OwnerVersion() string { return c.ownerVersion }
+
+// Port is the control port this client is connected to.
+func (c *Client) Port() int { return c.port }
+
+// CallTool sends call_tool to the owner and returns its result.
+//
+// A call that certainly did not run (the owner was already lost, or it
+// refused the call while handing over) fails with an error wrapping
+// [ErrNotSent], and may be repeated against the next owner. A call that was
+// in flight when the owner went away comes back as a tool error saying it
+// may or may not have run: an action is never repeated on a guess. A
+// cancelled ctx returns ctx's error.
+func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+	select {
+	case <-c.lost:
+		return protocol.CallToolResult{}, fmt.Errorf("%w: %s (%s)", ErrNotSent, name, c.LossReason())
+	default:
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	raw, err := c.peer.Request(ctx, protocol.MsgCallTool, protocol.CallTool{Name: name, Args: args}, c.callTimeout)
+	if err == nil {
+		var res protocol.CallToolResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return toolError(fmt.Sprintf("the monkbrowse owner sent an answer to %s that cannot be read (%v); the call may or may not have run", name, err)), nil
+		}
+		return res, nil
+	}
+	if ctx.Err() != nil {
+		return protocol.CallToolResult{}, ctx.Err()
+	}
+	var re *messaging.RemoteError
+	var te *messaging.RequestTimeoutError
+	switch {
+	case errors.As(err, &re) && re.Message == RefusedLeaving:
+		return protocol.CallToolResult{}, fmt.Errorf("%w: %s (owner handing over)", ErrNotSent, name)
+	case errors.As(err, &re):
+		// The owner refused the call without running it (for instance a
+		// connection that never said fwd_hello): a tool error, as a local
+		// refusal would be.
+		return toolError(re.Message), nil
+	case errors.As(err, &te):
+		return toolError(fmt.Sprintf("the monkbrowse owner did not answer %s within %s; it may or may not have run. "+
+			"Check the page (for example with browser_snapshot) before repeating it.", name, te.Timeout)), nil
+	default:
+		return toolError(fmt.Sprintf("the monkbrowse process that owned the browser connection went away while %s was running, "+
+			"so it may or may not have run. Check the page (for example with browser_snapshot) before repeating it.", name)), nil
+	}
+}
+
+// Status asks the owner for the report `monkbrowse doctor` prints.
+func (c *Client) Status(ctx context.Context) (protocol.StatusResult, error) {
+	var st protocol.StatusResult
+	raw, err := c.peer.Request(ctx, protocol.MsgStatus, protocol.Status{}, 0)
+	if err != nil {
+		return st, fmt.Errorf("forwarder: status: %w", err)
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return st, fmt.Errorf("forwarder: status: decoding the answer: %w", err)
+	}
+	return st, nil
+}
+
+// Close closes the connection; calls in flight fail as in-flight calls on a
+// lost owner do. It is idempotent and waits for the client's goroutines.
+func (c *Client) Close() error {
+	err := c.peer.Close()
+	<-c.watch
+	return err
+}
+
+func toolError(msg string) protocol.CallToolResult {
+	return protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: msg}}, IsError: true}
+}

@@ -1,0 +1,48 @@
+package forwarder
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNotSent is wrapped by [Client.CallTool] when the call certainly did not
+// run on the owner: the connection was already lost, or the owner refused it
+// because it is handing over. Such a call may be repeated against the next
+// owner; any other failure may not.
+var ErrNotSent = errors.New("forwarder: call not run by the owner")
+
+// ErrNoOwner is wrapped by [Dial] when nothing listens on the control port:
+// the owner has gone, and this process should try to become the owner.
+var ErrNoOwner = errors.New("forwarder: no monkbrowse owner is listening")
+
+// RefusedLeaving is the error text of an owner that refuses a call_tool
+// because it is releasing its ports. The owner promises it did not run the
+// call, so the forwarder may repeat it against the next owner.
+const RefusedLeaving = "monkbrowse owner is handing over to another process; the call was not run"
+
+// NotOwnerError reports that the control port is held by a program that does
+// not behave as a monkbrowse owner. Its message is written for the person
+// (or AI) who sees it: every tool call of this process fails with it until
+// the port frees up.
+type NotOwnerError struct {
+	Port   int
+	Detail string // what was seen, e.g. "it answered HTTP 404 instead of a WebSocket upgrade"
+}
+
+func (e *NotOwnerError) Error() string {
+	return fmt.Sprintf("monkbrowse cannot reach the browser: the control port 127.0.0.1:%d is held by a program that is not a monkbrowse owner (%s). "+
+		"Stop that program, or start every monkbrowse with the same free port (--control-port).", e.Port, e.Detail)
+}
+
+// RejectedError reports that a monkbrowse owner refused fwd_hello, normally
+// because the control token did not match (another user, another HOME, or an
+// owner that changed between reading the token and saying hello).
+type RejectedError struct {
+	Port   int
+	Reason string
+}
+
+func (e *RejectedError) Error() string {
+	return fmt.Sprintf("the monkbrowse owner on 127.0.0.1:%d refused this process: %s "+
+		"(is it running as another user or with another HOME?)", e.Port, e.Reason)
+}

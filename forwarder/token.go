@@ -1,0 +1,51 @@
+package forwarder
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Token file location, relative to the user's home directory. The owner
+// writes a fresh token there each time it wins the election; forwarders (and
+// `monkbrowse doctor`) read it to prove they run as the same user.
+const (
+	TokenDirName  = ".monkbrowse"
+	TokenFileName = "control-token"
+)
+
+// TokenPath returns the control token's path under home, or under the
+// current user's home directory ($HOME) when home is empty.
+func TokenPath(home string) (string, error) {
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("forwarder: finding the home directory for the control token: %w", err)
+		}
+		home = h
+	}
+	return filepath.Join(home, TokenDirName, TokenFileName), nil
+}
+
+// ErrNoToken is wrapped by ReadToken when the token file does not exist or
+// is empty: no monkbrowse owner has run as this user (with this HOME).
+var ErrNoToken = errors.New("forwarder: no control token")
+
+// ReadToken reads the control token at path, without surrounding
+// whitespace.
+func ReadToken(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("%w: %s does not exist", ErrNoToken, path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("forwarder: reading the control token: %w", err)
+	}
+	tok := strings.TrimSpace(string(data))
+	if tok == "" {
+		return "", fmt.Errorf("%w: %s is empty", ErrNoToken, path)
+	}
+	return tok, nil
+}
