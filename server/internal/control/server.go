@@ -1,0 +1,416 @@
+package control
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/rs/zerolog"
+
+	"github.com/monkbrowse/monkbrowse/forwarder"
+	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// DefaultHelloTimeout is how long a connection may stay without an accepted
+// fwd_hello before it is closed.
+const DefaultHelloTimeout = 10 * time.Second
+
+// Caller runs a tool by name, as tools.Caller does (the method set is
+// repeated here so that this package does not depend on the tools package).
+type Caller interface {
+	CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error)
+}
+
+// ErrLeaving may be returned (wrapped) by the Caller for a call it refused
+// without running because the owner is handing over; the forwarder is then
+// told the call was not run, and repeats it against the next owner.
+var ErrLeaving = errors.New("control: owner leaving")
+
+// Config configures a [Server].
+type Config struct {
+	// Token is the control token forwarders must present. Required.
+	Token string
+	// Caller runs call_tool requests. Required.
+	Caller Caller
+	// PID, Version and ControlPort are reported in status; 0/"" mean this
+	// process's pid, protocol.Version and unknown.
+	PID         int
+	Version     string
+	ControlPort int
+	// Profiles, if set, lists the browser profiles for status.
+	Profiles func() []protocol.ProfileStatus
+	// Logger receives diagnostics; nil discards them.
+	Logger *zerolog.Logger
+	// HelloTimeout: 0 means DefaultHelloTimeout.
+	HelloTimeout time.Duration
+}
+
+// Server is the owner's control-port server. Its methods are safe for
+// concurrent use. It owns the goroutines of every forwarder connection and
+// ends them in [Server.Leave] or [Server.Close].
+type Server struct {
+	cfg      Config
+	log      zerolog.Logger
+	since    time.Time
+	upgrader websocket.Upgrader
+	hs       *http.Server
+
+	mu       sync.Mutex
+	conns    map[*conn]struct{}
+	stopping bool // refuse new call_tool
+	closed   bool // refuse new connections
+	calls    sync.WaitGroup
+	inflight int
+}
+
+// conn is one forwarder connection.
+type conn struct {
+	peer     *messaging.Peer
+	sock     *rejectingSocket
+	accepted atomic.Bool
+	info     protocol.ForwarderInfo // set once when accepted, under Server.mu
+	timer    *time.Timer
+}
+
+// New returns a server; call [Server.Serve] with the bound control listener.
+func New(cfg Config) *Server {
+	if cfg.PID == 0 {
+		cfg.PID = os.Getpid()
+	}
+	if cfg.Version == "" {
+		cfg.Version = protocol.Version
+	}
+	if cfg.HelloTimeout <= 0 {
+		cfg.HelloTimeout = DefaultHelloTimeout
+	}
+	log := zerolog.Nop()
+	if cfg.Logger != nil {
+		log = cfg.Logger.With().Str("component", "control").Logger()
+	}
+	s := &Server{
+		cfg:   cfg,
+		log:   log,
+		since: time.Now(),
+		conns: make(map[*conn]struct{}),
+	}
+	s.upgrader = websocket.Upgrader{
+		// Checked in ServeHTTP already; repeated so that the upgrader can
+		// never fall back to its same-host default.
+		CheckOrigin: func(r *http.Request) bool { return len(r.Header.Values("Origin")) == 0 },
+	}
+	s.hs = &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second, ErrorLog: nil}
+	return s
+}
+
+// Serve accepts forwarders on ln until Leave or Close. It returns
+// http.ErrServerClosed after those.
+func (s *Server) Serve(ln net.Listener) error {
+	return s.hs.Serve(ln)
+}
+
+// ServeHTTP refuses browsers and plain HTTP and upgrades everything else.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if len(r.Header.Values("Origin")) > 0 {
+		s.log.Warn().Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr).Msg("refused a control-port connection from a browser origin")
+		http.Error(w, "monkbrowse control port: connections from browsers (with an Origin header) are refused", http.StatusForbidden)
+		return
+	}
+	if !websocket.IsWebSocketUpgrade(r) {
+		w.Header().Set("Upgrade", "websocket")
+		http.Error(w, "monkbrowse control port: WebSocket connections from monkbrowse processes only", http.StatusUpgradeRequired)
+		return
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		// The header tells a forwarder this is a monkbrowse owner on its
+		// way out, not a foreign program: it elects again at once.
+		w.Header().Set("X-Monkbrowse", "leaving")
+		http.Error(w, "monkbrowse owner is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	ws, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered
+	}
+	s.startConn(ws)
+}
+
+func (s *Server) startConn(ws *websocket.Conn) {
+	c := &conn{sock: &rejectingSocket{PeerSocket: wsconn.New(ws, nil)}}
+	c.peer = messaging.NewPeer(c.sock, &messaging.Options{
+		Logger: slog.New(slog.DiscardHandler),
+		OnClose: func(error) {
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
+			if c.accepted.Load() {
+				s.log.Info().Int("pid", c.info.PID).Msg("forwarder disconnected")
+			}
+		},
+	})
+	c.peer.Handle(protocol.MsgFwdHello, s.handleHello(c))
+	c.peer.Handle(protocol.MsgCallTool, s.handleCallTool(c))
+	c.peer.Handle(protocol.MsgStatus, s.handleStatus(c))
+
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		c.peer.Close()
+		return
+	}
+	s.conns[c] = struct{}{}
+	c.timer = time.AfterFunc(s.cfg.HelloTimeout, func() {
+		if !c.accepted.Load() {
+			s.log.Warn().Msg("closing a control connection that did not say fwd_hello in time")
+			c.peer.Close()
+		}
+	})
+	s.mu.Unlock()
+	c.peer.Start()
+}
+
+func (s *Server) handleHello(c *conn) messaging.Handler {
+	return func(ctx context.Context, payload json.RawMessage) (any, error) {
+		if c.accepted.Load() {
+			return nil, errors.New("fwd_hello was already accepted on this connection")
+		}
+		var h protocol.FwdHello
+		if err := json.Unmarshal(payload, &h); err != nil {
+			return s.reject(c, fmt.Sprintf("fwd_hello payload is not valid: %v", err)), nil
+		}
+		if h.Token == "" {
+			return s.reject(c, "missing control token"), nil
+		}
+		if subtle.ConstantTimeCompare([]byte(h.Token), []byte(s.cfg.Token)) != 1 {
+			return s.reject(c, "wrong control token"), nil
+		}
+		s.mu.Lock()
+		c.info = protocol.ForwarderInfo{PID: h.PID, Version: h.Version, Connected: time.Now().UnixMilli()}
+		c.accepted.Store(true)
+		s.mu.Unlock()
+		c.timer.Stop()
+		ev := s.log.Info()
+		if h.Version != s.cfg.Version {
+			ev = s.log.Warn().Str("ownerVersion", s.cfg.Version)
+		}
+		ev.Int("pid", h.PID).Str("version", h.Version).Msg("forwarder connected")
+		return protocol.FwdHelloAck{OK: true, Version: s.cfg.Version}, nil
+	}
+}
+
+// reject answers a refused fwd_hello; the socket closes right after the
+// answer is written.
+func (s *Server) reject(c *conn, reason string) protocol.FwdHelloAck {
+	s.log.Warn().Str("reason", reason).Msg("refused a forwarder")
+	c.sock.closeAfterResponse.Store(true)
+	return protocol.FwdHelloAck{OK: false, Version: s.cfg.Version, Reason: reason}
+}
+
+func (s *Server) handleCallTool(c *conn) messaging.Handler {
+	return func(ctx context.Context, payload json.RawMessage) (any, error) {
+		if !c.accepted.Load() {
+			return nil, errors.New("call_tool refused: this connection has not been accepted yet; say fwd_hello with the control token first")
+		}
+		var ct protocol.CallTool
+		if err := json.Unmarshal(payload, &ct); err != nil {
+			return nil, fmt.Errorf("call_tool payload is not valid: %v", err)
+		}
+		if ct.Name == "" {
+			return nil, errors.New("call_tool payload has no tool name")
+		}
+		if !s.beginCall() {
+			return nil, errors.New(forwarder.RefusedLeaving)
+		}
+		defer s.endCall()
+		res, err := s.cfg.Caller.CallTool(ctx, ct.Name, ct.Args)
+		if errors.Is(err, ErrLeaving) {
+			return nil, errors.New(forwarder.RefusedLeaving)
+		}
+		if err != nil {
+			res = protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: err.Error()}}, IsError: true}
+		}
+		if res.Content == nil {
+			res.Content = []protocol.ContentItem{}
+		}
+		return res, nil
+	}
+}
+
+func (s *Server) handleStatus(c *conn) messaging.Handler {
+	return func(ctx context.Context, payload json.RawMessage) (any, error) {
+		if !c.accepted.Load() {
+			return nil, errors.New("status refused: this connection has not been accepted yet; say fwd_hello with the control token first")
+		}
+		st := protocol.StatusResult{
+			OwnerPID:    s.cfg.PID,
+			Version:     s.cfg.Version,
+			OwnerSince:  s.since.UnixMilli(),
+			ControlPort: s.cfg.ControlPort,
+			Forwarders:  []protocol.ForwarderInfo{},
+			Profiles:    []protocol.ProfileStatus{},
+		}
+		for _, f := range s.Forwarders() {
+			if f != c.info || f.PID == 0 { // everyone but the asker
+				st.Forwarders = append(st.Forwarders, f)
+			}
+		}
+		if s.cfg.Profiles != nil {
+			if p := s.cfg.Profiles(); p != nil {
+				st.Profiles = p
+			}
+		}
+		return st, nil
+	}
+}
+
+// Forwarders lists the accepted forwarder connections, oldest first.
+func (s *Server) Forwarders() []protocol.ForwarderInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []protocol.ForwarderInfo
+	for c := range s.conns {
+		if c.accepted.Load() {
+			out = append(out, c.info)
+		}
+	}
+	sortForwarders(out)
+	return out
+}
+
+func sortForwarders(fs []protocol.ForwarderInfo) {
+	for i := 1; i < len(fs); i++ {
+		for j := i; j > 0 && (fs[j].Connected < fs[j-1].Connected || fs[j].Connected == fs[j-1].Connected && fs[j].PID < fs[j-1].PID); j-- {
+			fs[j], fs[j-1] = fs[j-1], fs[j]
+		}
+	}
+}
+
+func (s *Server) beginCall() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping {
+		return false
+	}
+	s.inflight++
+	s.calls.Add(1)
+	return true
+}
+
+func (s *Server) endCall() {
+	s.mu.Lock()
+	s.inflight--
+	s.mu.Unlock()
+	s.calls.Done()
+}
+
+// StopCalls makes the server refuse every new call_tool with
+// forwarder.RefusedLeaving (the forwarder repeats it against the next
+// owner). Calls already running go on.
+func (s *Server) StopCalls() {
+	s.mu.Lock()
+	s.stopping = true
+	s.mu.Unlock()
+}
+
+// WaitCalls waits until the call_tool requests running when StopCalls was
+// called have been answered, or ctx ends. It reports how many were still
+// running then.
+func (s *Server) WaitCalls(ctx context.Context) int {
+	done := make(chan struct{})
+	go func() {
+		s.calls.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return 0
+	case <-ctx.Done():
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.inflight
+	}
+}
+
+// Leave hands over: it stops new calls, closes the listener (releasing the
+// control port), tells every forwarder owner_leaving and closes their
+// connections. Call it after the extension port is released, so that the
+// forwarder that wins the control port can bind the extension port at once.
+// ctx bounds the notifications.
+func (s *Server) Leave(ctx context.Context) {
+	s.StopCalls()
+	s.mu.Lock()
+	s.closed = true
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	// Close releases the port; hijacked WebSocket connections stay open.
+	s.hs.Close()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if c.accepted.Load() {
+				if err := c.peer.Notify(ctx, protocol.MsgOwnerLeaving, protocol.OwnerLeaving{}); err != nil {
+					s.log.Debug().Err(err).Int("pid", c.info.PID).Msg("owner_leaving not delivered")
+				}
+			}
+			c.timer.Stop()
+			c.peer.Close()
+		}()
+	}
+	wg.Wait()
+}
+
+// Close closes the listener and every connection at once, without
+// owner_leaving. It is idempotent.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.stopping, s.closed = true, true
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	err := s.hs.Close()
+	for _, c := range conns {
+		c.timer.Stop()
+		c.peer.Close()
+	}
+	return err
+}
+
+// rejectingSocket closes the connection right after the next response is
+// written once closeAfterResponse is set: that is how a refused fwd_hello
+// gets its answer and then loses its socket.
+type rejectingSocket struct {
+	messaging.PeerSocket
+	closeAfterResponse atomic.Bool
+}
+
+var responsePrefix = []byte(`{"k":"res"`)
+
+func (r *rejectingSocket) Send(ctx context.Context, frame []byte) error {
+	err := r.PeerSocket.Send(ctx, frame)
+	if r.closeAfterResponse.Load() && bytes.HasPrefix(frame, responsePrefix) {
+		r.PeerSocket.Close()
+	}
+	return err
+}

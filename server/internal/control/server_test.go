@@ -1,0 +1,413 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/monkbrowse/monkbrowse/forwarder"
+	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+func watchdog(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// fakeCaller records calls; a call to "block" waits until release is closed.
+type fakeCaller struct {
+	mu      sync.Mutex
+	calls   []string
+	started chan string
+	release chan struct{}
+}
+
+func newFakeCaller() *fakeCaller {
+	return &fakeCaller{started: make(chan string, 16), release: make(chan struct{})}
+}
+
+func (f *fakeCaller) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, name+" "+string(args))
+	f.mu.Unlock()
+	f.started <- name
+	switch name {
+	case "block":
+		select {
+		case <-f.release:
+		case <-ctx.Done():
+			return protocol.CallToolResult{}, ctx.Err()
+		}
+	case "fail":
+		return protocol.CallToolResult{}, errors.New("no browser profile is connected")
+	case "leaving":
+		return protocol.CallToolResult{}, ErrLeaving
+	}
+	return protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: "ran " + name}}}, nil
+}
+
+func (f *fakeCaller) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.calls)
+}
+
+type fixture struct {
+	srv    *Server
+	caller *fakeCaller
+	port   int
+	home   string
+	token  string
+	served chan error
+}
+
+func start(t *testing.T) *fixture {
+	t.Helper()
+	home := t.TempDir()
+	tok, _, err := WriteToken(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{caller: newFakeCaller(), port: ln.Addr().(*net.TCPAddr).Port, home: home, token: tok, served: make(chan error, 1)}
+	f.srv = New(Config{Token: tok, Caller: f.caller, ControlPort: f.port, HelloTimeout: 2 * time.Second,
+		Profiles: func() []protocol.ProfileStatus {
+			return []protocol.ProfileStatus{{ProfileID: "p1", Label: "Work", Slug: "work", Connected: true, SharedTabs: 2}}
+		}})
+	go func() { f.served <- f.srv.Serve(ln) }()
+	t.Cleanup(func() {
+		f.srv.Close()
+		<-f.served
+	})
+	return f
+}
+
+func (f *fixture) url() string { return "ws://127.0.0.1:" + strconv.Itoa(f.port) + "/" }
+
+func (f *fixture) dial(t *testing.T, ctx context.Context) *forwarder.Client {
+	t.Helper()
+	c, err := forwarder.Dial(ctx, &forwarder.Options{Port: f.port, Home: f.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// rawPeer opens a control connection without saying fwd_hello.
+func (f *fixture) rawPeer(t *testing.T, ctx context.Context) *messaging.Peer {
+	t.Helper()
+	ws, _, err := websocket.DefaultDialer.DialContext(ctx, f.url(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := messaging.NewPeer(wsconn.New(ws, nil), nil)
+	p.Start()
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func TestOriginUpgradeRefused(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	f := start(t)
+	for _, origin := range []string{"https://evil.example", "chrome-extension://abcdefghijklmnop", "null"} {
+		h := http.Header{"Origin": {origin}}
+		_, resp, err := websocket.DefaultDialer.DialContext(ctx, f.url(), h)
+		if err == nil {
+			t.Fatalf("upgrade with Origin %q accepted", origin)
+		}
+		if resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("Origin %q: resp = %v, want 403", origin, resp)
+		}
+	}
+	// Plain HTTP is not served either.
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(f.port) + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUpgradeRequired {
+		t.Errorf("plain GET: %d, want 426", resp.StatusCode)
+	}
+	// And the owner still serves a real forwarder.
+	c := f.dial(t, ctx)
+	if res, err := c.CallTool(ctx, "browser_snapshot", nil); err != nil || res.IsError {
+		t.Fatalf("call after refused attempts: %+v, %v", res, err)
+	}
+}
+
+func helloAck(t *testing.T, ctx context.Context, p *messaging.Peer, token string) protocol.FwdHelloAck {
+	t.Helper()
+	raw, err := p.Request(ctx, protocol.MsgFwdHello, protocol.FwdHello{PID: 4242, Version: protocol.Version, Token: token}, 0)
+	if err != nil {
+		t.Fatalf("fwd_hello: %v", err)
+	}
+	var ack protocol.FwdHelloAck
+	if err := json.Unmarshal(raw, &ack); err != nil {
+		t.Fatal(err)
+	}
+	return ack
+}
+
+func waitClosed(t *testing.T, p *messaging.Peer) {
+	t.Helper()
+	select {
+	case <-p.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the owner did not close the socket after a rejected fwd_hello")
+	}
+}
+
+func TestBadTokensRejectedAndClosed(t *testing.T) {
+	ctx := watchdog(t, 20*time.Second)
+	f := start(t)
+	for _, tc := range []struct{ name, token, reason string }{
+		{"wrong", strings.Repeat("0", 64), "wrong control token"},
+		{"wrong length", "abc", "wrong control token"},
+		{"missing", "", "missing control token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := f.rawPeer(t, ctx)
+			ack := helloAck(t, ctx, p, tc.token)
+			if ack.OK || ack.Reason != tc.reason || ack.Version != protocol.Version {
+				t.Fatalf("ack = %+v, want rejected with %q", ack, tc.reason)
+			}
+			waitClosed(t, p)
+		})
+	}
+	// A malformed hello is rejected too.
+	p := f.rawPeer(t, ctx)
+	raw, err := p.Request(ctx, protocol.MsgFwdHello, json.RawMessage(`{"pid":"x"}`), 0)
+	if err != nil || !strings.Contains(string(raw), `"ok":false`) {
+		t.Fatalf("malformed hello: %s, %v", raw, err)
+	}
+	waitClosed(t, p)
+	if n := f.caller.count(); n != 0 {
+		t.Fatalf("%d calls ran", n)
+	}
+	if fw := f.srv.Forwarders(); len(fw) != 0 {
+		t.Fatalf("rejected connections listed as forwarders: %+v", fw)
+	}
+	// The owner keeps serving.
+	c := f.dial(t, ctx)
+	res, err := c.CallTool(ctx, "browser_list_tabs", json.RawMessage(`{}`))
+	if err != nil || res.IsError || res.Content[0].Text != "ran browser_list_tabs" {
+		t.Fatalf("call after rejected attempts: %+v, %v", res, err)
+	}
+}
+
+func TestForwarderDialWithWrongTokenFile(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	f := start(t)
+	other := t.TempDir()
+	if _, _, err := WriteToken(other); err != nil {
+		t.Fatal(err)
+	}
+	_, err := forwarder.Dial(ctx, &forwarder.Options{Port: f.port, Home: other})
+	var rej *forwarder.RejectedError
+	if !errors.As(err, &rej) || !strings.Contains(err.Error(), "wrong control token") {
+		t.Fatalf("err = %v, want *RejectedError for a wrong token", err)
+	}
+}
+
+func TestCallToolBeforeHelloRefused(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	f := start(t)
+	p := f.rawPeer(t, ctx)
+	for _, typ := range []string{protocol.MsgCallTool, protocol.MsgStatus} {
+		_, err := p.Request(ctx, typ, protocol.CallTool{Name: "browser_click", Args: json.RawMessage(`{}`)}, 0)
+		var re *messaging.RemoteError
+		if !errors.As(err, &re) || !strings.Contains(re.Message, "fwd_hello") {
+			t.Fatalf("%s before hello: err = %v, want a refusal that mentions fwd_hello", typ, err)
+		}
+	}
+	if n := f.caller.count(); n != 0 {
+		t.Fatalf("a call ran before fwd_hello")
+	}
+	// The same connection can still say hello and then call.
+	if ack := helloAck(t, ctx, p, f.token); !ack.OK {
+		t.Fatalf("hello after refused call: %+v", ack)
+	}
+	raw, err := p.Request(ctx, protocol.MsgCallTool, protocol.CallTool{Name: "browser_click", Args: json.RawMessage(`{"ref":"e1"}`)}, 0)
+	if err != nil || !strings.Contains(string(raw), "ran browser_click") {
+		t.Fatalf("call after hello: %s, %v", raw, err)
+	}
+}
+
+func TestHelloDeadline(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	f := start(t) // HelloTimeout 2s
+	p := f.rawPeer(t, ctx)
+	select {
+	case <-p.Done():
+	case <-time.After(6 * time.Second):
+		t.Fatal("a silent connection was not closed after the hello deadline")
+	}
+}
+
+func TestCallToolRunsThroughCaller(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	f := start(t)
+	c := f.dial(t, ctx)
+	res, err := c.CallTool(ctx, "browser_navigate", json.RawMessage(`{"url":"https://example.com/"}`))
+	if err != nil || res.IsError || res.Content[0].Text != "ran browser_navigate" {
+		t.Fatalf("CallTool = %+v, %v", res, err)
+	}
+	f.caller.mu.Lock()
+	got := f.caller.calls[0]
+	f.caller.mu.Unlock()
+	if got != `browser_navigate {"url":"https://example.com/"}` {
+		t.Errorf("the caller got %q", got)
+	}
+	// A Go error from the caller comes back as a tool error.
+	res, err = c.CallTool(ctx, "fail", nil)
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, "no browser profile") {
+		t.Fatalf("failing call = %+v, %v", res, err)
+	}
+	// The caller refusing while leaving means "not run": safe to repeat.
+	_, err = c.CallTool(ctx, "leaving", nil)
+	if !errors.Is(err, forwarder.ErrNotSent) {
+		t.Fatalf("leaving call: err = %v, want ErrNotSent", err)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	f := start(t)
+	a := f.dial(t, ctx)
+	_ = f.dial(t, ctx)
+	st, err := a.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Version != protocol.Version || st.OwnerPID == 0 || st.ControlPort != f.port || st.OwnerSince == 0 {
+		t.Errorf("status = %+v", st)
+	}
+	if len(st.Forwarders) != 1 {
+		t.Errorf("status lists %d forwarders, want 1 (everyone but the asker): %+v", len(st.Forwarders), st.Forwarders)
+	}
+	if len(st.Profiles) != 1 || st.Profiles[0].Slug != "work" {
+		t.Errorf("profiles = %+v", st.Profiles)
+	}
+	if n := len(f.srv.Forwarders()); n != 2 {
+		t.Errorf("Forwarders() = %d, want 2", n)
+	}
+}
+
+func TestStopCallsAndLeave(t *testing.T) {
+	ctx := watchdog(t, 15*time.Second)
+	f := start(t)
+	c := f.dial(t, ctx)
+	// One call in flight when the owner starts leaving.
+	type result struct {
+		res protocol.CallToolResult
+		err error
+	}
+	inflight := make(chan result, 1)
+	go func() {
+		res, err := c.CallTool(ctx, "block", nil)
+		inflight <- result{res, err}
+	}()
+	if name := <-f.caller.started; name != "block" {
+		t.Fatalf("started %s", name)
+	}
+	f.srv.StopCalls()
+	// New calls are refused as not run.
+	if _, err := c.CallTool(ctx, "browser_click", nil); !errors.Is(err, forwarder.ErrNotSent) {
+		t.Fatalf("call after StopCalls: err = %v, want ErrNotSent", err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	if n := f.srv.WaitCalls(wctx); n != 1 {
+		t.Errorf("WaitCalls reported %d running, want 1", n)
+	}
+	cancel()
+	close(f.caller.release)
+	if r := <-inflight; r.err != nil || r.res.IsError {
+		t.Fatalf("in-flight call: %+v, %v", r.res, r.err)
+	}
+	if n := f.srv.WaitCalls(ctx); n != 0 {
+		t.Fatalf("WaitCalls = %d after the call ended", n)
+	}
+	f.srv.Leave(ctx)
+	select {
+	case <-c.Lost():
+	case <-ctx.Done():
+		t.Fatal("forwarder not told the owner left")
+	}
+	if r := c.LossReason(); r != forwarder.OwnerLeaving {
+		t.Errorf("LossReason = %v, want owner leaving", r)
+	}
+	if err := <-f.served; !errors.Is(err, http.ErrServerClosed) {
+		t.Errorf("Serve returned %v", err)
+	}
+	f.served <- http.ErrServerClosed // for the cleanup
+	// The control port is free again.
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(f.port))
+	if err != nil {
+		t.Fatalf("the control port is still held after Leave: %v", err)
+	}
+	ln.Close()
+	if _, err := c.CallTool(ctx, "browser_click", nil); !errors.Is(err, forwarder.ErrNotSent) {
+		t.Fatalf("call after owner_leaving: err = %v, want ErrNotSent", err)
+	}
+}
+
+// An owner that dies while a call is in flight: the forwarder says the call
+// may or may not have run, and does not claim it was not sent.
+func TestOwnerGoneMidCall(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	f := start(t)
+	c := f.dial(t, ctx)
+	done := make(chan struct{})
+	var res protocol.CallToolResult
+	var err error
+	go func() {
+		defer close(done)
+		res, err = c.CallTool(ctx, "block", nil)
+	}()
+	<-f.caller.started
+	f.srv.Close()
+	<-done
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, "may or may not have run") {
+		t.Fatalf("in-flight call on a vanished owner = %+v, %v", res, err)
+	}
+	<-c.Lost()
+	if r := c.LossReason(); r != forwarder.Disconnected {
+		t.Errorf("LossReason = %v, want disconnected", r)
+	}
+}
+
+func TestVersionDifferenceNotFatal(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	f := start(t)
+	c, err := forwarder.Dial(ctx, &forwarder.Options{Port: f.port, Home: f.home, Version: "0.2.9"})
+	if err != nil {
+		t.Fatalf("a forwarder of another version was refused: %v", err)
+	}
+	defer c.Close()
+	if c.OwnerVersion() != protocol.Version {
+		t.Errorf("OwnerVersion = %q", c.OwnerVersion())
+	}
+	if res, err := c.CallTool(ctx, "browser_snapshot", nil); err != nil || res.IsError {
+		t.Fatalf("call = %+v, %v", res, err)
+	}
+	if fw := f.srv.Forwarders(); len(fw) != 1 || fw[0].Version != "0.2.9" || fw[0].PID == 0 {
+		t.Errorf("Forwarders() = %+v", fw)
+	}
+}

@@ -1,0 +1,80 @@
+package control
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/monkbrowse/monkbrowse/forwarder"
+)
+
+// TokenBytes is the size of the random control token; the file holds it as
+// 2*TokenBytes hex characters.
+const TokenBytes = 32
+
+// NewToken returns a fresh random token in hex.
+func NewToken() (string, error) {
+	b := make([]byte, TokenBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("control: generating the control token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// WriteToken makes a fresh token and writes it to the token file under home
+// ("" means $HOME; see forwarder.TokenPath). The directory is created 0700
+// (and tightened to 0700 if it exists); the file is written 0600 and
+// atomically: a temporary file in the same directory, synced, then renamed
+// over the old one, so a forwarder reading at the same moment sees either
+// the old token or the new one, never a torn one.
+func WriteToken(home string) (token, path string, err error) {
+	path, err = forwarder.TokenPath(home)
+	if err != nil {
+		return "", "", err
+	}
+	token, err = NewToken()
+	if err != nil {
+		return "", "", err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", fmt.Errorf("control: creating %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return "", "", fmt.Errorf("control: restricting %s to its owner: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".control-token-*")
+	if err != nil {
+		return "", "", fmt.Errorf("control: writing the control token: %w", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	// CreateTemp already creates the file 0600; Chmod makes it explicit
+	// whatever the umask.
+	if err = f.Chmod(0o600); err == nil {
+		if _, err = f.WriteString(token + "\n"); err == nil {
+			err = f.Sync()
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("control: writing the control token: %w", err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return "", "", fmt.Errorf("control: installing the control token: %w", err)
+	}
+	// Make the rename itself durable.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return token, path, nil
+}

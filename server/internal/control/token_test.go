@@ -1,0 +1,110 @@
+package control
+
+import (
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/monkbrowse/monkbrowse/forwarder"
+)
+
+func TestWriteTokenModesAndContent(t *testing.T) {
+	home := t.TempDir()
+	tok, path, err := WriteToken(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(home, ".monkbrowse", "control-token"); path != want {
+		t.Fatalf("path = %s, want %s", path, want)
+	}
+	if len(tok) != 2*TokenBytes {
+		t.Fatalf("token has %d characters, want %d", len(tok), 2*TokenBytes)
+	}
+	if _, err := hex.DecodeString(tok); err != nil {
+		t.Fatalf("token is not hex: %v", err)
+	}
+	di, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := di.Mode().Perm(); m != 0o700 {
+		t.Errorf("directory mode = %o, want 700", m)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := fi.Mode().Perm(); m != 0o600 {
+		t.Errorf("file mode = %o, want 600", m)
+	}
+	got, err := forwarder.ReadToken(path)
+	if err != nil || got != tok {
+		t.Fatalf("forwarder.ReadToken = %q, %v; want %q", got, err, tok)
+	}
+}
+
+func TestWriteTokenReplacesAtomically(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".monkbrowse")
+	// A directory someone made too open is tightened.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The old file is replaced by rename, not rewritten in place: a reader
+	// holding the old file keeps reading the old token in full.
+	first, path, err := WriteToken(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	oldInfo, _ := old.Stat()
+
+	second, _, err := WriteToken(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first == second {
+		t.Fatal("two owners got the same token")
+	}
+	newInfo, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(oldInfo, newInfo) {
+		t.Error("the token file was rewritten in place; want a new file renamed over it")
+	}
+	buf := make([]byte, 200)
+	n, _ := old.Read(buf)
+	if string(buf[:n]) != first+"\n" {
+		t.Errorf("the old file changed under its reader: %q", buf[:n])
+	}
+	di, _ := os.Stat(dir)
+	if m := di.Mode().Perm(); m != 0o700 {
+		t.Errorf("directory mode = %o, want 700", m)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left temporary files behind: %v", names)
+	}
+}
+
+func TestWriteTokenUsesHOME(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	_, path, err := WriteToken("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(filepath.Dir(path)) != home {
+		t.Fatalf("token at %s, want under HOME %s", path, home)
+	}
+}
