@@ -418,6 +418,7 @@ function chooseOptions(select: HTMLSelectElement, chosen: HTMLOptionElement[]): 
   if (select.multiple) {
     for (const o of opts) o.selected = chosen.includes(o);
   } else if (chosen[0]) {
+    select.selectedIndex = opts.indexOf(chosen[0]);
     chosen[0].selected = true;
   }
   fire(select, "input");
@@ -466,7 +467,7 @@ export function selectOption(refs: RefRegistry, args: { ref: string; values: str
   const disabled = chosen.find((o) => o.disabled);
   if (disabled) throw new PageError(`option ${JSON.stringify(optionLabel(disabled))} is disabled and cannot be chosen`);
   chooseOptions(select, chosen);
-  return { selected: Array.from(select.selectedOptions ?? opts.filter((o) => o.selected)).map((o) => o.value) };
+  return { selected: opts.filter((o) => o.selected).map((o) => o.value) };
 }
 
 // ---------- keyboard ----------
@@ -704,7 +705,7 @@ function moveFocus(from: Element, back: boolean): void {
 type Axis = "x" | "y";
 
 function canScroll(el: Element, axis: Axis, style: CSSStyleDeclaration): boolean {
-  const overflow = axis === "y" ? style.overflowY : style.overflowX;
+  const overflow = (axis === "y" ? style.overflowY : style.overflowX) || style.overflow;
   if (!/(auto|scroll|overlay)/.test(overflow)) return false;
   return axis === "y" ? el.scrollHeight > el.clientHeight : el.scrollWidth > el.clientWidth;
 }
@@ -816,6 +817,7 @@ function dragEvent(el: Element, type: string, pt: Point, dt: DataTransfer | null
   let ev: Event;
   if (typeof win.DragEvent === "function") {
     ev = new win.DragEvent(type, init);
+    if ((ev as DragEvent).dataTransfer !== dt) Object.defineProperty(ev, "dataTransfer", { value: dt });
   } else {
     ev = new win.MouseEvent(type, init);
     Object.defineProperty(ev, "dataTransfer", { value: dt });
@@ -904,8 +906,11 @@ function findFileInput(el: Element): HTMLInputElement | null {
     const c = (el as HTMLLabelElement).control;
     if (c && isFileInput(c)) return c;
   }
+  // Look around: a styled button and its hidden input usually share a small wrapper.
   let scope: Element | null = el;
   for (let i = 0; scope && i < 4; i++, scope = parentOrHost(scope)) {
+    const t = tagOf(scope);
+    if (t === "body" || t === "html") break;
     const found = scope.querySelectorAll("input[type=file]");
     if (found.length === 1) return found[0] as HTMLInputElement;
     if (found.length > 1) return null;
@@ -958,7 +963,7 @@ export function getText(refs: RefRegistry, doc: Document, args: { ref?: string }
   if (args.ref) {
     const el = refs.resolve(args.ref);
     if (isTextField(el) || isSelect(el)) {
-      text = isSelect(el) ? Array.from(el.selectedOptions).map(optionLabel).join(", ") : el.value;
+      text = isSelect(el) ? Array.from(el.options).filter((o) => o.selected).map(optionLabel).join(", ") : el.value;
     } else {
       text = visibleText(el);
     }

@@ -93,11 +93,11 @@ function isLive(el: Element): boolean {
   const doc = el.ownerDocument;
   const win = doc.defaultView;
   if (win === null) return false; // the frame's document was replaced
-  let frame: Element | null = null;
+  let frame: Element | null | undefined = null;
   try {
     frame = win.frameElement;
   } catch {
     return true; // cross-origin parent: cannot tell more
   }
-  return frame === null || isLive(frame);
+  return frame == null || isLive(frame);
 }
