@@ -1,0 +1,118 @@
+package harness
+
+import (
+	"bytes"
+	"io/fs"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"strings"
+	"sync"
+)
+
+// OtherOriginPlaceholder in a fixture page is replaced by the second
+// server's origin (http://127.0.0.1:<other port>), for cross-origin iframes.
+const OtherOriginPlaceholder = "__OTHER_ORIGIN__"
+
+// Fixtures serves a directory of fixture pages from two loopback origins (two
+// ports of 127.0.0.1), so a page on one can frame a page of the other.
+type Fixtures struct {
+	main, other *httptest.Server
+	files       fs.FS
+	// Headers are extra response headers by request path (e.g. a strict
+	// Content-Security-Policy for /csp.html).
+	headers map[string]http.Header
+
+	mu       sync.Mutex
+	requests map[string]int
+}
+
+// StrictCSP is the policy the CSP fixture is served with: no eval, no inline
+// script.
+const StrictCSP = "default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'"
+
+// NewFixtures serves files on two fresh 127.0.0.1 ports. csp lists the paths
+// (e.g. "/csp.html") served with StrictCSP.
+func NewFixtures(files fs.FS, csp ...string) *Fixtures {
+	f := &Fixtures{files: files, headers: map[string]http.Header{}, requests: map[string]int{}}
+	for _, p := range csp {
+		f.headers[p] = http.Header{"Content-Security-Policy": {StrictCSP}}
+	}
+	f.main = newLoopbackServer(http.HandlerFunc(f.serve))
+	f.other = newLoopbackServer(http.HandlerFunc(f.serve))
+	return f
+}
+
+func newLoopbackServer(h http.Handler) *httptest.Server {
+	s := httptest.NewUnstartedServer(h)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic("harness: cannot listen on 127.0.0.1: " + err.Error())
+	}
+	s.Listener = l
+	s.Start()
+	return s
+}
+
+// URL returns the main origin's address of p (which starts with /).
+func (f *Fixtures) URL(p string) string { return f.main.URL + p }
+
+// OtherURL returns the second origin's address of p.
+func (f *Fixtures) OtherURL(p string) string { return f.other.URL + p }
+
+// Origin is the main origin, http://127.0.0.1:<port>.
+func (f *Fixtures) Origin() string { return f.main.URL }
+
+// OtherOrigin is the second origin.
+func (f *Fixtures) OtherOrigin() string { return f.other.URL }
+
+// Requests says how often p was requested (on either origin).
+func (f *Fixtures) Requests(p string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests[p]
+}
+
+// Close stops both servers.
+func (f *Fixtures) Close() {
+	f.main.CloseClientConnections()
+	f.other.CloseClientConnections()
+	f.main.Close()
+	f.other.Close()
+}
+
+func (f *Fixtures) serve(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	f.mu.Lock()
+	f.requests[p]++
+	f.mu.Unlock()
+	if p == "/" {
+		p = "/index.html"
+	}
+	if p == "/favicon.ico" {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	name := strings.TrimPrefix(path.Clean(p), "/")
+	b, err := fs.ReadFile(f.files, name)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	ctype := mime.TypeByExtension(path.Ext(name))
+	if ctype == "" {
+		ctype = http.DetectContentType(b)
+	}
+	if strings.HasPrefix(ctype, "text/html") {
+		b = bytes.ReplaceAll(b, []byte(OtherOriginPlaceholder), []byte(f.other.URL))
+	}
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("Cache-Control", "no-store")
+	for k, vs := range f.headers[p] {
+		h[k] = vs
+	}
+	_, _ = w.Write(b)
+}

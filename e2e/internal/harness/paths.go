@@ -1,0 +1,166 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// DefaultChromium is where Debian's chromium package puts the browser.
+const DefaultChromium = "/usr/bin/chromium"
+
+// ChromiumPath returns the browser to run: $MONKBROWSE_CHROMIUM, else
+// /usr/bin/chromium, else chromium or chromium-browser on $PATH.
+func ChromiumPath() (string, error) {
+	if p := os.Getenv("MONKBROWSE_CHROMIUM"); p != "" {
+		if isExecutable(p) {
+			return p, nil
+		}
+		return "", fmt.Errorf("MONKBROWSE_CHROMIUM=%s is not an executable file", p)
+	}
+	if isExecutable(DefaultChromium) {
+		return DefaultChromium, nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("chromium is not installed: run scripts/setup (or apt-get install -y chromium as root), or set MONKBROWSE_CHROMIUM")
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+}
+
+// RepoRoot finds the repository root: the nearest directory holding go.work,
+// walking up from the working directory, else from this source file.
+func RepoRoot() (string, error) {
+	var starts []string
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	if _, file, _, ok := runtime.Caller(0); ok {
+		starts = append(starts, filepath.Dir(file))
+	}
+	for _, dir := range starts {
+		for d := dir; ; {
+			if st, err := os.Stat(filepath.Join(d, "go.work")); err == nil && st.Mode().IsRegular() {
+				if _, err := os.Stat(filepath.Join(d, "extension")); err == nil {
+					return d, nil
+				}
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	return "", errors.New("cannot find the monkbrowse repository (a directory with go.work and extension/) above the working directory")
+}
+
+// Extension describes the built, unpacked extension.
+type Extension struct {
+	// Dir is the unpacked extension (extension/.output/chrome-mv3).
+	Dir string
+	// ID is the extension id from extension/EXTENSION_ID (fixed by the
+	// manifest key).
+	ID string
+}
+
+// FindExtension checks that the extension has been built and is not older
+// than its sources, and returns where it is. The error says which command
+// builds it.
+func FindExtension(root string) (Extension, error) {
+	ext := filepath.Join(root, "extension")
+	dir := filepath.Join(ext, ".output", "chrome-mv3")
+	manifest := filepath.Join(dir, "manifest.json")
+	st, err := os.Stat(manifest)
+	if err != nil {
+		return Extension{}, fmt.Errorf("the extension is not built (%s is missing): run 'cd extension && npm ci && npm run build'", rel(root, manifest))
+	}
+	idb, err := os.ReadFile(filepath.Join(ext, "EXTENSION_ID"))
+	if err != nil {
+		return Extension{}, fmt.Errorf("extension/EXTENSION_ID is missing: %w", err)
+	}
+	id := strings.TrimSpace(string(idb))
+	if len(id) != 32 {
+		return Extension{}, fmt.Errorf("extension/EXTENSION_ID holds %q, not a 32-letter extension id", id)
+	}
+	if newer, ok := newestSource(ext); ok && newer.mod.After(st.ModTime().Add(time.Second)) {
+		return Extension{}, fmt.Errorf("the extension build is older than its sources (%s changed after the build): run 'cd extension && npm run build'", rel(root, newer.path))
+	}
+	return Extension{Dir: dir, ID: id}, nil
+}
+
+type srcFile struct {
+	path string
+	mod  time.Time
+}
+
+// newestSource returns the most recently modified source file of the
+// extension (entrypoints, lib, public, the manifest config).
+func newestSource(ext string) (srcFile, bool) {
+	var best srcFile
+	found := false
+	consider := func(p string, info fs.FileInfo) {
+		if strings.Contains(p, ".test.") {
+			return
+		}
+		if !found || info.ModTime().After(best.mod) {
+			best = srcFile{p, info.ModTime()}
+			found = true
+		}
+	}
+	for _, sub := range []string{"entrypoints", "lib", "public", "assets"} {
+		_ = filepath.WalkDir(filepath.Join(ext, sub), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if info, err := d.Info(); err == nil {
+				consider(p, info)
+			}
+			return nil
+		})
+	}
+	for _, f := range []string{"wxt.config.ts", "package.json"} {
+		if info, err := os.Stat(filepath.Join(ext, f)); err == nil {
+			consider(filepath.Join(ext, f), info)
+		}
+	}
+	return best, found
+}
+
+func rel(root, p string) string {
+	if r, err := filepath.Rel(root, p); err == nil {
+		return r
+	}
+	return p
+}
+
+// BuildServer compiles server/cmd/monkbrowse into dir and returns the
+// binary's path. race builds it with the race detector.
+func BuildServer(ctx context.Context, root, dir string, race bool) (string, error) {
+	bin := filepath.Join(dir, "monkbrowse")
+	args := []string{"build"}
+	if race {
+		args = append(args, "-race")
+	}
+	args = append(args, "-o", bin, "./cmd/monkbrowse")
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = filepath.Join(root, "server")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build ./cmd/monkbrowse (in server/) failed: %w\n%s", err, strings.TrimSpace(string(out)))
+	}
+	return bin, nil
+}

@@ -1,0 +1,224 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// Tab is a page target the harness is attached to through CDP. It is the
+// test's independent view of a tab: reading values, checked states, the
+// location and the DOM without going through monkbrowse.
+type Tab struct {
+	b        *Browser
+	ctx      context.Context
+	cancel   context.CancelFunc
+	TargetID target.ID
+}
+
+// NewTab opens url in a new window of the browser and waits for it to load.
+func (b *Browser) NewTab(ctx context.Context, url string) (*Tab, error) {
+	tctx, cancel := chromedp.NewContext(b.ctx)
+	if err := runGuarded(ctx, tctx, cancel); err != nil {
+		return nil, fmt.Errorf("opening a tab: %w", err)
+	}
+	t := &Tab{b: b, ctx: tctx, cancel: cancel, TargetID: chromedp.FromContext(tctx).Target.TargetID}
+	if url != "" {
+		if err := t.Navigate(ctx, url); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// NewBackgroundTab opens url as a background tab of the most recently
+// focused window (Target.createTarget with newWindow=false, background=true),
+// like a person's ctrl-click, and attaches to it.
+func (b *Browser) NewBackgroundTab(ctx context.Context, url string) (*Tab, error) {
+	c, cancel := bounded(ctx, b.ctx)
+	defer cancel()
+	res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{
+		URL: url, NewWindow: ptr(false), Background: ptr(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening a background tab: %w", err)
+	}
+	t, err := b.AttachTab(ctx, res.TargetID)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.WaitLoaded(ctx); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// AttachTab attaches to an existing page target. Close closes the tab.
+func (b *Browser) AttachTab(ctx context.Context, id target.ID) (*Tab, error) {
+	tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(id))
+	if err := runGuarded(ctx, tctx, cancel); err != nil {
+		return nil, fmt.Errorf("attaching to tab %s: %w", id, err)
+	}
+	return &Tab{b: b, ctx: tctx, cancel: cancel, TargetID: id}, nil
+}
+
+// WaitTab waits for a page target whose URL satisfies match and attaches to
+// it.
+func (b *Browser) WaitTab(ctx context.Context, what string, match func(url string) bool) (*Tab, error) {
+	in, err := b.FindTarget(ctx, what, func(in *target.Info) bool {
+		return in.Type == "page" && match(in.URL)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b.AttachTab(ctx, in.TargetID)
+}
+
+// Close closes the tab (and detaches).
+func (t *Tab) Close() {
+	if t.cancel != nil {
+		t.cancel()
+	}
+}
+
+// Detach stops watching the tab without closing it.
+func (t *Tab) Detach() {
+	// A chromedp context that owns its target closes it on cancel; detach
+	// first so the target survives.
+	c := chromedp.FromContext(t.ctx)
+	if c != nil && c.Target != nil {
+		dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, _ = chromedp.CallBrowser(dctx, target.DetachFromTarget, target.DetachFromTargetParams{SessionID: c.Target.SessionID})
+		cancel()
+	}
+}
+
+// Context returns a chromedp context of the tab bounded by ctx, for direct
+// chromedp calls.
+func (t *Tab) Context(ctx context.Context) (context.Context, context.CancelFunc) {
+	return bounded(ctx, t.ctx)
+}
+
+// Do runs chromedp actions on the tab.
+func (t *Tab) Do(ctx context.Context, actions ...chromedp.Action[chromedp.Void]) error {
+	c, cancel := bounded(ctx, t.ctx)
+	defer cancel()
+	return chromedp.Do(c, actions...)
+}
+
+// Navigate loads url through CDP and waits for the load event.
+func (t *Tab) Navigate(ctx context.Context, url string) error {
+	if err := t.Do(ctx, chromedp.Navigate(url)); err != nil {
+		return fmt.Errorf("navigating to %s: %w", url, err)
+	}
+	return nil
+}
+
+// Eval evaluates expr in the page's main world (promises awaited) and
+// decodes the result into T.
+func Eval[T any](ctx context.Context, t *Tab, expr string) (T, error) {
+	c, cancel := bounded(ctx, t.ctx)
+	defer cancel()
+	return chromedp.Run(c, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
+// Location is the tab's current URL, read through CDP.
+func (t *Tab) Location(ctx context.Context) (string, error) {
+	return Eval[string](ctx, t, "location.href")
+}
+
+// WaitLoaded waits until the document's readyState is complete.
+func (t *Tab) WaitLoaded(ctx context.Context) error {
+	_, err := WaitEval[bool](ctx, t, "document.readyState === 'complete'", func(v bool) bool { return v })
+	return err
+}
+
+// WaitEval evaluates expr every 50 ms until ok accepts its value or ctx
+// ends; the error then shows the last value seen.
+func WaitEval[T any](ctx context.Context, t *Tab, expr string, ok func(T) bool) (T, error) {
+	var last T
+	var lastErr error
+	for {
+		c, cancel := context.WithTimeout(ctx, 5*time.Second)
+		v, err := Eval[T](c, t, expr)
+		cancel()
+		if err == nil {
+			last, lastErr = v, nil
+			if ok(v) {
+				return v, nil
+			}
+		} else {
+			lastErr = err
+		}
+		select {
+		case <-ctx.Done():
+			lb, _ := json.Marshal(last)
+			if lastErr != nil {
+				return last, fmt.Errorf("waiting for `%s`: last error %v: %w", expr, lastErr, ctx.Err())
+			}
+			return last, fmt.Errorf("waiting for `%s`: last value %s: %w", expr, lb, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// EvalInFrame evaluates expr in an isolated world of the first frame of the
+// tab whose URL contains urlPart (same-process frames, including a
+// cross-origin frame of the same site).
+func EvalInFrame[T any](ctx context.Context, t *Tab, urlPart, expr string) (T, error) {
+	var zero T
+	c, cancel := bounded(ctx, t.ctx)
+	defer cancel()
+	tree, err := chromedp.Call(c, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return zero, err
+	}
+	var found *cdp.Frame
+	var walk func(n *page.FrameTree)
+	walk = func(n *page.FrameTree) {
+		if n == nil || found != nil {
+			return
+		}
+		if n.Frame != nil && n.Frame.ParentID != "" && strings.Contains(n.Frame.URL, urlPart) {
+			found = n.Frame
+			return
+		}
+		for _, ch := range n.ChildFrames {
+			walk(ch)
+		}
+	}
+	walk(tree.FrameTree)
+	if found == nil {
+		return zero, fmt.Errorf("no frame with %q in its URL", urlPart)
+	}
+	world, err := chromedp.Call(c, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: found.ID, WorldName: "e2e-check"})
+	if err != nil {
+		return zero, fmt.Errorf("isolated world in frame %s: %w", found.URL, err)
+	}
+	r, err := chromedp.Call(c, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: expr, ContextID: world.ExecutionContextID, ReturnByValue: ptr(true), AwaitPromise: ptr(true),
+	})
+	if err != nil {
+		return zero, err
+	}
+	if r.ExceptionDetails != nil {
+		return zero, &chromedp.ExceptionError{ExceptionDetails: r.ExceptionDetails}
+	}
+	var v T
+	if err := json.Unmarshal(r.Result.Value, &v); err != nil {
+		return zero, fmt.Errorf("decoding %s: %w", r.Result.Value, err)
+	}
+	return v, nil
+}
