@@ -8,7 +8,7 @@ import (
 
 // SnapshotLine is one element line of a browser_snapshot result, e.g.
 //
-//	- checkbox "Remember me" [checked] [ref=e5]
+//   - checkbox "Remember me" [checked] [ref=e5]
 type SnapshotLine struct {
 	Indent int
 	Role   string
