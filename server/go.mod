@@ -1,12 +1,26 @@
 module github.com/monkbrowse/monkbrowse/server
 
-go 1.25.0
+go 1.25.5
 
 require (
+	github.com/gorilla/websocket v1.5.3
 	github.com/monkbrowse/monkbrowse/forwarder v0.0.0
 	github.com/monkbrowse/monkbrowse/messaging v0.0.0
 	github.com/monkbrowse/monkbrowse/protocol v0.0.0
 	github.com/monkbrowse/monkbrowse/tools v0.0.0
+	github.com/rs/zerolog v1.35.1
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/bahlo/generic-list-go v0.2.0 // indirect
+	github.com/buger/jsonparser v1.1.2 // indirect
+	github.com/invopop/jsonschema v0.14.0 // indirect
+	github.com/mattn/go-colorable v0.1.14 // indirect
+	github.com/mattn/go-isatty v0.0.20 // indirect
+	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
+	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
+	golang.org/x/sys v0.29.0 // indirect
 )
 
 replace (

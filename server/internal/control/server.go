@@ -347,8 +347,8 @@ func (s *Server) WaitCalls(ctx context.Context) int {
 }
 
 // Leave hands over: it stops new calls, closes the listener (releasing the
-// control port), tells every forwarder owner_leaving and closes their
-// connections. Call it after the extension port is released, so that the
+// control port), tells every forwarder owner_leaving, waits for each to
+// hang up (until ctx ends) and closes their connections. Call it after the extension port is released, so that the
 // forwarder that wins the control port can bind the extension port at once.
 // ctx bounds the notifications.
 func (s *Server) Leave(ctx context.Context) {
@@ -368,8 +368,16 @@ func (s *Server) Leave(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			if c.accepted.Load() {
+				// The forwarder hangs up when it has read owner_leaving;
+				// closing first could drop the notification before its
+				// handler ran.
 				if err := c.peer.Notify(ctx, protocol.MsgOwnerLeaving, protocol.OwnerLeaving{}); err != nil {
 					s.log.Debug().Err(err).Int("pid", c.info.PID).Msg("owner_leaving not delivered")
+				} else {
+					select {
+					case <-c.peer.Done():
+					case <-ctx.Done():
+					}
 				}
 			}
 			c.timer.Stop()

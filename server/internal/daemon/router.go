@@ -1,0 +1,149 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/monkbrowse/monkbrowse/forwarder"
+	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/control"
+)
+
+// Caller runs a tool by name (the method set of tools.Caller, repeated so
+// that the daemon does not depend on the tools package).
+type Caller interface {
+	CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error)
+}
+
+// router sends calls to the current backend. Its zero value is not usable;
+// see newRouter. All methods are safe for concurrent use.
+//
+// States: a backend is set (calls go to it); no backend and no failure
+// (the role is changing: calls wait up to wait for a backend); no backend
+// and a failure (calls fail at once with its message, e.g. a foreign
+// program on the control port); closed (the process is leaving: calls are
+// refused with control.ErrLeaving, which the MCP-facing wrapper turns into
+// a tool error and the control server into "not run, try the next owner").
+type router struct {
+	wait time.Duration
+
+	mu      sync.Mutex
+	cur     *backend
+	failure error
+	closed  bool
+	changed chan struct{} // closed and replaced on every state change
+}
+
+func newRouter(wait time.Duration) *router {
+	return &router{wait: wait, changed: make(chan struct{})}
+}
+
+// bump wakes every waiter; r.mu must be held.
+func (r *router) bump() {
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// backend wraps a Caller so that backends are compared by identity (the
+// Caller's dynamic type need not be comparable).
+type backend struct{ Caller }
+
+// set makes c the backend and returns its handle for unset.
+func (r *router) set(c Caller) *backend {
+	b := &backend{c}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return b
+	}
+	r.cur, r.failure = b, nil
+	r.bump()
+	return b
+}
+
+// unset drops c if it is the current backend: calls wait for the next one.
+func (r *router) unset(c *backend) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur == c {
+		r.cur = nil
+		r.bump()
+	}
+}
+
+// fail makes calls fail at once with err until a backend is set.
+func (r *router) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cur, r.failure = nil, err
+	r.bump()
+}
+
+func (r *router) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed, r.cur = true, nil
+		r.bump()
+	}
+}
+
+func (r *router) state() (cur *backend, failure error, closed bool, changed <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cur, r.failure, r.closed, r.changed
+}
+
+// CallTool runs the call on the current backend, waiting for one while the
+// role changes. It returns control.ErrLeaving when the process is leaving.
+func (r *router) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+	deadline := time.NewTimer(r.wait)
+	defer deadline.Stop()
+	var notRun *backend // the backend that refused the call without running it
+	for {
+		cur, failure, closed, changed := r.state()
+		switch {
+		case closed:
+			return protocol.CallToolResult{}, control.ErrLeaving
+		case cur != nil && cur != notRun:
+			res, err := cur.CallTool(ctx, name, args)
+			if !errors.Is(err, forwarder.ErrNotSent) {
+				return res, err
+			}
+			// The owner certainly did not run it (it is handing over or
+			// already gone): wait for the next backend and run it there.
+			notRun = cur
+			continue
+		case cur == nil && failure != nil:
+			return toolError(failure.Error()), nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return protocol.CallToolResult{}, ctx.Err()
+		case <-deadline.C:
+			return toolError(fmt.Sprintf("%s was not run: monkbrowse is switching to another process that owns the browser connection, "+
+				"and none took over within %s. Try again in a moment.", name, r.wait)), nil
+		}
+	}
+}
+
+// mcpCaller is the router as the MCP endpoint sees it: a process that is
+// leaving answers tool errors rather than Go errors.
+type mcpCaller struct{ r *router }
+
+func (m mcpCaller) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+	res, err := m.r.CallTool(ctx, name, args)
+	if errors.Is(err, control.ErrLeaving) {
+		return toolError(name + " was not run: this monkbrowse process is shutting down."), nil
+	}
+	return res, err
+}
+
+func toolError(msg string) protocol.CallToolResult {
+	return protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: msg}}, IsError: true}
+}

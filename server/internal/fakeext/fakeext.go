@@ -1,0 +1,494 @@
+// Package fakeext is a fake monkbrowse extension for tests: it speaks the
+// real protocol (messaging.Peer over a real gorilla WebSocket through
+// wsconn), says hello like the extension does, holds scripted tabs (shared
+// or not, with slots, URLs and titles) and a tiny model of each page
+// (elements with refs, input values, checked state, text), and answers every
+// wire message of DESIGN §5.1 by changing that model.
+//
+// Tests steer it: [Ext.SetHook] sees every request before it is answered
+// and may hold it (block on a channel), fail it or disconnect the socket;
+// [Ext.Requests] and [Ext.Order] record what arrived; [Ext.ShareTab],
+// [Ext.SetText] and [Ext.SendTabsChanged] change the browser under the
+// server; [Ext.SetIgnorePings] makes it stop answering pings.
+//
+// All methods are safe for concurrent use.
+package fakeext
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"log/slog"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// Tab is one browser tab as the fake holds it. Only Shared tabs have a Slot
+// and are reported to the server.
+type Tab struct {
+	ID       int
+	WindowID int
+	Shared   bool
+	Slot     int
+	Active   bool
+	URL      string
+	Title    string
+	// Page is the tab's content; nil means Options.PageFor(URL).
+	Page *Page
+	// History is the tab's session history and HistIdx the current entry;
+	// empty means just URL.
+	History []string
+	HistIdx int
+}
+
+// Options configures a fake extension. Zero fields mean defaults.
+type Options struct {
+	// URL is the server's extension endpoint, e.g. ws://127.0.0.1:9222/.
+	URL string
+	// Origin is sent as the Origin header; empty sends none.
+	Origin string
+	// ProfileID identifies the profile; empty means a random id.
+	ProfileID string
+	// Label and Slug are sent in the hello (Slug re-announces an earlier
+	// assignment); ChromeProfileName too.
+	Label, Slug, ChromeProfileName string
+	// ExtVersion defaults to protocol.Version.
+	ExtVersion string
+	// Protocol is the hello's protocol number; 0 means
+	// protocol.ProtocolVersion.
+	Protocol int
+	// Tabs are the browser's tabs. Nil means one shared, active tab
+	// (id 101, slot 1) at https://example.com/.
+	Tabs []Tab
+	// PageFor builds the page a URL shows. Nil means DefaultPage.
+	PageFor func(url string) Page
+	// TitleFor names a URL's page. Nil means DefaultTitle.
+	TitleFor func(url string) string
+	// Evaluate answers browser_evaluate. Nil: "document.title" and
+	// "location.href" are answered from the tab, anything else with
+	// {"expression": expr}.
+	Evaluate func(tab Tab, expr string) (any, error)
+	// Logger receives the peer's diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Request is one request the fake received.
+type Request struct {
+	Seq     int // arrival order, from 1
+	Type    string
+	TabID   int // the tabId the server sent; 0 when omitted
+	Payload json.RawMessage
+}
+
+// Hook sees every request before the fake answers it. A non-nil error
+// fails the request (ok:false with its message). It may block to hold the
+// answer; ctx ends when the connection closes.
+type Hook func(ctx context.Context, r Request) error
+
+// RejectedError is returned by Connect when the server rejected the hello.
+type RejectedError struct{ Ack protocol.HelloAck }
+
+func (e *RejectedError) Error() string { return "fakeext: hello rejected: " + e.Ack.Reason }
+
+// Ext is a connected fake extension.
+type Ext struct {
+	opts  Options
+	peer  *messaging.Peer
+	sock  *muteSocket
+	ack   protocol.HelloAck
+	id    string
+	hello protocol.Hello
+
+	mu       sync.Mutex
+	tabs     []*Tab
+	nextTab  int
+	reqs     []Request
+	hook     Hook
+	failNext map[string]string
+	dropOn   map[string]bool
+}
+
+// Connect dials the server, says hello and returns once the hello was
+// accepted. A rejected hello is a *RejectedError (the socket is closed).
+func Connect(ctx context.Context, opts Options) (*Ext, error) {
+	if opts.ProfileID == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		opts.ProfileID = "fake-" + hex.EncodeToString(b[:])
+	}
+	if opts.ExtVersion == "" {
+		opts.ExtVersion = protocol.Version
+	}
+	if opts.Protocol == 0 {
+		opts.Protocol = protocol.ProtocolVersion
+	}
+	if opts.PageFor == nil {
+		opts.PageFor = DefaultPage
+	}
+	if opts.TitleFor == nil {
+		opts.TitleFor = DefaultTitle
+	}
+	tabs := opts.Tabs
+	if tabs == nil {
+		tabs = []Tab{{ID: 101, WindowID: 1, Shared: true, Slot: 1, Active: true, URL: "https://example.com/"}}
+	}
+	e := &Ext{opts: opts, id: opts.ProfileID, failNext: map[string]string{}, dropOn: map[string]bool{}}
+	for i := range tabs {
+		t := tabs[i]
+		e.initTab(&t)
+		e.tabs = append(e.tabs, &t)
+		if t.ID >= e.nextTab {
+			e.nextTab = t.ID + 1
+		}
+	}
+	if e.nextTab < 1000 {
+		e.nextTab = 1000
+	}
+
+	ws, err := Dial(ctx, opts.URL, opts.Origin)
+	if err != nil {
+		return nil, err
+	}
+	e.sock = &muteSocket{PeerSocket: wsconn.New(ws, &wsconn.Options{ReadLimit: -1})}
+	e.peer = messaging.NewPeer(e.sock, &messaging.Options{Logger: opts.Logger})
+	for _, w := range protocol.WireMessages {
+		typ := w.Type
+		e.peer.Handle(typ, func(ctx context.Context, payload json.RawMessage) (any, error) {
+			return e.serve(ctx, typ, payload)
+		})
+	}
+	e.peer.Start()
+
+	e.mu.Lock()
+	e.hello = protocol.Hello{
+		Protocol: opts.Protocol, ProfileID: opts.ProfileID, Label: opts.Label, Slug: opts.Slug,
+		ChromeProfileName: opts.ChromeProfileName, ExtVersion: opts.ExtVersion, Tabs: e.sharedLocked(),
+	}
+	hello := e.hello
+	e.mu.Unlock()
+	raw, err := e.peer.Request(ctx, protocol.MsgHello, hello, 0)
+	if err != nil {
+		_ = e.peer.Close()
+		return nil, fmt.Errorf("fakeext: hello: %w", err)
+	}
+	if err := json.Unmarshal(raw, &e.ack); err != nil {
+		_ = e.peer.Close()
+		return nil, fmt.Errorf("fakeext: hello ack %s: %w", raw, err)
+	}
+	if !e.ack.OK {
+		_ = e.peer.Close()
+		return nil, &RejectedError{Ack: e.ack}
+	}
+	return e, nil
+}
+
+// Dial opens a WebSocket to url with the given Origin header (none when
+// empty). Tests that speak raw frames use it too.
+func Dial(ctx context.Context, url, origin string) (*websocket.Conn, error) {
+	h := http.Header{}
+	if origin != "" {
+		h.Set("Origin", origin)
+	}
+	d := websocket.Dialer{}
+	ws, resp, err := d.DialContext(ctx, url, h)
+	if err != nil {
+		if resp != nil {
+			return nil, &DialError{Status: resp.StatusCode, Err: err}
+		}
+		return nil, fmt.Errorf("fakeext: dial %s: %w", url, err)
+	}
+	return ws, nil
+}
+
+// DialError is a refused WebSocket upgrade, with the HTTP status.
+type DialError struct {
+	Status int
+	Err    error
+}
+
+func (e *DialError) Error() string { return fmt.Sprintf("fakeext: upgrade refused with HTTP %d: %v", e.Status, e.Err) }
+func (e *DialError) Unwrap() error { return e.Err }
+
+func (e *Ext) initTab(t *Tab) {
+	if t.Title == "" && t.URL != "" {
+		t.Title = e.opts.TitleFor(t.URL)
+	}
+	if t.Page == nil {
+		p := e.opts.PageFor(t.URL)
+		t.Page = &p
+	}
+	if len(t.History) == 0 {
+		t.History = []string{t.URL}
+		t.HistIdx = 0
+	}
+}
+
+// Ack is the server's accepting hello_ack.
+func (e *Ext) Ack() protocol.HelloAck { return e.ack }
+
+// ProfileID is the profile id the fake said hello with.
+func (e *Ext) ProfileID() string { return e.id }
+
+// Peer is the fake's messaging peer.
+func (e *Ext) Peer() *messaging.Peer { return e.peer }
+
+// Close closes the socket (with a normal close frame) and waits for the
+// fake's goroutines.
+func (e *Ext) Close() error { return e.peer.Close() }
+
+// Done is closed once the connection is over, whichever side ended it.
+func (e *Ext) Done() <-chan struct{} { return e.peer.Done() }
+
+// SetHook installs h (nil removes it).
+func (e *Ext) SetHook(h Hook) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.hook = h
+}
+
+// FailNext makes the next request of typ fail with msg.
+func (e *Ext) FailNext(typ, msg string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.failNext[typ] = msg
+}
+
+// DisconnectOn makes the fake close its socket, without answering, when a
+// request of typ arrives: a disconnect in the middle of that call.
+func (e *Ext) DisconnectOn(typ string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.dropOn[typ] = true
+}
+
+// SetIgnorePings makes the fake drop (true) or answer (false) the server's
+// pings.
+func (e *Ext) SetIgnorePings(ignore bool) { e.sock.mute.Store(ignore) }
+
+// Requests returns every request received so far, in arrival order.
+func (e *Ext) Requests() []Request {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Request(nil), e.reqs...)
+}
+
+// Count returns how many requests of typ arrived ("" counts all).
+func (e *Ext) Count(typ string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for _, r := range e.reqs {
+		if typ == "" || r.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// Order returns the types of the requests sent for tabID, in arrival order.
+func (e *Ext) Order(tabID int) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, r := range e.reqs {
+		if r.TabID == tabID {
+			out = append(out, r.Type)
+		}
+	}
+	return out
+}
+
+// Tab returns a copy of the tab with id.
+func (e *Ext) Tab(id int) (Tab, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, t := range e.tabs {
+		if t.ID == id {
+			return copyTab(t), true
+		}
+	}
+	return Tab{}, false
+}
+
+// Tabs returns copies of every tab.
+func (e *Ext) Tabs() []Tab {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]Tab, len(e.tabs))
+	for i, t := range e.tabs {
+		out[i] = copyTab(t)
+	}
+	return out
+}
+
+func copyTab(t *Tab) Tab {
+	c := *t
+	p := t.Page.clone()
+	c.Page = &p
+	c.History = append([]string(nil), t.History...)
+	return c
+}
+
+// Page returns a copy of tab id's page (zero Page when there is no such tab).
+func (e *Ext) Page(id int) Page {
+	t, ok := e.Tab(id)
+	if !ok {
+		return Page{}
+	}
+	return *t.Page
+}
+
+// SetText sets the extra visible text of tab id's page.
+func (e *Ext) SetText(id int, text string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t := e.tabLocked(id); t != nil {
+		t.Page.Text = text
+	}
+}
+
+// ShareTab shares (giving it the lowest free slot) or unshares tab id and
+// tells the server with tabs_changed.
+func (e *Ext) ShareTab(ctx context.Context, id int, shared bool) error {
+	e.mu.Lock()
+	if t := e.tabLocked(id); t != nil && t.Shared != shared {
+		t.Shared = shared
+		t.Slot = 0
+		if shared {
+			t.Slot = e.freeSlotLocked()
+		}
+	}
+	e.mu.Unlock()
+	return e.SendTabsChanged(ctx)
+}
+
+// SendTabsChanged notifies the server of the current shared tabs.
+func (e *Ext) SendTabsChanged(ctx context.Context) error {
+	e.mu.Lock()
+	tabs := e.sharedLocked()
+	e.mu.Unlock()
+	return e.peer.Notify(ctx, protocol.MsgTabsChanged, protocol.TabsChanged{Tabs: tabs})
+}
+
+func (e *Ext) sharedLocked() []protocol.TabInfo {
+	out := []protocol.TabInfo{}
+	for _, t := range e.tabs {
+		if t.Shared {
+			out = append(out, protocol.TabInfo{TabID: t.ID, Slot: t.Slot, URL: t.URL, Title: t.Title, Active: t.Active, WindowID: t.WindowID})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Slot < out[j].Slot })
+	return out
+}
+
+func (e *Ext) freeSlotLocked() int {
+	used := map[int]bool{}
+	for _, t := range e.tabs {
+		if t.Shared {
+			used[t.Slot] = true
+		}
+	}
+	for n := 1; ; n++ {
+		if !used[n] {
+			return n
+		}
+	}
+}
+
+func (e *Ext) tabLocked(id int) *Tab {
+	for _, t := range e.tabs {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// serve answers one request: record, hook, then the page model.
+func (e *Ext) serve(ctx context.Context, typ string, payload json.RawMessage) (any, error) {
+	var tid struct {
+		TabID int `json:"tabId"`
+	}
+	_ = json.Unmarshal(payload, &tid)
+	e.mu.Lock()
+	r := Request{Seq: len(e.reqs) + 1, Type: typ, TabID: tid.TabID, Payload: append(json.RawMessage(nil), payload...)}
+	e.reqs = append(e.reqs, r)
+	hook := e.hook
+	drop := e.dropOn[typ]
+	delete(e.dropOn, typ)
+	failMsg, fail := e.failNext[typ]
+	delete(e.failNext, typ)
+	e.mu.Unlock()
+
+	if drop {
+		_ = e.sock.Close() // the read loop ends and the peer closes
+		<-ctx.Done()
+		return nil, errors.New("disconnected")
+	}
+	if hook != nil {
+		if err := hook(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	if fail {
+		return nil, errors.New(failMsg)
+	}
+	res, notify, err := e.apply(typ, payload)
+	if notify {
+		go func() { _ = e.SendTabsChanged(context.Background()) }()
+	}
+	return res, err
+}
+
+// muteSocket drops incoming pings while mute is set, so that the server
+// sees a peer that stopped answering.
+type muteSocket struct {
+	messaging.PeerSocket
+	mute atomic.Bool
+}
+
+func (s *muteSocket) Receive(ctx context.Context) ([]byte, error) {
+	for {
+		b, err := s.PeerSocket.Receive(ctx)
+		if err != nil || !s.mute.Load() || !bytes.Equal(bytes.TrimSpace(b), []byte(`{"k":"png"}`)) {
+			return b, err
+		}
+	}
+}
+
+var (
+	pngOnce sync.Once
+	pngB64  string
+)
+
+// ScreenshotPNG is the base64 PNG every fake screenshot returns.
+func ScreenshotPNG() string {
+	pngOnce.Do(func() {
+		img := image.NewRGBA(image.Rect(0, 0, 4, 3))
+		for x := 0; x < 4; x++ {
+			for y := 0; y < 3; y++ {
+				img.Set(x, y, color.RGBA{R: uint8(60 * x), G: uint8(80 * y), B: 200, A: 255})
+			}
+		}
+		var b bytes.Buffer
+		_ = png.Encode(&b, img)
+		pngB64 = base64.StdEncoding.EncodeToString(b.Bytes())
+	})
+	return pngB64
+}

@@ -1,0 +1,159 @@
+package owner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/tools"
+)
+
+// conn is one accepted extension socket.
+type conn struct {
+	o      *Owner
+	peer   *messaging.Peer
+	prof   *profile // set by registry.admit, never changed after
+	slug   string   // the slug assigned with this connection's ack
+	queues queues
+	remote string
+}
+
+// errShuttingDown fails calls made while the owner stops.
+var errShuttingDown = errors.New("monkbrowse is shutting down (the AI app closed it or another monkbrowse took over); call the tool again in a moment")
+
+// disconnectedError is what calls waiting in a tab's queue get when the
+// connection closes under them.
+func (c *conn) disconnectedError() error {
+	return fmt.Errorf("Browser profile %q disconnected before this call's turn came (Chrome closed, the extension reloaded, or the computer slept). Nothing was sent to the page. Call browser_list_tabs to see when it is back, then try again.", c.slug)
+}
+
+// session sends wire requests to one connection.
+type session struct {
+	c *conn
+	t tools.Target
+}
+
+var _ tools.Session = (*session)(nil)
+
+// Request implements tools.Session: the message's timeout, one more try
+// for retryable reads after a timeout (never for actions), errors worded for
+// the AI, and the tab cache kept current from answers that describe tabs.
+func (s *session) Request(ctx context.Context, typ string, payload, out any) error {
+	timeout := s.c.o.timeoutFor(typ)
+	raw, err := s.c.peer.Request(ctx, typ, payload, timeout)
+	var te *messaging.RequestTimeoutError
+	retried := false
+	if errors.As(err, &te) && protocol.IsRetryable(typ) && ctx.Err() == nil {
+		retried = true
+		s.c.o.log.Debug().Str("type", typ).Str("profile", s.c.slug).Msg("retrying a timed-out read once")
+		raw, err = s.c.peer.Request(ctx, typ, payload, timeout)
+	}
+	if err != nil {
+		return s.explain(ctx, typ, timeout, retried, err)
+	}
+	s.learn(typ, payload, raw)
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("The browser's answer to %s could not be read (%v). The monkbrowse extension and server may not match: update both to the same version.", typ, err)
+		}
+	}
+	return nil
+}
+
+func (s *session) explain(ctx context.Context, typ string, timeout time.Duration, retried bool, err error) error {
+	var te *messaging.RequestTimeoutError
+	var re *messaging.RemoteError
+	switch {
+	case errors.As(err, &te):
+		twice := ""
+		if retried {
+			twice = " (asked twice)"
+		}
+		if protocol.IsRetryable(typ) {
+			return fmt.Errorf("The browser did not answer %s within %s%s in %s. The page may be busy (a heavy script, a dialog, a slow load). Try again in a moment, or call browser_list_tabs to check the tab is still there.",
+				typ, timeout, twice, whereTarget(s.t))
+		}
+		return fmt.Errorf("The browser did not answer %s within %s in %s. It was not retried because it acts on the page and may still happen: take a browser_snapshot to see the page's state before trying again.",
+			typ, timeout, whereTarget(s.t))
+	case errors.As(err, &re):
+		return errors.New(re.Message)
+	case errors.Is(err, messaging.ErrClosed):
+		if s.c.o.stopping() {
+			return fmt.Errorf("%s was interrupted: %w.", typ, errShuttingDown)
+		}
+		return fmt.Errorf("Browser profile %q disconnected while %s was running (Chrome closed, the extension reloaded, or the computer slept), so it is unknown whether it happened. When the profile is back (browser_list_tabs), take a browser_snapshot to check before trying again.",
+			s.c.slug, typ)
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s was cancelled: %w", typ, ctx.Err())
+	}
+	return fmt.Errorf("Sending %s to the browser failed: %v. Try again; if it keeps failing, reload the monkbrowse extension.", typ, err)
+}
+
+func whereTarget(t tools.Target) string {
+	if t.Slot == 0 {
+		return fmt.Sprintf("profile %q", t.Slug)
+	}
+	return fmt.Sprintf("tab %d of profile %q", t.Slot, t.Slug)
+}
+
+// learn keeps the tab cache current from answers that describe tabs; the
+// extension's tabs_changed follows anyway, but a call right after must not
+// depend on the notify's timing.
+func (s *session) learn(typ string, payload any, raw json.RawMessage) {
+	reg := s.c.o.reg
+	switch typ {
+	case protocol.MsgListTabs:
+		var res protocol.ListTabsResult
+		if json.Unmarshal(raw, &res) == nil {
+			reg.updateTabs(s.c, func([]protocol.TabInfo) []protocol.TabInfo { return res.Tabs })
+		}
+	case protocol.MsgNewTab:
+		var res protocol.NewTabResult
+		req, _ := payload.(protocol.NewTabRequest)
+		if json.Unmarshal(raw, &res) == nil && res.TabID != 0 && res.Slot > 0 {
+			reg.updateTabs(s.c, func(tabs []protocol.TabInfo) []protocol.TabInfo {
+				for _, t := range tabs {
+					if t.TabID == res.TabID {
+						return tabs
+					}
+				}
+				return append(tabs, protocol.TabInfo{TabID: res.TabID, Slot: res.Slot, URL: req.URL})
+			})
+		}
+	case protocol.MsgCloseTab:
+		req, _ := payload.(protocol.CloseTabRequest)
+		reg.updateTabs(s.c, func(tabs []protocol.TabInfo) []protocol.TabInfo {
+			out := tabs[:0]
+			for _, t := range tabs {
+				if t.TabID != req.TabID {
+					out = append(out, t)
+				}
+			}
+			return out
+		})
+	case protocol.MsgSwitchTab:
+		var res protocol.SwitchTabResult
+		if json.Unmarshal(raw, &res) == nil && res.ActiveTabID != 0 {
+			reg.updateTabs(s.c, func(tabs []protocol.TabInfo) []protocol.TabInfo {
+				win := 0
+				for _, t := range tabs {
+					if t.TabID == res.ActiveTabID {
+						win = t.WindowID
+					}
+				}
+				for i := range tabs {
+					if tabs[i].TabID == res.ActiveTabID {
+						tabs[i].Active = true
+					} else if tabs[i].WindowID == win {
+						tabs[i].Active = false
+					}
+				}
+				return tabs
+			})
+		}
+	}
+}

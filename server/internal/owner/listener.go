@@ -1,0 +1,266 @@
+package owner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// HeaderServer marks the extension port's plain-HTTP answer, so that
+// `monkbrowse doctor` can tell a monkbrowse owner from another program.
+const HeaderServer = "X-Monkbrowse-Server"
+
+// sayHelloFirst answers any request sent before an accepted hello.
+const sayHelloFirst = "say hello first: the first request on a monkbrowse socket must be hello"
+
+// serveHTTP accepts extension WebSockets (any path) and answers anything
+// else with a short plain-text note.
+func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set(HeaderServer, o.cfg.Version)
+	if !websocket.IsWebSocketUpgrade(r) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusUpgradeRequired)
+		fmt.Fprintf(w, "monkbrowse %s: this port is for the monkbrowse browser extension (WebSocket, protocol %d).\n", o.cfg.Version, protocol.ProtocolVersion)
+		return
+	}
+	if reason := o.refuseOrigin(r.Header.Get("Origin")); reason != "" {
+		o.log.Warn().Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr).Msg("refused a WebSocket from a foreign origin")
+		http.Error(w, reason, http.StatusForbidden)
+		return
+	}
+	up := websocket.Upgrader{
+		HandshakeTimeout: 10 * time.Second,
+		CheckOrigin:      func(*http.Request) bool { return true }, // checked above
+	}
+	ws, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		o.log.Debug().Err(err).Msg("WebSocket upgrade failed")
+		return // the upgrader has answered
+	}
+	o.mu.Lock()
+	if o.stopping() {
+		o.mu.Unlock()
+		_ = ws.Close()
+		return
+	}
+	o.wg.Add(1)
+	o.mu.Unlock()
+	defer o.wg.Done()
+	sock := wsconn.New(ws, &wsconn.Options{ReadLimit: o.cfg.ReadLimit})
+	o.accept(sock, r.RemoteAddr)
+}
+
+// refuseOrigin applies the Origin policy of DESIGN §8: no Origin (native
+// tools, tests) is fine, a chrome-extension:// origin is fine (optionally
+// pinned to given ids), anything else — a web page — is refused.
+func (o *Owner) refuseOrigin(origin string) string {
+	if origin == "" {
+		return ""
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "chrome-extension" || u.Host == "" {
+		return "monkbrowse: WebSocket connections from web pages are refused; only the monkbrowse extension may connect"
+	}
+	if len(o.cfg.AllowedExtensionIDs) == 0 {
+		return ""
+	}
+	for _, id := range o.cfg.AllowedExtensionIDs {
+		if strings.EqualFold(strings.TrimSpace(id), u.Host) {
+			return ""
+		}
+	}
+	return "monkbrowse: this extension id is not allowed by --allow-extension-id"
+}
+
+// accept runs the hello handshake on a fresh socket and, once accepted,
+// hands the socket to a Peer.
+func (o *Owner) accept(sock messaging.PeerSocket, remote string) {
+	h, helloID, err := o.awaitHello(sock)
+	if err != nil {
+		o.log.Info().Err(err).Str("remote", remote).Msg("extension socket closed before an accepted hello")
+		_ = sock.Close()
+		return
+	}
+
+	c := &conn{o: o, remote: remote}
+	c.peer = messaging.NewPeer(sock, &messaging.Options{
+		Logger:  o.slog,
+		OnClose: func(err error) { o.connClosed(c, err) },
+	})
+	ack := o.reg.admit(h, c, o.cfg.Version)
+	if err := o.sendResponse(sock, helloID, ack); err != nil || !ack.OK {
+		if !ack.OK {
+			o.log.Warn().Str("profile", h.ProfileID).Str("reason", ack.Reason).Msg("hello rejected")
+		}
+		o.reg.drop(c)
+		_ = c.peer.Close()
+		return
+	}
+	// Handlers go in before Start so that nothing the extension sends
+	// after its ack finds them missing.
+	c.peer.Handle(protocol.MsgHello, func(context.Context, json.RawMessage) (any, error) {
+		return nil, errors.New("hello was already accepted on this socket; open a new socket to say hello again")
+	})
+	c.peer.HandleNotify(protocol.MsgTabsChanged, func(_ context.Context, payload json.RawMessage) {
+		var tc protocol.TabsChanged
+		if err := json.Unmarshal(payload, &tc); err != nil {
+			o.log.Warn().Err(err).Str("profile", c.slug).Msg("malformed tabs_changed dropped")
+			return
+		}
+		o.reg.setTabs(c, tc.Tabs)
+	})
+	o.mu.Lock()
+	if o.stopping() {
+		o.mu.Unlock()
+		o.reg.drop(c)
+		_ = c.peer.Close()
+		return
+	}
+	o.sockets[c] = struct{}{}
+	o.mu.Unlock()
+	c.peer.Start()
+	old, ok := o.reg.activate(c)
+	if !ok {
+		_ = c.peer.Close()
+		return
+	}
+	if old != nil {
+		o.log.Info().Str("profile", c.slug).Msg("a new socket replaced the profile's old one")
+		o.wg.Add(1)
+		go func() { defer o.wg.Done(); _ = old.peer.Close() }()
+	}
+	o.log.Info().Str("profile", c.slug).Str("label", ack.AssignedLabel).Str("ext", h.ExtVersion).Int("tabs", len(h.Tabs)).Msg("extension connected")
+	if o.cfg.PingInterval > 0 {
+		o.wg.Add(1)
+		go o.keepAlive(c)
+	}
+}
+
+// awaitHello reads frames until an acceptable hello arrives. It answers
+// pings, refuses other requests, drops everything else, and gives up at the
+// hello deadline. A rejected hello is answered with its ack before the
+// error returns (the caller closes the socket).
+func (o *Owner) awaitHello(sock messaging.PeerSocket) (protocol.Hello, string, error) {
+	ctx, cancel := context.WithTimeout(o.ctx, o.cfg.HelloTimeout)
+	defer cancel()
+	for {
+		data, err := sock.Receive(ctx)
+		if err != nil {
+			if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+				return protocol.Hello{}, "", fmt.Errorf("no hello within %s", o.cfg.HelloTimeout)
+			}
+			return protocol.Hello{}, "", err
+		}
+		f, err := messaging.DecodeFrame(data)
+		if err != nil {
+			o.log.Debug().Err(err).Msg("malformed frame before hello dropped")
+			continue
+		}
+		switch f.K {
+		case messaging.KindPing:
+			if err := sock.Send(ctx, []byte(`{"k":"pog"}`)); err != nil {
+				return protocol.Hello{}, "", err
+			}
+		case messaging.KindRequest:
+			if f.Type != protocol.MsgHello {
+				if err := o.sendError(ctx, sock, f.ID, sayHelloFirst); err != nil {
+					return protocol.Hello{}, "", err
+				}
+				continue
+			}
+			v := protocol.CheckHello(f.Payload, o.cfg.Version)
+			if !v.Accept {
+				if err := o.sendResponse(sock, f.ID, v.Ack); err != nil {
+					return protocol.Hello{}, "", err
+				}
+				return protocol.Hello{}, "", fmt.Errorf("hello rejected: %+v", v.Ack)
+			}
+			return v.Hello, f.ID, nil
+		default:
+			// Notifications and stray responses mean nothing before hello.
+		}
+	}
+}
+
+func (o *Owner) sendResponse(sock messaging.PeerSocket, id string, result any) error {
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return err
+	}
+	ok := true
+	frame, err := messaging.Frame{K: messaging.KindResponse, ID: id, OK: &ok, Result: raw}.Encode()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(o.ctx, 5*time.Second)
+	defer cancel()
+	return sock.Send(ctx, frame)
+}
+
+func (o *Owner) sendError(ctx context.Context, sock messaging.PeerSocket, id, msg string) error {
+	ok := false
+	frame, err := messaging.Frame{K: messaging.KindResponse, ID: id, OK: &ok, Error: msg}.Encode()
+	if err != nil {
+		return err
+	}
+	return sock.Send(ctx, frame)
+}
+
+// connClosed runs once a connection's peer has closed: the profile keeps its
+// record, its queued calls fail.
+func (o *Owner) connClosed(c *conn, err error) {
+	c.queues.closeAll(c.disconnectedError())
+	o.reg.drop(c)
+	o.mu.Lock()
+	delete(o.sockets, c)
+	o.mu.Unlock()
+	o.log.Info().Str("profile", c.slug).AnErr("why", err).Msg("extension disconnected")
+}
+
+// keepAlive pings the extension every PingInterval and closes the
+// connection after MissedPongs pings in a row went unanswered: a laptop
+// that slept or a network that dropped the socket silently would otherwise
+// keep the profile "connected" forever.
+func (o *Owner) keepAlive(c *conn) {
+	defer o.wg.Done()
+	t := time.NewTicker(o.cfg.PingInterval)
+	defer t.Stop()
+	missed := 0
+	for {
+		select {
+		case <-c.peer.Done():
+			return
+		case <-o.ctx.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(o.ctx, o.cfg.PingInterval)
+		err := c.peer.Ping(ctx)
+		cancel()
+		switch {
+		case err == nil:
+			missed = 0
+		case errors.Is(err, messaging.ErrClosed), o.ctx.Err() != nil:
+			return
+		default:
+			missed++
+			o.log.Debug().Str("profile", c.slug).Int("missed", missed).Msg("ping unanswered")
+			if missed >= o.cfg.MissedPongs {
+				o.log.Warn().Str("profile", c.slug).Int("missed", missed).Msg("extension stopped answering pings; closing its socket")
+				_ = c.peer.Close()
+				return
+			}
+		}
+	}
+}
