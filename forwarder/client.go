@@ -169,6 +169,11 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 	c.peer = messaging.NewPeer(wsconn.New(ws, nil), &messaging.Options{Logger: o.Logger})
 	c.peer.HandleNotify(protocol.MsgOwnerLeaving, func(context.Context, json.RawMessage) {
 		c.markLost(OwnerLeaving)
+		// The owner sends owner_leaving after its calls have been
+		// answered and waits for us to hang up (a notification still
+		// queued when a connection closes is dropped, so the owner must
+		// not close first). Close may not be called from a handler.
+		go c.peer.Close()
 	})
 	c.peer.Start()
 	go func() {
@@ -260,9 +265,8 @@ func (c *Client) Lost() <-chan struct{} { return c.lost }
 // LossReason reports why the owner was lost, or NotLost.
 func (c *Client) LossReason() LossReason { return LossReason(c.reason.Load()) }
 
-// Done is closed once the connection itself has closed. After owner_leaving
-// the connection may stay open a little longer: calls already sent can still
-// be answered.
+// Done is closed once the connection itself has closed; after owner_leaving
+// the client hangs up by itself.
 func (c *Client) Done() <-chan struct{} { return c.peer.Done() }
 
 // OwnerVersion is the version the owner announced in its fwd_hello ack.

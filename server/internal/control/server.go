@@ -264,11 +264,7 @@ func (s *Server) handleStatus(c *conn) messaging.Handler {
 			Forwarders:  []protocol.ForwarderInfo{},
 			Profiles:    []protocol.ProfileStatus{},
 		}
-		for _, f := range s.Forwarders() {
-			if f != c.info || f.PID == 0 { // everyone but the asker
-				st.Forwarders = append(st.Forwarders, f)
-			}
-		}
+		st.Forwarders = append(st.Forwarders, s.forwarders(c)...)
 		if s.cfg.Profiles != nil {
 			if p := s.cfg.Profiles(); p != nil {
 				st.Profiles = p
@@ -279,12 +275,15 @@ func (s *Server) handleStatus(c *conn) messaging.Handler {
 }
 
 // Forwarders lists the accepted forwarder connections, oldest first.
-func (s *Server) Forwarders() []protocol.ForwarderInfo {
+func (s *Server) Forwarders() []protocol.ForwarderInfo { return s.forwarders(nil) }
+
+// forwarders lists the accepted connections but except.
+func (s *Server) forwarders(except *conn) []protocol.ForwarderInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []protocol.ForwarderInfo
 	for c := range s.conns {
-		if c.accepted.Load() {
+		if c != except && c.accepted.Load() {
 			out = append(out, c.info)
 		}
 	}
