@@ -43,9 +43,27 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * load is accepted after LOAD_AFTER_COMMIT_MS; without any commit the wait
  * fails after NAV_TIMEOUT_MS.
  */
-export function waitForNewPage(tabId: number, what: string, start: () => Promise<unknown>): Promise<void> {
+export interface WaitOptions {
+  /** Ignore commits of about:blank (a new tab's initial document) when the target is a real page. */
+  ignoreBlank?: boolean;
+  /** Fail with noStartError when no navigation has even started within this many ms. */
+  startTimeoutMs?: number;
+  noStartError?: string;
+}
+
+export function waitForNewPage(
+  knownTabId: number | undefined,
+  what: string,
+  start: () => Promise<unknown>,
+  opts: WaitOptions = {},
+): Promise<void> {
+  // With knownTabId undefined, start() creates the tab and resolves to its
+  // id; events that arrive before the id is known are kept and replayed.
+  let tabId = knownTabId ?? -1;
+  const early: { tabId: number; run: () => void }[] = [];
   return new Promise<void>((resolve, reject) => {
     let committed = false;
+    let begun = false;
     let done = false;
     let started = false;
     const timers: ReturnType<typeof setTimeout>[] = [];
@@ -53,6 +71,7 @@ export function waitForNewPage(tabId: number, what: string, start: () => Promise
       if (done) return;
       done = true;
       for (const t of timers) clearTimeout(t);
+      chrome.webNavigation.onBeforeNavigate.removeListener(onBefore);
       chrome.webNavigation.onCommitted.removeListener(onCommitted);
       chrome.webNavigation.onCompleted.removeListener(onCompleted);
       chrome.webNavigation.onErrorOccurred.removeListener(onError);
@@ -63,27 +82,46 @@ export function waitForNewPage(tabId: number, what: string, start: () => Promise
       else resolve();
     };
     const mine = (d: { tabId: number; frameId: number }) => started && d.tabId === tabId && d.frameId === 0;
-    const onCommitted = (d: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => {
-      if (!mine(d) || committed) return;
+    // Wraps a listener so that, while the tab id is unknown, its events wait.
+    const routed =
+      <D extends { tabId: number }>(h: (d: D) => void) =>
+      (d: D) => {
+        if (tabId === -1) {
+          if (started && early.length < 200) early.push({ tabId: d.tabId, run: () => h(d) });
+          return;
+        }
+        h(d);
+      };
+    const isBlank = (url: string) => opts.ignoreBlank === true && url === "about:blank";
+    const onBefore = routed((d: chrome.webNavigation.WebNavigationBaseCallbackDetails) => {
+      if (mine(d) && !isBlank(d.url)) begun = true;
+    });
+    const onCommitted = routed((d: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => {
+      if (!mine(d) || committed || isBlank(d.url)) return;
       committed = true;
+      begun = true;
       timers.push(setTimeout(() => finish(), LOAD_AFTER_COMMIT_MS));
-    };
-    const onCompleted = (d: chrome.webNavigation.WebNavigationFramedCallbackDetails) => {
+    });
+    const onCompleted = routed((d: chrome.webNavigation.WebNavigationFramedCallbackDetails) => {
       if (mine(d) && committed) finish();
-    };
-    const onError = (d: chrome.webNavigation.WebNavigationFramedErrorCallbackDetails) => {
+    });
+    const onError = routed((d: chrome.webNavigation.WebNavigationFramedErrorCallbackDetails) => {
       if (!mine(d)) return;
       // An aborted load that is replaced by another navigation also lands here;
       // only fail when nothing committed.
       if (d.error === "net::ERR_ABORTED") return;
       finish(new Error(`${what} failed: ${d.error} (${d.url})`));
-    };
-    const onSameDoc = (d: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => {
-      if (mine(d) && !committed) finish();
-    };
+    });
+    const onSameDoc = routed((d: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => {
+      if (mine(d) && !committed && !isBlank(d.url)) {
+        begun = true;
+        finish();
+      }
+    });
     const onRemoved = (id: number) => {
       if (id === tabId) finish(new Error(`tab ${tabId} was closed during ${what}`));
     };
+    chrome.webNavigation.onBeforeNavigate.addListener(onBefore);
     chrome.webNavigation.onCommitted.addListener(onCommitted);
     chrome.webNavigation.onCompleted.addListener(onCompleted);
     chrome.webNavigation.onErrorOccurred.addListener(onError);
@@ -96,8 +134,27 @@ export function waitForNewPage(tabId: number, what: string, start: () => Promise
         NAV_TIMEOUT_MS,
       ),
     );
+    if (opts.startTimeoutMs !== undefined) {
+      const ms = opts.startTimeoutMs;
+      timers.push(
+        setTimeout(() => {
+          if (!begun) finish(new Error(opts.noStartError ?? `${what} did not start within ${ms} ms`));
+        }, ms),
+      );
+    }
     started = true;
-    start().catch((e: unknown) => finish(new Error(`${what} failed: ${errorText(e)}`)));
+    start().then(
+      (id) => {
+        if (tabId !== -1) return;
+        if (typeof id !== "number") {
+          finish(new Error(`${what} failed: no tab`));
+          return;
+        }
+        tabId = id;
+        for (const e of early.splice(0)) if (e.tabId === id && !done) e.run();
+      },
+      (e: unknown) => finish(new Error(`${what} failed: ${errorText(e)}`)),
+    );
   });
 }
 
@@ -201,21 +258,50 @@ async function evaluate(tabId: number, expression: string): Promise<unknown> {
 async function openTab(url: string): Promise<TabLike> {
   const wins = await chrome.windows.getAll({ windowTypes: ["normal"] });
   const focused = wins.find((w) => w.focused) ?? wins[0];
-  const createProps: chrome.tabs.CreateProperties = { url: "about:blank", active: true };
-  if (focused?.id !== undefined) createProps.windowId = focused.id;
-  // Open a blank tab first, so the load wait is listening before the real navigation starts.
-  let created: chrome.tabs.Tab | undefined;
-  if (focused) created = await chrome.tabs.create(createProps);
-  else created = (await chrome.windows.create({ url: "about:blank", focused: true }))?.tabs?.[0];
-  const id = created?.id;
-  if (created === undefined || id === undefined) throw new Error("Chrome did not open a tab");
-  if (url !== "about:blank") {
-    await waitForNewPage(id, `opening ${url}`, () => chrome.tabs.update(id, { url }));
-    created = await chrome.tabs.get(id);
-  }
-  const t = toTabLike(created);
+  let id: number | undefined;
+  const create = async (): Promise<number> => {
+    const created =
+      focused?.id !== undefined
+        ? await chrome.tabs.create({ url, active: true, windowId: focused.id })
+        : (await chrome.windows.create({ url, focused: true }))?.tabs?.[0];
+    if (created?.id === undefined) throw new Error("Chrome did not open a tab");
+    id = created.id;
+    return created.id;
+  };
+  if (url === "about:blank") await create();
+  else await waitForNewPage(undefined, `opening ${url}`, create, { ignoreBlank: true });
+  if (id === undefined) throw new Error("Chrome did not open a tab");
+  const t = toTabLike(await chrome.tabs.get(id));
   if (!t) throw new Error("Chrome opened a tab without an id");
   return t;
+}
+
+async function historyNav(tabId: number, what: "back" | "forward" | "reload"): Promise<void> {
+  if (what === "reload") return waitForNewPage(tabId, "reloading", () => chrome.tabs.reload(tabId));
+  const label = what === "back" ? "going back" : "going forward";
+  const inPage = () =>
+    chrome.scripting.executeScript({
+      target: { tabId, frameIds: [0] },
+      world: "ISOLATED",
+      func: (dir: string) => {
+        if (dir === "back") globalThis.history.back();
+        else globalThis.history.forward();
+      },
+      args: [what],
+    });
+  let scriptable = true;
+  try {
+    await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => true });
+  } catch {
+    scriptable = false;
+  }
+  if (!scriptable) {
+    return waitForNewPage(tabId, label, () => (what === "back" ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId)));
+  }
+  return waitForNewPage(tabId, label, inPage, {
+    startTimeoutMs: 3000,
+    noStartError: `there is no ${what === "back" ? "previous" : "next"} page in tab ${tabId}'s history`,
+  });
 }
 
 async function activate(tab: TabLike): Promise<void> {
@@ -230,17 +316,11 @@ export function makeChromePort(deps: { getShares: () => Promise<Shares>; share: 
     activeTab,
     getShares: deps.getShares,
     share: deps.share,
-    navigate: (tabId, url) => waitForNewPage(tabId, `navigating to ${url}`, () => chrome.tabs.update(tabId, { url })),
-    history: (tabId, what) => {
-      const label = what === "back" ? "going back" : what === "forward" ? "going forward" : "reloading";
-      const start =
-        what === "back"
-          ? () => chrome.tabs.goBack(tabId)
-          : what === "forward"
-            ? () => chrome.tabs.goForward(tabId)
-            : () => chrome.tabs.reload(tabId);
-      return waitForNewPage(tabId, label, start);
-    },
+    navigate: (tabId, url) =>
+      waitForNewPage(tabId, `navigating to ${url}`, () => chrome.tabs.update(tabId, { url }), {
+        ignoreBlank: url !== "about:blank",
+      }),
+    history: historyNav,
     content: contentOp,
     screenshot,
     evaluate,

@@ -35,12 +35,21 @@ async function readSettings(): Promise<Settings> {
   return normalizeSettings(got[KEY_SETTINGS]);
 }
 
-async function readIdentity(): Promise<Identity> {
-  const got = await chrome.storage.local.get(KEY_IDENTITY);
-  const { identity, changed } = ensureIdentity(got[KEY_IDENTITY], () => crypto.randomUUID());
-  if (changed) await chrome.storage.local.set({ [KEY_IDENTITY]: identity });
-  return identity;
+// Identity reads and writes are chained: two first-time reads racing (on
+// install, the hello and onInstalled) must not mint two profileIds.
+let identityChain: Promise<unknown> = Promise.resolve();
+function withIdentity<T>(fn: (identity: Identity) => Promise<T>): Promise<T> {
+  const run = identityChain.then(async () => {
+    const got = await chrome.storage.local.get(KEY_IDENTITY);
+    const { identity, changed } = ensureIdentity(got[KEY_IDENTITY], () => crypto.randomUUID());
+    if (changed) await chrome.storage.local.set({ [KEY_IDENTITY]: identity });
+    return fn(identity);
+  });
+  identityChain = run.catch(() => undefined);
+  return run;
 }
+
+const readIdentity = () => withIdentity(async (identity) => identity);
 
 async function readShares(): Promise<Shares> {
   const got = await chrome.storage.local.get(KEY_SHARES);
@@ -172,8 +181,9 @@ const handlers: Handlers = {
   },
   exec: async (m) => executor.execute(m.type, m.payload),
   accepted: async (m) => {
-    const identity = await readIdentity();
-    await chrome.storage.local.set({ [KEY_IDENTITY]: withAssigned(identity, m.assignedLabel, m.assignedSlug) });
+    await withIdentity((identity) =>
+      chrome.storage.local.set({ [KEY_IDENTITY]: withAssigned(identity, m.assignedLabel, m.assignedSlug) }),
+    );
     // Tabs may have changed between building the hello and its ack.
     scheduleTabsPush();
     return null;
@@ -264,8 +274,7 @@ export default defineBackground(() => {
     void (async () => {
       if (before.label !== after.label) {
         // A new label gets a new slug from the server.
-        const identity = await readIdentity();
-        await chrome.storage.local.set({ [KEY_IDENTITY]: { profileId: identity.profileId } });
+        await withIdentity((identity) => chrome.storage.local.set({ [KEY_IDENTITY]: { profileId: identity.profileId } }));
       }
       await ensureOffscreen();
       await sendToOffscreen({ to: "off", kind: "reconnect" }).catch(() => undefined);
