@@ -222,7 +222,9 @@ type DialError struct {
 	Err    error
 }
 
-func (e *DialError) Error() string { return fmt.Sprintf("fakeext: upgrade refused with HTTP %d: %v", e.Status, e.Err) }
+func (e *DialError) Error() string {
+	return fmt.Sprintf("fakeext: upgrade refused with HTTP %d: %v", e.Status, e.Err)
+}
 func (e *DialError) Unwrap() error { return e.Err }
 
 func (e *Ext) initTab(t *Tab) {

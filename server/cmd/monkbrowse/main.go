@@ -1,0 +1,164 @@
+// Command monkbrowse is the monkbrowse MCP server: AI apps start it over
+// stdio; it listens on 127.0.0.1 for the monkbrowse Chrome extension and
+// serves the AI's tool calls on the tabs the person shared.
+//
+// stdout carries MCP and nothing else; every log line goes to stderr.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/doctor"
+	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
+	"github.com/monkbrowse/monkbrowse/server/internal/owner"
+	"github.com/monkbrowse/monkbrowse/tools"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// config is the parsed command line.
+type config struct {
+	port, controlPort, maxProfiles int
+	logLevel                       string
+	allowIDs                       listFlag
+	version, help                  bool
+}
+
+// listFlag is a repeatable flag that also splits on commas.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+const usageHead = `monkbrowse — let AI apps drive the Chrome tabs you share.
+
+Usage:
+  monkbrowse [flags]          serve MCP on stdio (your AI app runs this)
+  monkbrowse doctor [flags]   check the ports and the connection, and say what to do
+
+Flags:
+`
+
+func newFlags(name string, cfg *config, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.IntVar(&cfg.port, "port", owner.DefaultPort, "`port` on 127.0.0.1 the Chrome extension connects to (set the same port in the extension's options)")
+	fs.IntVar(&cfg.controlPort, "control-port", owner.DefaultControlPort, "`port` on 127.0.0.1 where monkbrowse processes of several AI apps find each other")
+	fs.IntVar(&cfg.maxProfiles, "max-profiles", owner.DefaultMaxProfiles, "most Chrome profiles connected at once")
+	fs.StringVar(&cfg.logLevel, "log-level", "info", "stderr log `level`: debug, info, warn, error")
+	fs.Var(&cfg.allowIDs, "allow-extension-id", "only accept the extension with this `id` (repeatable or comma-separated; default: any extension, never a web page)")
+	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
+	fs.BoolVar(&cfg.help, "help", false, "print this help and exit")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageHead)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	sub := ""
+	if len(args) > 0 && args[0] == "doctor" {
+		sub, args = "doctor", args[1:]
+	}
+	var cfg config
+	fs := newFlags("monkbrowse", &cfg, stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return 0
+		}
+		return 2
+	}
+	if cfg.help {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return 0
+	}
+	if cfg.version {
+		fmt.Fprintf(stdout, "monkbrowse %s (protocol %d)\n", protocol.Version, protocol.ProtocolVersion)
+		return 0
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "monkbrowse: unexpected argument %q; see monkbrowse --help\n", fs.Arg(0))
+		return 2
+	}
+	lvl, err := zerolog.ParseLevel(strings.ToLower(cfg.logLevel))
+	if err != nil || cfg.logLevel == "" {
+		fmt.Fprintf(stderr, "monkbrowse: --log-level %q: use debug, info, warn or error\n", cfg.logLevel)
+		return 2
+	}
+	// Logs go to stderr only: stdout belongs to MCP.
+	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Logger()
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	if sub == "doctor" {
+		return doctor.Run(ctx, doctor.Options{
+			Port: cfg.port, ControlPort: cfg.controlPort, Out: stdout,
+			// QueryOwner: set by the shared daemon once the control port
+			// can answer a status query.
+		})
+	}
+	return serve(ctx, cfg, &log, stdin, stdout, stderr)
+}
+
+// serve runs the owner and the MCP endpoint until stdin ends or a signal.
+// If the extension port is taken, it still serves MCP, answering every tool
+// call with the explanation: an AI app shows a crashed server as a vague
+// failure, while a tool error tells the AI (and the person) what to fix.
+func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, err := owner.Start(ctx, owner.Config{
+		Port: cfg.port, ControlPort: cfg.controlPort, MaxProfiles: cfg.maxProfiles,
+		AllowedExtensionIDs: cfg.allowIDs, Logger: log,
+	})
+	var caller tools.Caller
+	if err != nil {
+		var pe *owner.PortInUseError
+		if errors.As(err, &pe) {
+			fmt.Fprintf(stderr, "monkbrowse: %v\n", err)
+			caller = tools.Unavailable(err.Error())
+		} else {
+			log.Error().Err(err).Msg("cannot start")
+			caller = tools.Unavailable(fmt.Sprintf("monkbrowse could not start listening for the browser extension: %v. Check `monkbrowse doctor`, then restart your AI app.", err))
+		}
+	} else {
+		caller = o.Caller()
+	}
+	srv := mcpserver.New(caller, &mcpserver.Options{Logger: log})
+	serveErr := srv.ServeStdio(ctx, stdin, stdout)
+	if o != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		_ = o.Shutdown(sctx)
+		cancel()
+	}
+	if serveErr != nil {
+		log.Error().Err(serveErr).Msg("MCP stdio stopped")
+		return 1
+	}
+	log.Info().Msg("MCP session ended; bye")
+	return 0
+}

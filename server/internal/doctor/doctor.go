@@ -1,0 +1,224 @@
+// Package doctor implements `monkbrowse doctor`: it looks at the control
+// port and the extension port, says who holds them, lists the connected
+// profiles when an owner can be asked, and ends with the next step. Its
+// output is for a person (stdout is fine: doctor is not the MCP mode).
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/monkbrowse/monkbrowse/tools"
+)
+
+// OwnerStatus is what a running owner reports about itself.
+type OwnerStatus struct {
+	PID      int
+	Version  string
+	Port     int // its extension port
+	Profiles []tools.ProfileInfo
+}
+
+// Options configures Run.
+type Options struct {
+	Port, ControlPort int
+	Out               io.Writer
+	// QueryOwner asks the owner on the control port for its status. Nil
+	// until the shared daemon provides it; doctor then says only whether
+	// the control port is held.
+	QueryOwner func(ctx context.Context, controlPort int) (*OwnerStatus, error)
+	// Timeout bounds each probe. Zero: 2 s.
+	Timeout time.Duration
+}
+
+// Run prints the diagnosis and returns the exit code: 0 when everything
+// needed is in place, 1 when something is missing.
+func Run(ctx context.Context, o Options) int {
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Second
+	}
+	w := o.Out
+	var next []string
+	fmt.Fprintln(w, "monkbrowse doctor")
+	fmt.Fprintln(w)
+
+	// 1. The control port: is an owner running?
+	ctlHeld := held(ctx, o.ControlPort, o.Timeout)
+	var status *OwnerStatus
+	switch {
+	case !ctlHeld:
+		fmt.Fprintf(w, "Owner:          none running (control port %d is free). Your AI app starts monkbrowse when it needs it.\n", o.ControlPort)
+	case o.QueryOwner != nil:
+		qctx, cancel := context.WithTimeout(ctx, o.Timeout)
+		s, err := o.QueryOwner(qctx, o.ControlPort)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(w, "Owner:          control port %d is held, but asking it failed: %v\n", o.ControlPort, err)
+			next = append(next, fmt.Sprintf("Something that is not a working monkbrowse owner holds port %d: stop it, or start monkbrowse with --control-port N.", o.ControlPort))
+		} else {
+			status = s
+			fmt.Fprintf(w, "Owner:          monkbrowse %s, pid %d, on control port %d\n", s.Version, s.PID, o.ControlPort)
+		}
+	default:
+		fmt.Fprintf(w, "Owner:          control port %d is held, probably by a running monkbrowse owner (%s)\n", o.ControlPort, describeHolder(o.ControlPort))
+	}
+
+	// 2. The extension port.
+	extHeld := held(ctx, o.Port, o.Timeout)
+	extIsOurs := false
+	if !extHeld {
+		fmt.Fprintf(w, "Extension port: %d is free (no monkbrowse owner is listening for the extension yet)\n", o.Port)
+	} else {
+		who, ours, chrome := identify(ctx, o.Port, o.Timeout)
+		extIsOurs = ours
+		fmt.Fprintf(w, "Extension port: %d is held by %s\n", o.Port, who)
+		if chrome {
+			next = append(next, fmt.Sprintf("Chrome's remote debugging holds port %d. Pick another port for monkbrowse on both sides: add --port N to monkbrowse's arguments in your AI app's MCP settings, and set the same N in the monkbrowse extension's options page.", o.Port))
+		} else if !ours {
+			next = append(next, fmt.Sprintf("Another program holds port %d. Stop it, or pick another port on both sides: --port N for monkbrowse and the same N in the extension's options page.", o.Port))
+		}
+	}
+
+	// 3. Profiles: only the owner knows.
+	switch {
+	case status != nil && len(status.Profiles) == 0:
+		fmt.Fprintln(w, "Profiles:       none connected")
+		next = append(next, fmt.Sprintf("No Chrome profile is connected. Install (or load unpacked) the monkbrowse extension, open its popup and check it connects to port %d, then switch Share on for the tabs the AI may use.", o.Port))
+	case status != nil:
+		fmt.Fprintln(w, "Profiles:")
+		shared := 0
+		for _, p := range status.Profiles {
+			state := "connected"
+			if !p.Connected {
+				state = "not connected"
+			}
+			fmt.Fprintf(w, "  - %s (%s, %s): %d shared tab(s)\n", p.Slug, p.Label, state, len(p.Tabs))
+			shared += len(p.Tabs)
+		}
+		if shared == 0 {
+			next = append(next, "No tab is shared: click the monkbrowse icon in Chrome and switch Share on for the tabs the AI may use.")
+		}
+	case extIsOurs:
+		fmt.Fprintln(w, "Profiles:       unknown (this doctor cannot ask the owner yet); call browser_list_tabs from your AI app to see them")
+	default:
+		fmt.Fprintln(w, "Profiles:       none (no monkbrowse owner is running)")
+	}
+
+	if !ctlHeld && !extHeld {
+		next = append(next, "Nothing is running, which is normal when no AI app is open. Add monkbrowse as an MCP server in your AI app (command: monkbrowse), start the app, then run monkbrowse doctor again.")
+	}
+	fmt.Fprintln(w)
+	if len(next) == 0 {
+		fmt.Fprintln(w, "Everything needed is in place.")
+		return 0
+	}
+	fmt.Fprintln(w, "Next steps:")
+	for _, n := range next {
+		fmt.Fprintf(w, "  * %s\n", n)
+	}
+	return 1
+}
+
+// held reports whether something listens on 127.0.0.1:port.
+func held(ctx context.Context, port int, timeout time.Duration) bool {
+	d := net.Dialer{Timeout: timeout}
+	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// identify names what answers HTTP on port: a monkbrowse owner (it marks its
+// answers), Chrome's remote debugging (/json/version), or something else.
+func identify(ctx context.Context, port int, timeout time.Duration) (who string, ours, chrome bool) {
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	client := &http.Client{Timeout: timeout}
+	get := func(path string) (*http.Response, []byte, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		return resp, body, nil
+	}
+	if resp, _, err := get("/"); err == nil {
+		if v := resp.Header.Get("X-Monkbrowse-Server"); v != "" {
+			return fmt.Sprintf("monkbrowse %s (the owner; the extension connects here)", v), true, false
+		}
+	}
+	if resp, body, err := get("/json/version"); err == nil && resp.StatusCode == http.StatusOK {
+		var v struct {
+			Browser string `json:"Browser"`
+		}
+		if json.Unmarshal(body, &v) == nil && v.Browser != "" {
+			return fmt.Sprintf("Chrome's remote debugging (%s, %s)", v.Browser, describeHolder(port)), false, true
+		}
+	}
+	return "another program (" + describeHolder(port) + ")", false, false
+}
+
+// describeHolder names the process listening on port when the system lets
+// us see it (Linux /proc), else says it is unknown.
+func describeHolder(port int) string {
+	pid, name, err := findListener(port)
+	if err != nil || pid == 0 {
+		return "process unknown"
+	}
+	return fmt.Sprintf("process %d, %s", pid, name)
+}
+
+// findListener looks the listening socket up in /proc/net/tcp{,6} and finds
+// the process holding its inode. Only the user's own processes are visible.
+func findListener(port int) (int, string, error) {
+	inodes := map[string]bool{}
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			fields := strings.Fields(line)
+			if len(fields) < 10 || fields[3] != "0A" { // 0A: LISTEN
+				continue
+			}
+			i := strings.LastIndexByte(fields[1], ':')
+			if p, err := strconv.ParseUint(fields[1][i+1:], 16, 32); err == nil && int(p) == port {
+				inodes[fields[9]] = true
+			}
+		}
+	}
+	if len(inodes) == 0 {
+		return 0, "", errors.New("not found")
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	for _, fd := range procs {
+		link, err := os.Readlink(fd)
+		if err != nil || !strings.HasPrefix(link, "socket:[") {
+			continue
+		}
+		if inodes[strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]")] {
+			pidStr := strings.Split(fd, "/")[2]
+			pid, _ := strconv.Atoi(pidStr)
+			comm, _ := os.ReadFile("/proc/" + pidStr + "/comm")
+			return pid, strings.TrimSpace(string(comm)), nil
+		}
+	}
+	return 0, "", errors.New("not found")
+}

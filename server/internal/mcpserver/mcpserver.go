@@ -1,0 +1,193 @@
+// Package mcpserver is monkbrowse's MCP endpoint: mark3labs/mcp-go over
+// stdio, serving tools/list from the protocol.Tools catalog and sending
+// every tools/call to a tools.Caller that can be swapped at any time (the
+// shared daemon swaps a forwarder's Caller for an owner's when it takes
+// over, without restarting stdio).
+//
+// Nothing here writes to stdout except the MCP stream itself; logs go to
+// the zerolog logger given in Options (stderr in the binary).
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	stdlog "log"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/rs/zerolog"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/tools"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultWorkerPoolSize is how many tools/call requests run at once.
+	// mcp-go's default of 5 would serialise a sixth parallel call behind
+	// the others; calls to different tabs must run in parallel.
+	DefaultWorkerPoolSize = 64
+	// DefaultQueueSize is how many tools/call requests may wait for a
+	// worker.
+	DefaultQueueSize = 1000
+)
+
+// Instructions is what initialize tells the model about monkbrowse.
+const Instructions = `monkbrowse drives the Chrome the person already has open (logged in, their real profiles), but only the tabs they chose to share.
+- Start with browser_list_tabs: it lists each Chrome profile by slug (e.g. "work") and its shared tabs by number (1, 2, 3…).
+- Address a tab with profile (the slug) and tab (the number). Omit profile when only one profile is connected (or to reuse the one you acted on last); omit tab to use the profile's active shared tab.
+- Only shared tabs are reachable. If the tab you need is not listed, ask the person to click the monkbrowse icon and switch Share on for it, or open one with browser_new_tab (new tabs are shared).
+- Read a page with browser_snapshot: one line per element with a ref such as [ref=e12]. Act with a ref from the latest snapshot plus a short element description. Tools that change the page answer with a fresh snapshot; if a ref is stale, take a new snapshot.
+- Calls to different tabs run in parallel; calls to the same tab run one after another in order.`
+
+// Options configures a Server. A nil *Options, and every zero field, means
+// the default.
+type Options struct {
+	// Name and Version are reported in initialize. Defaults: "monkbrowse"
+	// and protocol.Version.
+	Name, Version string
+	// Instructions replaces the default instructions for the model.
+	Instructions string
+	// WorkerPoolSize is how many tool calls run at once (at most 100, the
+	// mcp-go limit). Zero: DefaultWorkerPoolSize.
+	WorkerPoolSize int
+	// QueueSize is how many calls may wait for a worker. Zero:
+	// DefaultQueueSize.
+	QueueSize int
+	// Logger receives mcp-go's errors and the server's own diagnostics.
+	// Nil discards them.
+	Logger *zerolog.Logger
+}
+
+// Server is the MCP endpoint. SetCaller may be called at any time, from any
+// goroutine; a call already running keeps the Caller it started with.
+type Server struct {
+	opts   Options
+	log    zerolog.Logger
+	mcp    *server.MCPServer
+	caller atomic.Pointer[callerBox]
+}
+
+type callerBox struct{ c tools.Caller }
+
+// New returns a Server that sends tool calls to c.
+func New(c tools.Caller, opts *Options) *Server {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Name == "" {
+		o.Name = "monkbrowse"
+	}
+	if o.Version == "" {
+		o.Version = protocol.Version
+	}
+	if o.Instructions == "" {
+		o.Instructions = Instructions
+	}
+	if o.WorkerPoolSize <= 0 {
+		o.WorkerPoolSize = DefaultWorkerPoolSize
+	}
+	if o.QueueSize <= 0 {
+		o.QueueSize = DefaultQueueSize
+	}
+	s := &Server{opts: o, log: zerolog.Nop()}
+	if o.Logger != nil {
+		s.log = *o.Logger
+	}
+	s.SetCaller(c)
+	s.mcp = server.NewMCPServer(o.Name, o.Version,
+		server.WithInstructions(o.Instructions),
+		server.WithToolCapabilities(false),
+		server.WithRecovery(),
+	)
+	st := make([]server.ServerTool, 0, len(protocol.Tools))
+	for _, t := range Tools() {
+		st = append(st, server.ServerTool{Tool: t, Handler: s.handle})
+	}
+	s.mcp.AddTools(st...)
+	return s
+}
+
+// SetCaller swaps the Caller that later tool calls go to.
+func (s *Server) SetCaller(c tools.Caller) { s.caller.Store(&callerBox{c}) }
+
+// Caller returns the current Caller.
+func (s *Server) Caller() tools.Caller { return s.caller.Load().c }
+
+// MCPServer is the underlying mcp-go server, e.g. for an in-process client
+// in tests.
+func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+
+// ServeStdio serves MCP over in and out until in ends (nil: a normal end of
+// the AI app's session) or ctx is cancelled. mcp-go keeps the stdio session
+// in a package variable, so serve one stdio stream per process.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	st := server.NewStdioServer(s.mcp)
+	st.SetErrorLogger(stdlog.New(s.log, "mcp: ", 0))
+	server.WithWorkerPoolSize(s.opts.WorkerPoolSize)(st)
+	server.WithQueueSize(s.opts.QueueSize)(st)
+	err := st.Listen(ctx, in, out)
+	if err != nil && ctx.Err() != nil {
+		return nil // cancelled: a requested stop, not a failure
+	}
+	return err
+}
+
+// Tools converts the protocol.Tools catalog to MCP tool definitions with
+// their generated schemas and annotations.
+func Tools() []mcp.Tool {
+	out := make([]mcp.Tool, 0, len(protocol.Tools))
+	for i := range protocol.Tools {
+		t := &protocol.Tools[i]
+		mt := mcp.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema())
+		mt.Title = t.Title
+		mt.Annotations = mcp.ToolAnnotation{
+			Title:           t.Title,
+			ReadOnlyHint:    mcp.ToBoolPtr(t.ReadOnly),
+			DestructiveHint: mcp.ToBoolPtr(t.Destructive),
+			IdempotentHint:  mcp.ToBoolPtr(t.ReadOnly),
+			// Every tool but the tab listing reaches into web pages.
+			OpenWorldHint: mcp.ToBoolPtr(t.Name != "browser_list_tabs"),
+		}
+		out = append(out, mt)
+	}
+	return out
+}
+
+func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name := req.Params.Name
+	var args json.RawMessage
+	if len(req.Params.RawArguments) > 0 {
+		args = req.Params.RawArguments
+	} else if req.Params.Arguments != nil {
+		b, err := json.Marshal(req.Params.Arguments)
+		if err != nil {
+			return mcp.NewToolResultError(fmt.Sprintf("Invalid arguments for %s: they are not JSON (%v).", name, err)), nil
+		}
+		args = b
+	}
+	res, err := s.Caller().CallTool(ctx, name, args)
+	if err != nil {
+		s.log.Warn().Err(err).Str("tool", name).Msg("tool call could not be made")
+		return mcp.NewToolResultError(fmt.Sprintf("monkbrowse could not run %s: %v. Try again in a moment.", name, err)), nil
+	}
+	return ToMCP(res), nil
+}
+
+// ToMCP converts a protocol result to mcp-go's form.
+func ToMCP(r protocol.CallToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: r.IsError, Content: make([]mcp.Content, 0, len(r.Content))}
+	for _, c := range r.Content {
+		switch c.Type {
+		case "image":
+			out.Content = append(out.Content, mcp.NewImageContent(c.Data, c.MimeType))
+		default:
+			out.Content = append(out.Content, mcp.NewTextContent(c.Text))
+		}
+	}
+	return out
+}
