@@ -57,12 +57,13 @@ type Status struct{}
 
 // StatusResult answers Status. Times are Unix milliseconds.
 type StatusResult struct {
-	OwnerPID    int             `json:"ownerPid"`
-	Version     string          `json:"version"`
-	OwnerSince  int64           `json:"ownerSince"`
-	ControlPort int             `json:"controlPort"`
-	Forwarders  []ForwarderInfo `json:"forwarders"`
-	Profiles    []ProfileStatus `json:"profiles"`
+	OwnerPID      int             `json:"ownerPid"`
+	Version       string          `json:"version"`
+	OwnerSince    int64           `json:"ownerSince"`
+	ControlPort   int             `json:"controlPort"`
+	ExtensionPort int             `json:"extensionPort"`
+	Forwarders    []ForwarderInfo `json:"forwarders"`
+	Profiles      []ProfileStatus `json:"profiles"`
 }
 
 // ForwarderInfo describes one forwarder connected to the owner. The
@@ -73,12 +74,12 @@ type ForwarderInfo struct {
 	Connected int64  `json:"connected"`
 }
 
-// ProfileStatus describes one browser profile the owner knows.
+// ProfileStatus describes one browser profile the owner knows, with its
+// shared tabs as last reported.
 type ProfileStatus struct {
-	ProfileID  string `json:"profileId"`
-	Label      string `json:"label"`
-	Slug       string `json:"slug"`
-	Connected  bool   `json:"connected"`
-	ExtVersion string `json:"extVersion,omitempty"`
-	SharedTabs int    `json:"sharedTabs"`
+	ProfileID string    `json:"profileId"`
+	Label     string    `json:"label"`
+	Slug      string    `json:"slug"`
+	Connected bool      `json:"connected"`
+	Tabs      []TabInfo `json:"tabs"`
 }

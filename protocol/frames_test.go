@@ -125,9 +125,9 @@ func vectors(t testing.TB) []vector {
 		res(t, MsgCallTool, "2", "tool_error", CallToolResult{Content: []ContentItem{{Type: "text", Text: "tab 9 is not shared"}}, IsError: true}),
 		vector{name: MsgOwnerLeaving + ".ntf", f: frame{K: "ntf", Type: MsgOwnerLeaving, Payload: marshal(t, OwnerLeaving{})}, payloadType: OwnerLeaving{}},
 		req(t, MsgStatus, "3", Status{}),
-		res(t, MsgStatus, "3", "", StatusResult{OwnerPID: 41200, Version: Version, OwnerSince: 1764500000000, ControlPort: 9219,
+		res(t, MsgStatus, "3", "", StatusResult{OwnerPID: 41200, Version: Version, OwnerSince: 1764500000000, ControlPort: 9219, ExtensionPort: 9222,
 			Forwarders: []ForwarderInfo{{PID: 41234, Version: Version, Connected: 1764500001000}},
-			Profiles:   []ProfileStatus{{ProfileID: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e", Label: "Work", Slug: "work", Connected: true, ExtVersion: "0.3.0", SharedTabs: 2}}}),
+			Profiles:   []ProfileStatus{{ProfileID: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e", Label: "Work", Slug: "work", Connected: true, Tabs: sampleTabs}}}),
 	)
 	// Typed payloads for the handshake results, which vary by variant.
 	for i := range vs {
