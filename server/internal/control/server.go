@@ -52,6 +52,8 @@ type Config struct {
 	ControlPort int
 	// Profiles, if set, lists the browser profiles for status.
 	Profiles func() []protocol.ProfileStatus
+	// ExtensionPort, if set, reports the owner's extension port for status.
+	ExtensionPort func() int
 	// Logger receives diagnostics; nil discards them.
 	Logger *zerolog.Logger
 	// HelloTimeout: 0 means DefaultHelloTimeout.
@@ -265,6 +267,9 @@ func (s *Server) handleStatus(c *conn) messaging.Handler {
 			Profiles:    []protocol.ProfileStatus{},
 		}
 		st.Forwarders = append(st.Forwarders, s.forwarders(c)...)
+		if s.cfg.ExtensionPort != nil {
+			st.ExtensionPort = s.cfg.ExtensionPort()
+		}
 		if s.cfg.Profiles != nil {
 			if p := s.cfg.Profiles(); p != nil {
 				st.Profiles = p

@@ -88,8 +88,9 @@ func start(t *testing.T) *fixture {
 	f := &fixture{caller: newFakeCaller(), port: ln.Addr().(*net.TCPAddr).Port, home: home, token: tok, served: make(chan error, 1)}
 	f.srv = New(Config{Token: tok, Caller: f.caller, ControlPort: f.port, HelloTimeout: 2 * time.Second,
 		Profiles: func() []protocol.ProfileStatus {
-			return []protocol.ProfileStatus{{ProfileID: "p1", Label: "Work", Slug: "work", Connected: true, SharedTabs: 2}}
-		}})
+			return []protocol.ProfileStatus{{ProfileID: "p1", Label: "Work", Slug: "work", Connected: true, Tabs: []protocol.TabInfo{{TabID: 7, Slot: 1}}}}
+		},
+		ExtensionPort: func() int { return 9333 }})
 	go func() { f.served <- f.srv.Serve(ln) }()
 	t.Cleanup(func() {
 		f.srv.Close()
@@ -296,13 +297,13 @@ func TestStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Version != protocol.Version || st.OwnerPID == 0 || st.ControlPort != f.port || st.OwnerSince == 0 {
+	if st.Version != protocol.Version || st.OwnerPID == 0 || st.ControlPort != f.port || st.OwnerSince == 0 || st.ExtensionPort != 9333 {
 		t.Errorf("status = %+v", st)
 	}
 	if len(st.Forwarders) != 1 {
 		t.Errorf("status lists %d forwarders, want 1 (everyone but the asker): %+v", len(st.Forwarders), st.Forwarders)
 	}
-	if len(st.Profiles) != 1 || st.Profiles[0].Slug != "work" {
+	if len(st.Profiles) != 1 || st.Profiles[0].Slug != "work" || len(st.Profiles[0].Tabs) != 1 {
 		t.Errorf("profiles = %+v", st.Profiles)
 	}
 	if n := len(f.srv.Forwarders()); n != 2 {

@@ -380,6 +380,20 @@ func (e *Ext) ShareTab(ctx context.Context, id int, shared bool) error {
 	return e.SendTabsChanged(ctx)
 }
 
+// SetShared shares or unshares tab id like ShareTab but without telling
+// the server, so that the server's cache is stale until it asks list_tabs.
+func (e *Ext) SetShared(id int, shared bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t := e.tabLocked(id); t != nil && t.Shared != shared {
+		t.Shared = shared
+		t.Slot = 0
+		if shared {
+			t.Slot = e.freeSlotLocked()
+		}
+	}
+}
+
 // SendTabsChanged notifies the server of the current shared tabs.
 func (e *Ext) SendTabsChanged(ctx context.Context) error {
 	e.mu.Lock()

@@ -1,0 +1,324 @@
+package owner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
+)
+
+func dialRaw(t *testing.T, o *Owner, origin string) *websocket.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	ws, err := fakeext.Dial(ctx, wsURL(o), origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	ws.SetReadDeadline(time.Now().Add(watchdog))
+	return ws
+}
+
+func readFrame(t *testing.T, ws *websocket.Conn) string {
+	t.Helper()
+	_, b, err := ws.ReadMessage()
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return string(b)
+}
+
+// expectClosed reads until the server closes the socket.
+func expectClosed(t *testing.T, ws *websocket.Conn) error {
+	t.Helper()
+	for {
+		if _, _, err := ws.ReadMessage(); err != nil {
+			if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() {
+				t.Fatal("watchdog: server did not close the socket")
+			}
+			return err
+		}
+	}
+}
+
+func helloFrame(id string, h any) []byte {
+	p, _ := json.Marshal(h)
+	b, _ := json.Marshal(map[string]any{"k": "req", "id": id, "type": "hello", "payload": json.RawMessage(p)})
+	return b
+}
+
+func TestOriginPolicy(t *testing.T) {
+	o := startOwner(t, Config{})
+	ctx := context.Background()
+	for _, origin := range []string{"", "chrome-extension://abcdefghijklmnopabcdefghijklmnop"} {
+		connect(t, o, fakeext.Options{Origin: origin})
+	}
+	for _, origin := range []string{"https://evil.example", "http://127.0.0.1:8000", "null", "moz-extension://x"} {
+		_, err := fakeext.Dial(ctx, wsURL(o), origin)
+		var de *fakeext.DialError
+		if !errors.As(err, &de) || de.Status != http.StatusForbidden {
+			t.Errorf("origin %q: want 403, got %v", origin, err)
+		}
+	}
+}
+
+func TestOriginPinnedExtensionID(t *testing.T) {
+	o := startOwner(t, Config{AllowedExtensionIDs: []string{"goodid"}})
+	connect(t, o, fakeext.Options{Origin: "chrome-extension://goodid"})
+	connect(t, o, fakeext.Options{}) // no Origin: native tools and tests
+	_, err := fakeext.Dial(context.Background(), wsURL(o), "chrome-extension://otherid")
+	var de *fakeext.DialError
+	if !errors.As(err, &de) || de.Status != http.StatusForbidden {
+		t.Fatalf("want 403 for another extension id, got %v", err)
+	}
+}
+
+func TestPlainHTTPIsMarked(t *testing.T) {
+	o := startOwner(t, Config{})
+	resp, err := http.Get("http://" + o.Addr().String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get(HeaderServer) == "" || resp.StatusCode != http.StatusUpgradeRequired {
+		t.Fatalf("status %d, headers %v", resp.StatusCode, resp.Header)
+	}
+}
+
+func TestReadLimitClosesWith1009(t *testing.T) {
+	o := startOwner(t, Config{ReadLimit: 1024})
+	ws := dialRaw(t, o, "")
+	big := `{"k":"ntf","type":"tabs_changed","payload":{"x":"` + strings.Repeat("a", 2048) + `"}}`
+	if err := ws.WriteMessage(websocket.TextMessage, []byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	err := expectClosed(t, ws)
+	if !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
+		t.Fatalf("want close 1009, got %v", err)
+	}
+}
+
+func TestHelloDeadline(t *testing.T) {
+	o := startOwner(t, Config{HelloTimeout: 50 * time.Millisecond})
+	ws := dialRaw(t, o, "")
+	expectClosed(t, ws)
+	if o.EverConnected() {
+		t.Fatal("a socket without hello counted as connected")
+	}
+}
+
+func TestRequestBeforeHelloRefused(t *testing.T) {
+	o := startOwner(t, Config{})
+	ws := dialRaw(t, o, "")
+	ws.WriteMessage(websocket.TextMessage, []byte(`{"k":"ntf","type":"tabs_changed","payload":{"tabs":[]}}`))
+	ws.WriteMessage(websocket.TextMessage, []byte(`not json`))
+	ws.WriteMessage(websocket.TextMessage, []byte(`{"k":"req","id":"1","type":"list_tabs","payload":{}}`))
+	if got, want := readFrame(t, ws), `{"k":"res","id":"1","ok":false,"error":"`+sayHelloFirst+`"}`; got != want {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+	ws.WriteMessage(websocket.TextMessage, []byte(`{"k":"png"}`))
+	if got := readFrame(t, ws); got != `{"k":"pog"}` {
+		t.Fatalf("ping before hello: got %s", got)
+	}
+	ws.WriteMessage(websocket.TextMessage, helloFrame("2", protocol.Hello{Protocol: 1, ProfileID: "p1", Label: "Raw", ExtVersion: "0.3.0", Tabs: []protocol.TabInfo{}}))
+	want := `{"k":"res","id":"2","ok":true,"result":{"ok":true,"protocol":1,"serverVersion":"` + protocol.Version + `","assignedLabel":"Raw","assignedSlug":"raw"}}`
+	if got := readFrame(t, ws); got != want {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+	// A second hello on an accepted socket is refused, the socket stays.
+	ws.WriteMessage(websocket.TextMessage, helloFrame("3", protocol.Hello{Protocol: 1, ProfileID: "p1", ExtVersion: "0.3.0"}))
+	if got := readFrame(t, ws); !strings.Contains(got, `"ok":false`) || !strings.Contains(got, "already accepted") {
+		t.Fatalf("second hello: %s", got)
+	}
+}
+
+func TestHelloRejectionsExactAcksThenClose(t *testing.T) {
+	o := startOwner(t, Config{})
+	cases := []struct {
+		name  string
+		hello map[string]any
+	}{
+		{"newer", map[string]any{"protocol": 2, "profileId": "p", "label": "", "extVersion": "9.0.0", "tabs": []any{}}},
+		{"older", map[string]any{"protocol": 0, "profileId": "p", "label": "", "extVersion": "0.2.9", "tabs": []any{}}},
+		{"legacy-0.2", map[string]any{"profileId": "p", "label": "", "version": "0.2.1"}},
+		{"no-profile", map[string]any{"protocol": 1, "label": "", "extVersion": "0.3.0", "tabs": []any{}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ws := dialRaw(t, o, "")
+			ws.WriteMessage(websocket.TextMessage, helloFrame("7", c.hello))
+			payload, _ := json.Marshal(c.hello)
+			ack, _ := json.Marshal(protocol.CheckHello(payload, protocol.Version).Ack)
+			want := `{"k":"res","id":"7","ok":true,"result":` + string(ack) + `}`
+			if got := readFrame(t, ws); got != want {
+				t.Fatalf("got  %s\nwant %s", got, want)
+			}
+			if c.name == "legacy-0.2" && !strings.Contains(want, `"assignedPort":0`) {
+				t.Fatalf("legacy ack lacks assignedPort: %s", want)
+			}
+			expectClosed(t, ws)
+		})
+	}
+}
+
+func TestLabelAndSlugAssignment(t *testing.T) {
+	o := startOwner(t, Config{})
+	a := connect(t, o, fakeext.Options{Label: "Work Stuff!"})
+	b := connect(t, o, fakeext.Options{Label: "work stuff"})
+	c := connect(t, o, fakeext.Options{})
+	d := connect(t, o, fakeext.Options{})
+	// A slug held by another profile is not given away.
+	e := connect(t, o, fakeext.Options{Label: "Home", Slug: "work-stuff"})
+	got := []string{a.Ack().AssignedSlug, b.Ack().AssignedSlug, c.Ack().AssignedSlug, d.Ack().AssignedSlug, e.Ack().AssignedSlug}
+	want := []string{"work-stuff", "work-stuff-2", "chrome-1", "chrome-2", "home"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("slugs %v, want %v", got, want)
+		}
+	}
+	if c.Ack().AssignedLabel != "chrome-1" || a.Ack().AssignedLabel != "Work Stuff!" {
+		t.Fatalf("labels %q %q", c.Ack().AssignedLabel, a.Ack().AssignedLabel)
+	}
+}
+
+func TestSlugReannouncedAfterRestart(t *testing.T) {
+	o1 := startOwner(t, Config{})
+	a := connect(t, o1, fakeext.Options{ProfileID: "A"})
+	b := connect(t, o1, fakeext.Options{ProfileID: "B", Label: "Work"})
+	if a.Ack().AssignedSlug != "chrome-1" || b.Ack().AssignedSlug != "work" {
+		t.Fatal("unexpected first assignment")
+	}
+	a.Close()
+	b.Close()
+	if err := o1.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	o2 := startOwner(t, Config{})
+	// Another profile connects first and wants the label "Work": the slug
+	// "work" is free on the new server, so it gets it...
+	x := connect(t, o2, fakeext.Options{ProfileID: "X", Label: "Other"})
+	// ...but B re-announces its slug and gets it back, whatever its label.
+	b2 := connect(t, o2, fakeext.Options{ProfileID: "B", Label: "Work renamed", Slug: "work"})
+	a2 := connect(t, o2, fakeext.Options{ProfileID: "A", Slug: "chrome-1"})
+	y := connect(t, o2, fakeext.Options{ProfileID: "Y", Label: "Work"})
+	if x.Ack().AssignedSlug != "other" || b2.Ack().AssignedSlug != "work" || a2.Ack().AssignedSlug != "chrome-1" || a2.Ack().AssignedLabel != "chrome-1" || y.Ack().AssignedSlug != "work-2" {
+		t.Fatalf("after restart: x=%+v b=%+v a=%+v y=%+v", x.Ack(), b2.Ack(), a2.Ack(), y.Ack())
+	}
+}
+
+func TestProfileCap(t *testing.T) {
+	o := startOwner(t, Config{MaxProfiles: 2})
+	connect(t, o, fakeext.Options{})
+	second := connect(t, o, fakeext.Options{})
+	_, err := fakeext.Connect(context.Background(), fakeext.Options{URL: wsURL(o)})
+	var re *fakeext.RejectedError
+	if !errors.As(err, &re) || !strings.Contains(re.Ack.Reason, "too many browser profiles") || !strings.Contains(re.Ack.Reason, "--max-profiles") {
+		t.Fatalf("want a cap rejection, got %v", err)
+	}
+	// A reconnecting profile is not a new one: it is never refused.
+	again := connect(t, o, fakeext.Options{ProfileID: second.ProfileID()})
+	// Once a profile is gone its room is free (its record may be evicted).
+	again.Close()
+	waitFor(t, o, "two profiles, one connected", func() bool { return countConnected(o) == 1 })
+	connect(t, o, fakeext.Options{})
+}
+
+func countConnected(o *Owner) int {
+	n := 0
+	for _, p := range o.Profiles() {
+		if p.Connected {
+			n++
+		}
+	}
+	return n
+}
+
+func TestSameProfileIDReplacesOldSocket(t *testing.T) {
+	o := startOwner(t, Config{})
+	old := connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work"})
+	fresh := connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work", Slug: "work"})
+	select {
+	case <-old.Done():
+	case <-time.After(watchdog):
+		t.Fatal("watchdog: old socket not closed")
+	}
+	if fresh.Ack().AssignedSlug != "work" {
+		t.Fatalf("slug %q", fresh.Ack().AssignedSlug)
+	}
+	mustOK(t, call(t, o.Caller(), "browser_snapshot", map[string]any{}))
+	if fresh.Count(protocol.MsgSnapshot) != 1 || old.Count(protocol.MsgSnapshot) != 0 {
+		t.Fatal("the call did not go to the new socket")
+	}
+	if countConnected(o) != 1 {
+		t.Fatal("want one connected profile")
+	}
+}
+
+func TestDisconnectKeepsSlugReserved(t *testing.T) {
+	o := startOwner(t, Config{})
+	p := connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work"})
+	p.Close()
+	waitFor(t, o, "P disconnected", func() bool { return countConnected(o) == 0 })
+	q := connect(t, o, fakeext.Options{ProfileID: "Q", Label: "Work"})
+	if q.Ack().AssignedSlug != "work-2" {
+		t.Fatalf("the disconnected profile's slug was given away: %q", q.Ack().AssignedSlug)
+	}
+	p2 := connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work"})
+	if p2.Ack().AssignedSlug != "work" {
+		t.Fatalf("P did not get its slug back: %q", p2.Ack().AssignedSlug)
+	}
+}
+
+func TestTabsChangedRefreshesCache(t *testing.T) {
+	o := startOwner(t, Config{})
+	e := connect(t, o, fakeext.Options{Tabs: []fakeext.Tab{
+		{ID: 101, WindowID: 1, Shared: true, Slot: 1, Active: true, URL: "https://a.example/"},
+		{ID: 102, WindowID: 1, URL: "https://b.example/"},
+	}})
+	if err := e.ShareTab(context.Background(), 102, true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, o, "tab 2 in the cache", func() bool {
+		ps := o.Profiles()
+		return len(ps) == 1 && len(ps[0].Tabs) == 2 && ps[0].Tabs[1].TabID == 102 && ps[0].Tabs[1].Slot == 2
+	})
+	if n := e.Count(protocol.MsgListTabs); n != 0 {
+		t.Fatalf("tabs_changed should suffice, yet list_tabs was sent %d times", n)
+	}
+}
+
+func TestMissedPongsCloseThePeer(t *testing.T) {
+	o := startOwner(t, Config{PingInterval: 20 * time.Millisecond, MissedPongs: 2})
+	e := connect(t, o, fakeext.Options{})
+	e.SetIgnorePings(true)
+	select {
+	case <-e.Done():
+	case <-time.After(watchdog):
+		t.Fatal("watchdog: server kept a silent peer")
+	}
+	waitFor(t, o, "profile disconnected", func() bool { return countConnected(o) == 0 })
+}
+
+func TestAnsweredPingsKeepThePeer(t *testing.T) {
+	o := startOwner(t, Config{PingInterval: 5 * time.Millisecond, MissedPongs: 1})
+	e := connect(t, o, fakeext.Options{})
+	// Many ping rounds pass while calls go through.
+	for i := 0; i < 20; i++ {
+		mustOK(t, call(t, o.Caller(), "browser_get_text", map[string]any{}))
+	}
+	select {
+	case <-e.Done():
+		t.Fatal("a peer that answers pings was closed")
+	default:
+	}
+}
