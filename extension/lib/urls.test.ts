@@ -7,6 +7,7 @@ describe("restrictedReason", () => {
     "chrome://newtab/",
     "devtools://devtools/bundled/inspector.html",
     "chrome-extension://abcdefghijklmnopabcdefghijklmnop/popup.html",
+    "chrome-extension://emkgfnickjohaibbledibfemnfkoamdj/popup.html",
     "https://chrome.google.com/webstore/detail/x",
     "https://chromewebstore.google.com/",
     "about:settings",
@@ -15,7 +16,7 @@ describe("restrictedReason", () => {
     expect(restrictedReason(u, "emkgfnickjohaibbledibfemnfkoamdj")).toMatch(/does not let extensions automate/);
   });
 
-  it.each(["https://example.com/", "http://127.0.0.1:8080/x", "about:blank", "file:///tmp/a.html", "", "chrome-extension://emkgfnickjohaibbledibfemnfkoamdj/popup.html", "https://chrome.google.com/search"])(
+  it.each(["https://example.com/", "http://127.0.0.1:8080/x", "about:blank", "file:///tmp/a.html", "", "https://chrome.google.com/search"])(
     "allows %s",
     (u) => {
       expect(restrictedReason(u, "emkgfnickjohaibbledibfemnfkoamdj")).toBeUndefined();

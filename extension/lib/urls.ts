@@ -5,7 +5,8 @@ const STORE_PREFIXES = ["https://chrome.google.com/webstore", "https://chromeweb
 
 /**
  * restrictedReason returns why a URL cannot be automated, or undefined when
- * it can. ownExtensionId lets the extension's own pages through.
+ * it can. Extension pages are refused too, this extension's own included:
+ * an AI that could drive the popup could share tabs by itself.
  */
 export function restrictedReason(url: string | undefined, ownExtensionId?: string): string | undefined {
   if (!url) return undefined; // not known yet (a loading tab): let the operation try
@@ -13,8 +14,8 @@ export function restrictedReason(url: string | undefined, ownExtensionId?: strin
   const what = `this tab shows ${url}, a page Chrome does not let extensions automate`;
   for (const s of BLOCKED_SCHEMES) if (lower.startsWith(s)) return `${what}; navigate it to a normal web page first`;
   if (lower.startsWith("chrome-extension:")) {
-    if (ownExtensionId && lower.startsWith(`chrome-extension://${ownExtensionId.toLowerCase()}/`)) return undefined;
-    return `${what} (another extension's page); navigate it to a normal web page first`;
+    const own = ownExtensionId !== undefined && lower.startsWith(`chrome-extension://${ownExtensionId.toLowerCase()}/`);
+    return `${what} (${own ? "monkbrowse's own page: the AI may not change what is shared" : "an extension's page"}); navigate it to a normal web page first`;
   }
   for (const p of STORE_PREFIXES) {
     if (lower === p || lower.startsWith(p + "/") || lower.startsWith(p + "?")) {

@@ -15,6 +15,7 @@ import {
   KEY_SETTINGS,
   KEY_SHARES,
   KEY_STATUS,
+  isValidPort,
   normalizeSettings,
   normalizeShares,
   type Identity,
@@ -155,6 +156,7 @@ async function ensureOffscreen(): Promise<void> {
 // ---- status and badge ------------------------------------------------------
 
 async function writeStatus(status: Status): Promise<void> {
+  if (!isValidPort(status.port)) status = { ...status, port: (await readSettings()).port };
   await chrome.storage.local.set({ [KEY_STATUS]: status });
   const badge = status.state === "rejected" ? "!" : status.state === "connected" ? "" : "…";
   await chrome.action.setBadgeText({ text: badge });
