@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -289,4 +291,19 @@ type ExtIdentity struct {
 	ProfileID     string `json:"profileId"`
 	AssignedLabel string `json:"assignedLabel,omitempty"`
 	AssignedSlug  string `json:"assignedSlug,omitempty"`
+}
+
+// StopServiceWorkers stops every running service worker of the browser,
+// the extension's included, through the DevTools ServiceWorker domain (as
+// Chrome does to an idle worker). via is any attached page tab.
+func (b *Browser) StopServiceWorkers(ctx context.Context, via *Tab) error {
+	c, cancel := via.Context(ctx)
+	defer cancel()
+	if _, err := chromedp.Call(c, serviceworker.Enable, cdp.Empty{}); err != nil {
+		return fmt.Errorf("ServiceWorker.enable: %w", err)
+	}
+	if _, err := chromedp.Call(c, serviceworker.StopAllWorkers, cdp.Empty{}); err != nil {
+		return fmt.Errorf("ServiceWorker.stopAllWorkers: %w", err)
+	}
+	return nil
 }

@@ -101,3 +101,14 @@ func Clip(s string, n int) string {
 	}
 	return s[:n] + fmt.Sprintf("\n… (%d more bytes)", len(s)-n)
 }
+
+// FindName returns the first line with a ref whose name contains name,
+// whatever its role.
+func FindName(text, name string) (SnapshotLine, bool) {
+	for _, l := range ParseSnapshot(text) {
+		if l.Ref != "" && strings.Contains(l.Name, name) {
+			return l, true
+		}
+	}
+	return SnapshotLine{}, false
+}

@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestSharingThroughPopup: a tab is invisible to the AI until the person
+// flips its Share toggle in the real popup; it then gets the lowest free
+// number; after unsharing, calls naming that number are refused.
+func TestSharingThroughPopup(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab := s.openTab(ctx, t, "/links2.html")
+	url := js[string](ctx, t, tab, "location.href")
+
+	before := parseTabs(s.ok(ctx, t, "browser_list_tabs", nil))
+	if _, _, ok := tabByURL(before, url); ok {
+		t.Fatalf("an unshared tab is listed: %s", url)
+	}
+	used := map[int]bool{}
+	maxSlot := 0
+	for _, p := range before {
+		for _, lt := range p.Tabs {
+			used[lt.Slot] = true
+			maxSlot = max(maxSlot, lt.Slot)
+		}
+	}
+	lowest := 1
+	for used[lowest] {
+		lowest++
+	}
+	// No number reaches the unshared tab.
+	msg := s.fails(ctx, t, "browser_get_text", map[string]any{"tab": maxSlot + 1})
+	if strings.Contains(msg, "You are on page two") {
+		t.Fatalf("an unshared tab's text came back: %s", msg)
+	}
+
+	// The person shares it in the popup.
+	id, err := s.popup.ChromeTabID(ctx, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot, err := s.popup.Share(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slot != lowest {
+		t.Errorf("the newly shared tab got number %d, want the lowest free number %d", slot, lowest)
+	}
+	after := parseTabs(s.ok(ctx, t, "browser_list_tabs", nil))
+	_, lt, ok := tabByURL(after, url)
+	if !ok {
+		t.Fatalf("the shared tab is not listed by browser_list_tabs")
+	}
+	if lt.Slot != slot {
+		t.Errorf("browser_list_tabs numbers the tab %d, the popup %d", lt.Slot, slot)
+	}
+	if out := s.ok(ctx, t, "browser_get_text", map[string]any{"tab": slot}); !strings.Contains(out, "You are on page two") {
+		t.Errorf("the shared tab's text: %s", out)
+	}
+	// The popup shows the connection and this profile's identity.
+	if err := s.popup.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, s.popup.Tab, "document.querySelector('#status').textContent.toLowerCase().includes('connected')")
+	waitJS(ctx, t, s.popup.Tab, "document.querySelector('#identity').textContent.includes('main')")
+
+	// Unshare: gone from the list, and a call naming its number is refused.
+	if err := s.popup.Unshare(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := tabByURL(parseTabs(s.ok(ctx, t, "browser_list_tabs", nil)), url); ok {
+		t.Error("the unshared tab is still listed")
+	}
+	js[bool](ctx, t, tab, "(document.getElementById('where').dataset.mark = 'untouched', true)")
+	res := s.call(ctx, t, "browser_navigate", map[string]any{"url": s.fx.URL("/links3.html"), "tab": slot})
+	if !res.IsError {
+		t.Errorf("navigating an unshared tab by its old number %d succeeded: %s", slot, res.Text)
+	}
+	if loc := js[string](ctx, t, tab, "location.href"); loc != url {
+		t.Errorf("the unshared tab was navigated to %s", loc)
+	}
+	if !strings.Contains(res.Text, fmt.Sprint(slot)) && !strings.Contains(strings.ToLower(res.Text), "shared") {
+		t.Errorf("the refusal does not explain itself: %s", res.Text)
+	}
+}
