@@ -54,6 +54,8 @@ type Owner struct {
 	Shutdown func(ctx context.Context) error
 	// Profiles lists the browser profiles for `monkbrowse doctor`; optional.
 	Profiles func() []protocol.ProfileStatus
+	// Port is the bound extension port, for `monkbrowse doctor`; optional.
+	Port int
 }
 
 // Config configures a [Daemon].
@@ -275,8 +277,9 @@ func (d *Daemon) runOwner(ctx context.Context, ln net.Listener) {
 		d.log.Error().Err(err).Msg("cannot write the control token; other AI apps cannot share this browser connection")
 		token, _ = control.NewToken()
 	}
-	var profiles func() []protocol.ProfileStatus
 	var profMu sync.Mutex
+	var profiles func() []protocol.ProfileStatus
+	var extPort int
 	srv := control.New(control.Config{
 		Token:       token,
 		Caller:      d.router,
@@ -292,6 +295,11 @@ func (d *Daemon) runOwner(ctx context.Context, ln net.Listener) {
 			}
 			return p()
 		},
+		ExtensionPort: func() int {
+			profMu.Lock()
+			defer profMu.Unlock()
+			return extPort
+		},
 	})
 	serveDone := make(chan struct{})
 	go func() {
@@ -303,7 +311,7 @@ func (d *Daemon) runOwner(ctx context.Context, ln net.Listener) {
 	o, ok := d.startOwner(ctx)
 	if ok {
 		profMu.Lock()
-		profiles = o.Profiles
+		profiles, extPort = o.Profiles, o.Port
 		profMu.Unlock()
 		d.router.set(o.Caller)
 		ev := d.log.Info().Dur("sinceWin", time.Since(won))
@@ -383,4 +391,15 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// QueryStatus asks the owner on controlPort for its status, authenticating
+// with the token under home ("" means $HOME), as `monkbrowse doctor` does.
+func QueryStatus(ctx context.Context, controlPort int, home string) (protocol.StatusResult, error) {
+	c, err := forwarder.Dial(ctx, &forwarder.Options{Port: controlPort, Home: home})
+	if err != nil {
+		return protocol.StatusResult{}, err
+	}
+	defer c.Close()
+	return c.Status(ctx)
 }

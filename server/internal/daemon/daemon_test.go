@@ -105,7 +105,8 @@ func (e *env) start(name string) *proc {
 		Home:        e.home,
 		Logger:      &log,
 		StartOwner: func(ctx context.Context) (Owner, error) {
-			return Owner{Caller: p.owner, Shutdown: p.owner.Shutdown}, nil
+			return Owner{Caller: p.owner, Shutdown: p.owner.Shutdown, Port: 9333,
+				Profiles: func() []protocol.ProfileStatus { return []protocol.ProfileStatus{{ProfileID: "p-" + name, Slug: name}} }}, nil
 		},
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -340,5 +341,29 @@ func TestOwnerStartRetried(t *testing.T) {
 	res, err := d.Caller().CallTool(ctx, "browser_snapshot", nil)
 	if err != nil || res.IsError || res.Content[0].Text != "a ran browser_snapshot" {
 		t.Fatalf("call while the owner was starting: %+v, %v", res, err)
+	}
+}
+
+func TestQueryStatus(t *testing.T) {
+	ctx := watchdog(t, 30*time.Second)
+	e := newEnv(t)
+	a := e.start("a")
+	waitRole(t, ctx, a, RoleOwner)
+	b := e.start("b")
+	waitRole(t, ctx, b, RoleForwarder)
+	// The owner is serving once a call goes through.
+	call(t, ctx, b, "browser_list_tabs")
+	st, err := QueryStatus(ctx, e.port, e.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.OwnerPID != os.Getpid() || st.ExtensionPort != 9333 || st.ControlPort != e.port {
+		t.Errorf("status = %+v", st)
+	}
+	if len(st.Forwarders) != 1 || st.Forwarders[0].PID != os.Getpid() {
+		t.Errorf("forwarders = %+v, want b", st.Forwarders)
+	}
+	if len(st.Profiles) != 1 || st.Profiles[0].Slug != "a" {
+		t.Errorf("profiles = %+v", st.Profiles)
 	}
 }

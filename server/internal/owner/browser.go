@@ -61,6 +61,13 @@ func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(cont
 		return err
 	}
 	defer release()
+	select {
+	case <-c.peer.Done():
+		// The connection closed while this call waited: the turn was
+		// handed on before the queue heard of it. Send nothing.
+		return c.disconnectedError()
+	default:
+	}
 	return fn(ctx, t, &session{c: c, t: t})
 }
 
