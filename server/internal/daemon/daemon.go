@@ -270,6 +270,7 @@ func (d *Daemon) runForwarder(ctx context.Context, c *forwarder.Client) forwarde
 // ends, then hands over.
 func (d *Daemon) runOwner(ctx context.Context, ln net.Listener) {
 	d.setRole(RoleOwner)
+	d.router.wait() // calls wait for the owner runtime, whatever failed before
 	won := time.Now()
 	token, path, err := control.WriteToken(d.cfg.Home)
 	if err != nil {

@@ -23,13 +23,13 @@ type Caller interface {
 // see newRouter. All methods are safe for concurrent use.
 //
 // States: a backend is set (calls go to it); no backend and no failure
-// (the role is changing: calls wait up to wait for a backend); no backend
+// (the role is changing: calls wait up to patience for a backend); no backend
 // and a failure (calls fail at once with its message, e.g. a foreign
 // program on the control port); closed (the process is leaving: calls are
 // refused with control.ErrLeaving, which the MCP-facing wrapper turns into
 // a tool error and the control server into "not run, try the next owner").
 type router struct {
-	wait time.Duration
+	patience time.Duration
 
 	mu      sync.Mutex
 	cur     *backend
@@ -39,7 +39,7 @@ type router struct {
 }
 
 func newRouter(wait time.Duration) *router {
-	return &router{wait: wait, changed: make(chan struct{})}
+	return &router{patience: wait, changed: make(chan struct{})}
 }
 
 // bump wakes every waiter; r.mu must be held.
@@ -83,6 +83,14 @@ func (r *router) fail(err error) {
 	r.bump()
 }
 
+// wait makes calls wait for a backend again (clearing any failure).
+func (r *router) wait() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cur, r.failure = nil, nil
+	r.bump()
+}
+
 func (r *router) close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -101,7 +109,7 @@ func (r *router) state() (cur *backend, failure error, closed bool, changed <-ch
 // CallTool runs the call on the current backend, waiting for one while the
 // role changes. It returns control.ErrLeaving when the process is leaving.
 func (r *router) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
-	deadline := time.NewTimer(r.wait)
+	deadline := time.NewTimer(r.patience)
 	defer deadline.Stop()
 	var notRun *backend // the backend that refused the call without running it
 	for {
@@ -127,7 +135,7 @@ func (r *router) CallTool(ctx context.Context, name string, args json.RawMessage
 			return protocol.CallToolResult{}, ctx.Err()
 		case <-deadline.C:
 			return toolError(fmt.Sprintf("%s was not run: monkbrowse is switching to another process that owns the browser connection, "+
-				"and none took over within %s. Try again in a moment.", name, r.wait)), nil
+				"and none took over within %s. Try again in a moment.", name, r.patience)), nil
 		}
 	}
 }
