@@ -15,11 +15,11 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/daemon"
 	"github.com/monkbrowse/monkbrowse/server/internal/doctor"
 	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
 	"github.com/monkbrowse/monkbrowse/server/internal/owner"
@@ -63,7 +63,7 @@ Flags:
 func newFlags(name string, cfg *config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.IntVar(&cfg.port, "port", owner.DefaultPort, "`port` on 127.0.0.1 the Chrome extension connects to (set the same port in the extension's options)")
+	fs.IntVar(&cfg.port, "port", owner.DefaultPort, "`port` on 127.0.0.1 the Chrome extension connects to (set the same port in the extension's options; 0 picks a free one, for tests)")
 	fs.IntVar(&cfg.controlPort, "control-port", owner.DefaultControlPort, "`port` on 127.0.0.1 where monkbrowse processes of several AI apps find each other")
 	fs.IntVar(&cfg.maxProfiles, "max-profiles", owner.DefaultMaxProfiles, "most Chrome profiles connected at once")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "stderr log `level`: debug, info, warn, error")
@@ -119,41 +119,48 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if sub == "doctor" {
 		return doctor.Run(ctx, doctor.Options{
 			Port: cfg.port, ControlPort: cfg.controlPort, Out: stdout,
-			// QueryOwner: set by the shared daemon once the control port
-			// can answer a status query.
+			QueryOwner: queryOwner,
 		})
 	}
 	return serve(ctx, cfg, &log, stdin, stdout, stderr)
 }
 
-// serve runs the owner and the MCP endpoint until stdin ends or a signal.
-// If the extension port is taken, it still serves MCP, answering every tool
-// call with the explanation: an AI app shows a crashed server as a vague
-// failure, while a tool error tells the AI (and the person) what to fix.
+// serve runs the shared daemon and the MCP endpoint until stdin ends or a
+// signal. The daemon elects this process owner (it binds the extension
+// port) or forwarder (it sends tool calls to the owner); the MCP endpoint
+// keeps the same Caller across role changes. On stdin EOF, SIGTERM or
+// SIGINT an owner hands over before the process exits: the signals stay
+// caught until serve returns, so a host's SIGTERM right after closing stdin
+// cannot cut the hand-over short.
 func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
-	o, err := owner.Start(ctx, owner.Config{
-		Port: cfg.port, ControlPort: cfg.controlPort, MaxProfiles: cfg.maxProfiles,
-		AllowedExtensionIDs: cfg.allowIDs, Logger: log,
+	d := daemon.New(daemon.Config{
+		ControlPort: cfg.controlPort,
+		Logger:      log,
+		StartOwner: func(ctx context.Context) (daemon.Owner, error) {
+			o, err := owner.Start(ctx, owner.Config{
+				Port: cfg.port, ControlPort: cfg.controlPort, MaxProfiles: cfg.maxProfiles,
+				AllowedExtensionIDs: cfg.allowIDs, Logger: log,
+			})
+			if err != nil {
+				return daemon.Owner{}, err
+			}
+			return daemon.Owner{
+				Caller: o.Caller(), Shutdown: o.Shutdown, Port: o.Port(),
+				Profiles: func() []protocol.ProfileStatus { return profileStatus(o.Profiles()) },
+			}, nil
+		},
 	})
-	var caller tools.Caller
-	if err != nil {
-		var pe *owner.PortInUseError
-		if errors.As(err, &pe) {
-			fmt.Fprintf(stderr, "monkbrowse: %v\n", err)
-			caller = tools.Unavailable(err.Error())
-		} else {
-			log.Error().Err(err).Msg("cannot start")
-			caller = tools.Unavailable(fmt.Sprintf("monkbrowse could not start listening for the browser extension: %v. Check `monkbrowse doctor`, then restart your AI app.", err))
-		}
-	} else {
-		caller = o.Caller()
-	}
-	srv := mcpserver.New(caller, &mcpserver.Options{Logger: log})
+	dctx, stopDaemon := context.WithCancel(context.Background())
+	defer stopDaemon()
+	ran := make(chan error, 1)
+	go func() { ran <- d.Run(dctx) }()
+
+	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log})
 	serveErr := srv.ServeStdio(ctx, stdin, stdout)
-	if o != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		_ = o.Shutdown(sctx)
-		cancel()
+	stopDaemon() // hand over (as owner) and release the ports
+	if err := <-ran; err != nil {
+		log.Error().Err(err).Msg("shared daemon")
+		return 1
 	}
 	if serveErr != nil {
 		log.Error().Err(serveErr).Msg("MCP stdio stopped")
@@ -161,4 +168,30 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 	}
 	log.Info().Msg("MCP session ended; bye")
 	return 0
+}
+
+// profileStatus converts the owner's profiles for the control port's status.
+func profileStatus(ps []tools.ProfileInfo) []protocol.ProfileStatus {
+	out := make([]protocol.ProfileStatus, 0, len(ps))
+	for _, p := range ps {
+		tabs := p.Tabs
+		if tabs == nil {
+			tabs = []protocol.TabInfo{}
+		}
+		out = append(out, protocol.ProfileStatus{ProfileID: p.ID, Label: p.Label, Slug: p.Slug, Connected: p.Connected, Tabs: tabs})
+	}
+	return out
+}
+
+// queryOwner asks the owner on the control port for doctor's report.
+func queryOwner(ctx context.Context, controlPort int) (*doctor.OwnerStatus, error) {
+	st, err := daemon.QueryStatus(ctx, controlPort, "")
+	if err != nil {
+		return nil, err
+	}
+	out := &doctor.OwnerStatus{PID: st.OwnerPID, Version: st.Version, Port: st.ExtensionPort, Forwarders: st.Forwarders}
+	for _, p := range st.Profiles {
+		out.Profiles = append(out.Profiles, tools.ProfileInfo{ID: p.ProfileID, Label: p.Label, Slug: p.Slug, Connected: p.Connected, Tabs: p.Tabs})
+	}
+	return out, nil
 }

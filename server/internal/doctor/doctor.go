@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
@@ -27,6 +28,9 @@ type OwnerStatus struct {
 	Version  string
 	Port     int // its extension port
 	Profiles []tools.ProfileInfo
+	// Forwarders are the other monkbrowse processes (one per AI app)
+	// sending their tool calls through this owner.
+	Forwarders []protocol.ForwarderInfo
 }
 
 // Options configures Run.
@@ -68,6 +72,14 @@ func Run(ctx context.Context, o Options) int {
 		} else {
 			status = s
 			fmt.Fprintf(w, "Owner:          monkbrowse %s, pid %d, on control port %d\n", s.Version, s.PID, o.ControlPort)
+			if len(s.Forwarders) == 0 {
+				fmt.Fprintln(w, "Forwarders:     none (no other AI app shares this browser connection)")
+			} else {
+				fmt.Fprintln(w, "Forwarders:")
+				for _, f := range s.Forwarders {
+					fmt.Fprintf(w, "  - pid %d, monkbrowse %s, connected since %s\n", f.PID, f.Version, time.UnixMilli(f.Connected).Format(time.DateTime))
+				}
+			}
 		}
 	default:
 		fmt.Fprintf(w, "Owner:          control port %d is held, probably by a running monkbrowse owner (%s)\n", o.ControlPort, describeHolder(o.ControlPort))
