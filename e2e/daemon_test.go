@@ -37,6 +37,9 @@ func TestSharedDaemon(t *testing.T) {
 	pr.waitConnected(ctx, t, port)
 	pr.shareFixture(ctx, t, fx, "/links3.html")
 	fwd := start("daemon-forwarder")
+	if res := callOn(ctx, t, fwd, "browser_list_tabs", nil); res.IsError {
+		t.Fatalf("the second monkbrowse on the same ports did not become a forwarder of the first (is the owner/forwarder election of server/internal/daemon wired into cmd/monkbrowse?): %s", res.Text)
+	}
 
 	counter := func() string {
 		return js[string](ctx, t, pr.tab, "document.getElementById('counter').textContent")

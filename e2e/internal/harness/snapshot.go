@@ -72,10 +72,18 @@ func Refs(text string) []string {
 }
 
 // Find returns the first line with this role whose name contains name
-// (case-sensitive; an empty name matches any).
+// (case-sensitive; an empty name matches any); failing that, the first with
+// this role whose inline text (after the colon) contains it, for roles that
+// take no name from their content, such as listitem.
 func Find(text, role, name string) (SnapshotLine, bool) {
-	for _, l := range ParseSnapshot(text) {
+	lines := ParseSnapshot(text)
+	for _, l := range lines {
 		if l.Role == role && strings.Contains(l.Name, name) {
+			return l, true
+		}
+	}
+	for _, l := range lines {
+		if l.Role == role && name != "" && strings.Contains(l.Value, name) {
 			return l, true
 		}
 	}
