@@ -262,4 +262,3 @@ func buildExtension(ctx context.Context, root string) error {
 	}
 	return runNpm("run", "build")
 }
-
