@@ -137,8 +137,12 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 		ControlPort: cfg.controlPort,
 		Logger:      log,
 		StartOwner: func(ctx context.Context) (daemon.Owner, error) {
+			addr := ""
+			if cfg.port == 0 {
+				addr = "127.0.0.1:0" // --port 0: a free port chosen by the system (tests)
+			}
 			o, err := owner.Start(ctx, owner.Config{
-				Port: cfg.port, ControlPort: cfg.controlPort, MaxProfiles: cfg.maxProfiles,
+				Port: cfg.port, Addr: addr, ControlPort: cfg.controlPort, MaxProfiles: cfg.maxProfiles,
 				AllowedExtensionIDs: cfg.allowIDs, Logger: log,
 			})
 			if err != nil {

@@ -94,6 +94,9 @@ func (o *Owner) accept(sock messaging.PeerSocket, remote string) {
 	}
 
 	c := &conn{o: o, remote: remote}
+	// connClosed (the peer's OnClose, run on the peer's own goroutine) is
+	// counted too, so that Shutdown returns only after it has run.
+	o.wg.Add(1)
 	c.peer = messaging.NewPeer(sock, &messaging.Options{
 		Logger:  o.slog,
 		OnClose: func(err error) { o.connClosed(c, err) },
@@ -220,6 +223,7 @@ func (o *Owner) sendError(ctx context.Context, sock messaging.PeerSocket, id, ms
 // connClosed runs once a connection's peer has closed: the profile keeps its
 // record, its queued calls fail.
 func (o *Owner) connClosed(c *conn, err error) {
+	defer o.wg.Done()
 	c.queues.closeAll(c.disconnectedError())
 	o.reg.drop(c)
 	o.mu.Lock()
