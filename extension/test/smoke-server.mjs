@@ -11,7 +11,8 @@
 // through CDP (settings = {port: PORT, label: "smoke"}) and refuses any
 // hello whose label is not "smoke".
 //
-// Exits 0 when every step of the script passed, 1 otherwise (or after 60 s).
+// Exits 0 when every step of the script passed, 1 otherwise (or after 90 s).
+// SMOKE_SW_CONSOLE=1 also prints the service worker's console.
 
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
@@ -323,8 +324,8 @@ server.on("upgrade", (req, socket) => {
 });
 
 function finish() {
-  const failed = results.filter(([, ok]) => !ok).length;
-  console.log(`${results.length - failed} passed, ${failed} failed`);
+  const failed = results.filter(([, ok]) => !ok).length + (results.length === 0 ? 1 : 0);
+  console.log(`${results.filter(([, ok]) => ok).length} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
 }
 
@@ -366,14 +367,29 @@ async function configureExtension() {
     const sw = result.targetInfos.find((t) => t.type === "service_worker" && t.url.startsWith(`chrome-extension://${extId}/`));
     if (sw) {
       const { result: att } = await cdp("Target.attachToTarget", { targetId: sw.targetId, flatten: true });
-      const r = await cdp(
-        "Runtime.evaluate",
-        { expression: `chrome.storage.local.set({settings:{port:${port},label:"smoke"}}).then(() => "ok")`, awaitPromise: true },
-        att.sessionId,
-      );
-      log("configured the extension:", JSON.stringify(r.result?.result?.value ?? r));
-      ws.close();
-      return;
+      // Right after start the worker may not have its extension bindings yet: retry.
+      for (let j = 0; j < 50; j++) {
+        const r = await cdp(
+          "Runtime.evaluate",
+          { expression: `chrome.storage.local.set({settings:{port:${port},label:"smoke"}}).then(() => "ok")`, awaitPromise: true },
+          att.sessionId,
+        );
+        if (r.result?.result?.value === "ok") {
+          log("configured the extension");
+          if (process.env.SMOKE_SW_CONSOLE) {
+            const prev = ws.onmessage;
+            ws.onmessage = (ev) => {
+              const m = JSON.parse(ev.data);
+              if (m.method === "Runtime.consoleAPICalled") log("sw console:", m.params.args.map((a) => a.value ?? a.description).join(" "));
+              prev(ev);
+            };
+            await cdp("Runtime.enable", {}, att.sessionId);
+          } else ws.close();
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      throw new Error("could not set the extension's settings through CDP");
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -28,6 +28,7 @@ import { getTab, makeChromePort } from "./chrome-port";
 const OFFSCREEN_PATH = "offscreen.html";
 const KEEPALIVE_ALARM = "monkbrowse-keepalive";
 const TABS_DEBOUNCE_MS = 200;
+const TABS_MAX_WAIT_MS = 1000;
 
 // ---- storage helpers -------------------------------------------------------
 
@@ -102,13 +103,20 @@ async function sharedTabInfos(): Promise<TabInfo[]> {
   return out.sort((a, b) => a.slot - b.slot);
 }
 
+// Debounced (TABS_DEBOUNCE_MS after the last change), but never held back
+// more than TABS_MAX_WAIT_MS while changes keep coming.
 let tabsTimer: ReturnType<typeof setTimeout> | undefined;
+let tabsFirstPending: number | undefined;
 function scheduleTabsPush(): void {
+  const now = Date.now();
+  tabsFirstPending ??= now;
   if (tabsTimer !== undefined) clearTimeout(tabsTimer);
+  const wait = Math.max(0, Math.min(TABS_DEBOUNCE_MS, tabsFirstPending + TABS_MAX_WAIT_MS - now));
   tabsTimer = setTimeout(() => {
     tabsTimer = undefined;
+    tabsFirstPending = undefined;
     void pushTabs();
-  }, TABS_DEBOUNCE_MS);
+  }, wait);
 }
 
 async function pushTabs(): Promise<void> {
