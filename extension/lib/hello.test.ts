@@ -68,7 +68,7 @@ describe("interpretAck", () => {
   it("says to update the server when a 0.2 server answers (assignedPort, no protocol)", () => {
     const r = interpretAck({ ok: true, assignedPort: 9223, serverVersion: "0.2.4" });
     expect(r).toEqual({ accepted: false, reason: SERVER_TOO_OLD_REASON, serverVersion: "0.2.4" });
-    expect(SERVER_TOO_OLD_REASON).toContain("go install github.com/monkbrowse/monkbrowse/server/cmd/monkbrowse@latest");
+    expect(SERVER_TOO_OLD_REASON).toContain("scripts/build");
     expect(interpretAck({ ok: false, assignedPort: 0, serverVersion: "0.2.0", reason: "x" })).toMatchObject({ reason: SERVER_TOO_OLD_REASON });
   });
 

@@ -4,7 +4,7 @@ import { PROTOCOL_VERSION, type Hello, type TabInfo } from "./protocol.gen";
 import type { Identity, Settings } from "./storage";
 
 export const SERVER_INSTALL_COMMAND =
-  "go install github.com/monkbrowse/monkbrowse/server/cmd/monkbrowse@latest";
+  "git pull && scripts/build (in your monkbrowse checkout)";
 
 export const SERVER_TOO_OLD_REASON =
   "This monkbrowse server is too old for this extension: update it with " +

@@ -12,6 +12,7 @@ const NAV_TIMEOUT_MS = 50_000;
 /** Once the new page has committed, how long to wait for its load event. */
 const LOAD_AFTER_COMMIT_MS = 45_000;
 const CONTENT_SCRIPT_FILE = "content-scripts/content.js";
+const PAGE_HOOKS_FILE = "content-scripts/page-hooks.js";
 
 export function toTabLike(t: chrome.tabs.Tab): TabLike | undefined {
   if (t.id === undefined || t.id === chrome.tabs.TAB_ID_NONE) return undefined;
@@ -180,6 +181,11 @@ export async function contentOp<K extends CsOp>(tabId: number, op: K, args: CsOp
     // Nothing answered: a tab opened before the extension was installed or
     // reloaded. Inject the content script and try once more.
     try {
+      // The MAIN-world hooks first, so console output and dialogs are
+      // captured from now on in a tab that never had them.
+      await chrome.scripting
+        .executeScript({ target: { tabId, allFrames: true }, world: "MAIN", files: [PAGE_HOOKS_FILE] })
+        .catch(() => undefined);
       await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, files: [CONTENT_SCRIPT_FILE] });
     } catch (e) {
       throw new Error(`cannot reach the page in tab ${tabId}: ${errorText(e)}`);
