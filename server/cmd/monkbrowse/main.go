@@ -133,6 +133,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // caught until serve returns, so a host's SIGTERM right after closing stdin
 // cannot cut the hand-over short.
 func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Hosts close our stdin and may close the stderr (or stdout) pipe with
+	// it. Go kills a process that writes to a closed pipe on fd 1 or 2 with
+	// SIGPIPE unless the signal is ignored; that would cut the hand-over
+	// short at its first log line. Ignored, the write just fails.
+	signal.Ignore(syscall.SIGPIPE)
 	d := daemon.New(daemon.Config{
 		ControlPort: cfg.controlPort,
 		Logger:      log,
@@ -151,6 +156,19 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 			return daemon.Owner{
 				Caller: o.Caller(), Shutdown: o.Shutdown, Port: o.Port(),
 				Profiles: func() []protocol.ProfileStatus { return profileStatus(o.Profiles()) },
+				AwaitExtension: func(ctx context.Context) {
+					for {
+						ch := o.Changed()
+						if o.EverConnected() {
+							return
+						}
+						select {
+						case <-ch:
+						case <-ctx.Done():
+							return
+						}
+					}
+				},
 			}, nil
 		},
 	})

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -27,6 +28,9 @@ const (
 	// DefaultDrainTimeout bounds the owner's Shutdown during a hand-over
 	// (the owner itself gives in-flight calls about a second).
 	DefaultDrainTimeout = 3 * time.Second
+	// DefaultExtensionGrace matches the extension's quick reconnects (sub-
+	// second at first, capped at a few seconds).
+	DefaultExtensionGrace = 5 * time.Second
 )
 
 // Timing of the election loop.
@@ -56,6 +60,12 @@ type Owner struct {
 	Profiles func() []protocol.ProfileStatus
 	// Port is the bound extension port, for `monkbrowse doctor`; optional.
 	Port int
+	// AwaitExtension blocks until an extension has connected to this owner
+	// (at any time since it started) or ctx ends; optional. After a
+	// take-over the extensions are reconnecting: a call made meanwhile
+	// waits for them (up to Config.ExtensionGrace) instead of being told
+	// that no browser was ever connected.
+	AwaitExtension func(ctx context.Context)
 }
 
 // Config configures a [Daemon].
@@ -79,6 +89,9 @@ type Config struct {
 	HandoverWait time.Duration
 	// DrainTimeout bounds Owner.Shutdown; 0 means DefaultDrainTimeout.
 	DrainTimeout time.Duration
+	// ExtensionGrace is how long after a take-over calls wait for the
+	// extensions to reconnect; 0 means DefaultExtensionGrace.
+	ExtensionGrace time.Duration
 }
 
 // Role is what a process currently is in the shared daemon.
@@ -131,6 +144,9 @@ func New(cfg Config) *Daemon {
 	}
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = DefaultDrainTimeout
+	}
+	if cfg.ExtensionGrace <= 0 {
+		cfg.ExtensionGrace = DefaultExtensionGrace
 	}
 	log := zerolog.Nop()
 	if cfg.Logger != nil {
@@ -314,7 +330,11 @@ func (d *Daemon) runOwner(ctx context.Context, ln net.Listener) {
 		profMu.Lock()
 		profiles, extPort = o.Profiles, o.Port
 		profMu.Unlock()
-		d.router.set(o.Caller)
+		var c Caller = o.Caller
+		if !d.lostAt.IsZero() && o.AwaitExtension != nil {
+			c = &graceCaller{Caller: o.Caller, await: o.AwaitExtension, until: time.Now().Add(d.cfg.ExtensionGrace)}
+		}
+		d.router.set(c)
 		ev := d.log.Info().Dur("sinceWin", time.Since(won))
 		if !d.lostAt.IsZero() {
 			ev = ev.Dur("sinceOwnerLost", time.Since(d.lostAt))
@@ -403,4 +423,24 @@ func QueryStatus(ctx context.Context, controlPort int, home string) (protocol.St
 	}
 	defer c.Close()
 	return c.Status(ctx)
+}
+
+// graceCaller holds calls made just after a take-over until an extension
+// has reconnected (or the grace period ends), then runs them.
+type graceCaller struct {
+	Caller
+	await func(ctx context.Context)
+	until time.Time
+}
+
+func (g *graceCaller) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+	if time.Now().Before(g.until) {
+		wctx, cancel := context.WithDeadline(ctx, g.until)
+		g.await(wctx)
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return protocol.CallToolResult{}, err
+		}
+	}
+	return g.Caller.CallTool(ctx, name, args)
 }

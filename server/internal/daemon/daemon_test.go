@@ -84,9 +84,10 @@ type proc struct {
 }
 
 type env struct {
-	t    *testing.T
-	home string
-	port int
+	t     *testing.T
+	home  string
+	port  int
+	await func(ctx context.Context) // Owner.AwaitExtension of every process
 }
 
 func newEnv(t *testing.T) *env {
@@ -105,7 +106,7 @@ func (e *env) start(name string) *proc {
 		Home:        e.home,
 		Logger:      &log,
 		StartOwner: func(ctx context.Context) (Owner, error) {
-			return Owner{Caller: p.owner, Shutdown: p.owner.Shutdown, Port: 9333,
+			return Owner{Caller: p.owner, Shutdown: p.owner.Shutdown, Port: 9333, AwaitExtension: e.await,
 				Profiles: func() []protocol.ProfileStatus { return []protocol.ProfileStatus{{ProfileID: "p-" + name, Slug: name}} }}, nil
 		},
 	})
@@ -365,5 +366,47 @@ func TestQueryStatus(t *testing.T) {
 	}
 	if len(st.Profiles) != 1 || st.Profiles[0].Slug != "a" {
 		t.Errorf("profiles = %+v", st.Profiles)
+	}
+}
+
+// After a take-over the new owner has no extension yet; a call made then
+// waits for one to reconnect instead of answering "no browser connected".
+func TestCallAfterTakeOverWaitsForExtension(t *testing.T) {
+	ctx := watchdog(t, 30*time.Second)
+	e := newEnv(t)
+	connected := make(chan struct{})
+	var awaited atomic.Int32
+	e.await = func(ctx context.Context) {
+		awaited.Add(1)
+		select {
+		case <-connected:
+		case <-ctx.Done():
+		}
+	}
+	a := e.start("a")
+	waitRole(t, ctx, a, RoleOwner)
+	// A first owner does not wait: no extension was ever expected.
+	if got := call(t, ctx, a, "browser_snapshot"); got != "a ran browser_snapshot" || awaited.Load() != 0 {
+		t.Fatalf("first owner: %q (awaited %d)", got, awaited.Load())
+	}
+	b := e.start("b")
+	waitRole(t, ctx, b, RoleForwarder)
+	a.stop()
+	waitRole(t, ctx, b, RoleOwner)
+	var got string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		got = call(t, ctx, b, "browser_snapshot")
+	}()
+	select {
+	case <-done:
+		t.Fatalf("the call did not wait for the extension: %q", got)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(connected)
+	<-done
+	if got != "b ran browser_snapshot" {
+		t.Fatalf("call after the extension came back: %q", got)
 	}
 }
