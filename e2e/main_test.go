@@ -90,6 +90,11 @@ func needBrowser(t testing.TB) *prerequisites {
 			p.err = err
 			return
 		}
+		// Run on a copy, so a rebuild during the run changes nothing.
+		if p.ext, err = harness.CopyExtension(p.ext, p.tmp); err != nil {
+			p.err = err
+			return
+		}
 	})
 	missing(t, prereq.err)
 	return prereq

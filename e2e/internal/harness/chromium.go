@@ -271,11 +271,19 @@ func (b *Browser) SetSettings(ctx context.Context, port int, label string) error
 		await chrome.storage.local.set({settings: {...cur, port: %d, label: %q}});
 		return true;
 	})()`, port, label)
-	_, err := EvalServiceWorker[bool](ctx, b, expr)
-	if err != nil {
-		return fmt.Errorf("setting the extension's port to %d: %w", port, err)
+	// A worker that is still starting may not have its extension bindings
+	// yet; try again for a few seconds.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := EvalServiceWorker[bool](ctx, b, expr)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("setting the extension's port to %d: %w", port, err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	return nil
 }
 
 // ExtStatus is the extension's `status` record in chrome.storage.local.

@@ -164,3 +164,33 @@ func BuildServer(ctx context.Context, root, dir string, race bool) (string, erro
 	}
 	return bin, nil
 }
+
+// CopyExtension copies the unpacked extension into dir/chrome-mv3 and
+// returns the copy. The id stays the same (the manifest's key fixes it), and
+// a rebuild of extension/.output during the run cannot pull files from under
+// a browser that is starting.
+func CopyExtension(ext Extension, dir string) (Extension, error) {
+	dst := filepath.Join(dir, "chrome-mv3")
+	err := filepath.WalkDir(ext.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(ext.Dir, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		return Extension{}, fmt.Errorf("copying the extension: %w", err)
+	}
+	return Extension{Dir: dst, ID: ext.ID}, nil
+}
