@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawProc runs the binary with plain pipes, to check every byte of stdout.
+type rawProc struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	lines   chan string // stdout, line by line
+	stderr  *syncBuffer
+	exited  chan struct{} // closed when the process has exited
+	waitErr error         // cmd.Wait's result, once exited is closed
+}
+
+func startRaw(t *testing.T, args ...string) *rawProc {
+	t.Helper()
+	base := []string{"--control-port", strconv.Itoa(freePort(t))}
+	cmd := exec.Command(binPath, append(base, args...)...)
+	cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
+	p := &rawProc{cmd: cmd, lines: make(chan string, 100), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		r := bufio.NewReader(stdout)
+		for {
+			line, err := r.ReadString('\n')
+			if line != "" {
+				p.lines <- line
+			}
+			if err != nil {
+				close(p.lines)
+				return
+			}
+		}
+	}()
+	go func() { p.waitErr = cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		p.stdin.Close()
+		select {
+		case <-p.exited:
+		case <-time.After(watchdog):
+			cmd.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("stderr:\n%s", p.stderr.String())
+		}
+	})
+	return p
+}
+
+func (p *rawProc) send(t *testing.T, msg string) {
+	t.Helper()
+	if _, err := io.WriteString(p.stdin, msg+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// next returns the next stdout line, failing on anything that is not a
+// JSON-RPC 2.0 message.
+func (p *rawProc) next(t *testing.T) map[string]any {
+	t.Helper()
+	select {
+	case line, ok := <-p.lines:
+		if !ok {
+			t.Fatal("stdout closed")
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m["jsonrpc"] != "2.0" || !strings.HasSuffix(line, "\n") {
+			t.Fatalf("stray bytes on stdout: %q", line)
+		}
+		return m
+	case <-time.After(watchdog):
+		t.Fatal("watchdog: no answer on stdout")
+	}
+	return nil
+}
+
+const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+func callMsg(id int, tool, args string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
+}
+
+func resultOf(t *testing.T, m map[string]any) (text string, isError bool) {
+	t.Helper()
+	res, _ := m["result"].(map[string]any)
+	if res == nil {
+		t.Fatalf("no result: %v", m)
+	}
+	for _, c := range res["content"].([]any) {
+		text += c.(map[string]any)["text"].(string)
+	}
+	isError, _ = res["isError"].(bool)
+	return text, isError
+}
+
+// TestStdoutIsOnlyJSONRPCAndStdinEOFExitsZero drives a whole session with
+// raw pipes: every stdout line is a JSON-RPC message (logs went to
+// stderr), and closing stdin ends the process with status 0.
+func TestStdoutIsOnlyJSONRPCAndStdinEOFExitsZero(t *testing.T) {
+	p := startRaw(t, "--port", "0", "--log-level", "debug")
+	p.send(t, initMsg)
+	if m := p.next(t); m["id"] != float64(1) {
+		t.Fatalf("initialize: %v", m)
+	}
+	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if m := p.next(t); len(m["result"].(map[string]any)["tools"].([]any)) != 22 {
+		t.Fatalf("tools/list: %v", m)
+	}
+	p.send(t, callMsg(3, "browser_snapshot", `{}`))
+	if text, isErr := resultOf(t, p.next(t)); !isErr || !strings.Contains(text, "No browser is connected") {
+		t.Fatalf("call without extension: %q", text)
+	}
+	p.send(t, callMsg(4, "browser_click", `{"ref":1}`))
+	if text, isErr := resultOf(t, p.next(t)); !isErr || !strings.Contains(text, `field "ref" must be a string`) {
+		t.Fatalf("bad arguments: %q", text)
+	}
+	if !strings.Contains(p.stderr.String(), `"level":"debug"`) && !strings.Contains(p.stderr.String(), `"level":"info"`) {
+		t.Fatalf("no log lines on stderr: %s", p.stderr.String())
+	}
+
+	p.stdin.Close()
+	select {
+	case <-p.exited:
+		if p.waitErr != nil {
+			t.Fatalf("exit after stdin EOF: %v", p.waitErr)
+		}
+	case <-time.After(watchdog):
+		t.Fatal("watchdog: still running after stdin EOF")
+	}
+	for line := range p.lines {
+		t.Fatalf("stray bytes on stdout after the session: %q", line)
+	}
+}
+
+// TestExtensionPortTaken: another program holds the extension port. The
+// process keeps serving MCP, tool calls explain the problem, and stderr
+// names the port and how to pick another on both sides.
+func TestExtensionPortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	p := startRaw(t, "--port", port)
+	p.send(t, initMsg)
+	p.next(t)
+	p.send(t, callMsg(2, "browser_list_tabs", `{}`))
+	text, isErr := resultOf(t, p.next(t))
+	if !isErr || !strings.Contains(text, "127.0.0.1:"+port) || !strings.Contains(text, "--port N") {
+		t.Fatalf("tool call while the port is taken: %q", text)
+	}
+	deadline := time.Now().Add(watchdog)
+	for !strings.Contains(p.stderr.String(), "another program already holds that port") {
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr never explained the taken port:\n%s", p.stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, want := range []string{"127.0.0.1:" + port, "--port N", "options page"} {
+		if !strings.Contains(p.stderr.String(), want) {
+			t.Errorf("stderr lacks %q", want)
+		}
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	out, err := exec.Command(binPath, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "monkbrowse ") {
+		t.Fatalf("--version: %q %v", out, err)
+	}
+	out, err = exec.Command(binPath, "--help").Output()
+	if err != nil || !strings.Contains(string(out), "allow-extension-id") || !strings.Contains(string(out), "doctor") {
+		t.Fatalf("--help: %q %v", out, err)
+	}
+	if err := exec.Command(binPath, "--no-such-flag").Run(); err == nil {
+		t.Fatal("an unknown flag was accepted")
+	}
+}
