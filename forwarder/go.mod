@@ -6,6 +6,7 @@ require (
 	github.com/gorilla/websocket v1.5.3
 	github.com/monkbrowse/monkbrowse/messaging v0.0.0
 	github.com/monkbrowse/monkbrowse/protocol v0.0.0
+	go.uber.org/goleak v1.3.0
 )
 
 require (

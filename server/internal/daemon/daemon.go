@@ -364,7 +364,10 @@ func (d *Daemon) startOwner(ctx context.Context) (Owner, bool) {
 			return Owner{}, false
 		}
 		wait := quickRetry
-		if time.Since(began) >= quickRetryFor {
+		// An old owner releases the extension port before the control
+		// port, so a busy extension port is rarely ours for long: report
+		// it after a second rather than the election's few seconds.
+		if time.Since(began) >= time.Second {
 			wait = slowRetry
 			if err.Error() != lastErr {
 				d.log.Error().Err(err).Msg("owner: cannot start; retrying every few seconds")

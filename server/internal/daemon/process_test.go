@@ -24,6 +24,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"go.uber.org/goleak"
 
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
 )
@@ -64,10 +65,19 @@ func binary(t *testing.T) string {
 	return binPath
 }
 
+// TestMain removes the built binary and fails the run if a goroutine
+// outlives the tests (daemons, control servers, forwarder clients and the
+// MCP clients of the process tests must all end).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
