@@ -1,0 +1,169 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
+	"github.com/monkbrowse/monkbrowse/server/internal/owner"
+	"github.com/monkbrowse/monkbrowse/tools"
+)
+
+func inProcess(tb testing.TB, s *Server) *client.Client {
+	tb.Helper()
+	c, err := client.NewInProcessClient(s.MCPServer())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+func callTool(tb testing.TB, c *client.Client, name string, args map[string]any) *mcp.CallToolResult {
+	tb.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res
+}
+
+func TestSwappableCaller(t *testing.T) {
+	var got json.RawMessage
+	s := New(tools.CallerFunc(func(_ context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+		got = args
+		return tools.ImageResult("shot", "AAAA"), nil
+	}), nil)
+	c := inProcess(t, s)
+	res := callTool(t, c, "browser_screenshot", map[string]any{"tab": 2})
+	if string(got) != `{"tab":2}` || len(res.Content) != 2 {
+		t.Fatalf("args %s, result %+v", got, res)
+	}
+	if img, ok := res.Content[1].(mcp.ImageContent); !ok || img.Data != "AAAA" || img.MIMEType != "image/png" {
+		t.Fatalf("image %+v", res.Content[1])
+	}
+
+	s.SetCaller(tools.CallerFunc(func(context.Context, string, json.RawMessage) (protocol.CallToolResult, error) {
+		return protocol.CallToolResult{}, errors.New("owner went away")
+	}))
+	res = callTool(t, c, "browser_snapshot", nil)
+	if !res.IsError || !strings.Contains(res.Content[0].(mcp.TextContent).Text, "owner went away") {
+		t.Fatalf("a Go error should become a tool error: %+v", res)
+	}
+}
+
+func TestToolsCatalog(t *testing.T) {
+	ts := Tools()
+	if len(ts) != 22 {
+		t.Fatalf("%d tools", len(ts))
+	}
+	for _, mt := range ts {
+		b, err := json.Marshal(mt)
+		if err != nil || !strings.Contains(string(b), `"inputSchema":{`) || !strings.Contains(string(b), `"readOnlyHint"`) {
+			t.Fatalf("%s marshals to %s (%v)", mt.Name, b, err)
+		}
+	}
+}
+
+// BenchmarkToolCallRoundTrip measures one tools/call through the MCP
+// endpoint (in-process client), the owner's dispatcher, registry and queue,
+// a real WebSocket to the fake extension and back.
+func BenchmarkToolCallRoundTrip(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		tool string
+		args map[string]any
+	}{
+		{"get_text", "browser_get_text", map[string]any{"tab": 1}},
+		{"click+snapshot", "browser_click", map[string]any{"tab": 1, "element": "Go", "ref": "e3"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			log := zerolog.Nop()
+			o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Logger: &log})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer o.Shutdown(context.Background())
+			e, err := fakeext.Connect(context.Background(), fakeext.Options{URL: "ws://" + o.Addr().String() + "/"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			for len(o.Profiles()) == 0 || !o.Profiles()[0].Connected {
+				<-o.Changed()
+			}
+			c := inProcess(b, New(o.Caller(), nil))
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				if res := callTool(b, c, bc.tool, bc.args); res.IsError {
+					b.Fatal(res.Content)
+				}
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+		})
+	}
+}
+
+// BenchmarkParallelTabs runs calls to 8 tabs at once.
+func BenchmarkParallelTabs(b *testing.B) {
+	log := zerolog.Nop()
+	o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Logger: &log})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer o.Shutdown(context.Background())
+	var tabs []fakeext.Tab
+	for i := 1; i <= 8; i++ {
+		tabs = append(tabs, fakeext.Tab{ID: 100 + i, WindowID: 1, Shared: true, Slot: i, Active: i == 1, URL: "https://x.example/"})
+	}
+	e, err := fakeext.Connect(context.Background(), fakeext.Options{URL: "ws://" + o.Addr().String() + "/", Tabs: tabs})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	for len(o.Profiles()) == 0 || !o.Profiles()[0].Connected {
+		<-o.Changed()
+	}
+	c := inProcess(b, New(o.Caller(), nil))
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		tab := 1 + int(next.Add(1)%8) // each goroutine its own tab
+		for pb.Next() {
+			if res := callTool(b, c, "browser_get_text", map[string]any{"tab": tab}); res.IsError {
+				b.Error(res.Content)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+}
