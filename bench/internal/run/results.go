@@ -1,0 +1,108 @@
+// Package run drives the side-by-side benchmark: it starts the three MCP
+// servers (monkbrowse with its extension in headless Chromium, Playwright
+// MCP, chrome-devtools-mcp), runs the same task on the same pages through
+// each with one MCP client, checks every step's effect in the page, and
+// records latencies, result sizes and the servers' start-up time and memory.
+package run
+
+import (
+	"encoding/json"
+	"os"
+	"time"
+
+	"github.com/monkbrowse/monkbrowse/bench/internal/snapshot"
+)
+
+// Sample is one timed step.
+type Sample struct {
+	Server string `json:"server"`
+	Page   string `json:"page"`
+	Step   string `json:"step"`
+	Rep    int    `json:"rep"`
+	// Ms is the tools/call round trip seen by the client.
+	Ms float64 `json:"ms"`
+	// TextBytes is the size of the result's text items; ImageBytes of its
+	// images (decoded), with the first image's pixel size.
+	TextBytes  int `json:"textBytes"`
+	ImageBytes int `json:"imageBytes,omitempty"`
+	ImageW     int `json:"imageW,omitempty"`
+	ImageH     int `json:"imageH,omitempty"`
+	// OK says the step took effect (checked in the page, see the report).
+	OK bool `json:"ok"`
+	// Skipped: the step could not run (an earlier step failed); Ms is 0.
+	Skipped bool   `json:"skipped,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// ServerResult is what was measured about one server as a process.
+type ServerResult struct {
+	Key     string   `json:"key"`
+	Label   string   `json:"label"`
+	Version string   `json:"version"`
+	Command []string `json:"command"`
+	// StartupMs are launch → initialize answered, one per fresh launch.
+	StartupMs []float64 `json:"startupMs"`
+	// IdleRSS is the server process's RSS one second after initialize,
+	// before any tool call; AfterRSS after the whole run.
+	IdleRSS  int64 `json:"idleRSS"`
+	AfterRSS int64 `json:"afterRSS"`
+	// BrowserPSS is the browser's process tree (PSS, shared pages split)
+	// after the run.
+	BrowserPSS int64 `json:"browserPSS"`
+	// ColdNavigateMs is the session's first navigate, which for the npm
+	// servers includes launching their browser.
+	ColdNavigateMs float64  `json:"coldNavigateMs"`
+	Tools          []string `json:"tools"`
+	Error          string   `json:"error,omitempty"`
+}
+
+// PageResult describes a page as benchmarked.
+type PageResult struct {
+	Key      string `json:"key"`
+	Title    string `json:"title"`
+	File     string `json:"file"`
+	About    string `json:"about"`
+	Elements int    `json:"elements"`
+}
+
+// Results is everything one run measured.
+type Results struct {
+	Started  time.Time      `json:"started"`
+	Duration float64        `json:"durationSeconds"`
+	Reps     int            `json:"reps"`
+	Warmup   int            `json:"warmup"`
+	Pages    []PageResult   `json:"pages"`
+	Servers  []ServerResult `json:"servers"`
+	Samples  []Sample       `json:"samples"`
+	// Interactive is, per page and server, the (role, name) set of the
+	// interactive elements in the server's snapshot.
+	Interactive map[string]map[string][]snapshot.RoleName `json:"interactive"`
+	// Load is /proc/loadavg before and after.
+	LoadBefore string `json:"loadBefore"`
+	LoadAfter  string `json:"loadAfter"`
+	// Busy is the share of CPU time the machine spent outside idle during
+	// the run (all processes, from /proc/stat).
+	Busy float64 `json:"busy"`
+}
+
+// Save writes r as JSON.
+func (r *Results) Save(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// Load reads results written by Save.
+func Load(path string) (*Results, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}

@@ -1,0 +1,187 @@
+// Package servers describes the three MCP servers the benchmark drives: how
+// to start each, and how each benchmark step maps onto its own tools and
+// arguments.
+package servers
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	"github.com/monkbrowse/monkbrowse/bench/internal/mcpdrive"
+	"github.com/monkbrowse/monkbrowse/bench/internal/snapshot"
+)
+
+// Keys of the servers, in report order.
+const (
+	Monkbrowse     = "monkbrowse"
+	Playwright     = "playwright"
+	ChromeDevtools = "chrome-devtools"
+)
+
+// Server is one benchmarked server: its launch command and its tool
+// mapping.
+type Server struct {
+	Key   string
+	Label string
+	// Format is the text format of its snapshots.
+	Format snapshot.Format
+	// Launch is the command for one session.
+	Launch mcpdrive.Config
+	// Tools maps each benchmark step (and "evaluate", used to check effects)
+	// to the server's tool name.
+	Tools map[string]string
+
+	navigate   func(url string) map[string]any
+	element    func(ref, element string) map[string]any
+	typeText   func(ref, element, text string) map[string]any
+	evaluate   func(expr string) map[string]any
+	prepare    func(ctx context.Context, s *mcpdrive.Server) (map[string]any, error)
+	sessionArg map[string]any
+}
+
+// Steps are the benchmark's steps, in the order a task runs them.
+var Steps = []string{"navigate", "snapshot", "click", "type", "screenshot"}
+
+// Paths says where the programs are.
+type Paths struct {
+	Chromium   string // /usr/bin/chromium
+	NPM        string // bench/npm (with node_modules installed)
+	Monkbrowse string // the built monkbrowse binary
+	OutDir     string // a directory for files the servers write
+}
+
+// NewPlaywright is @playwright/mcp: headless, the given Chromium, an
+// in-memory profile, no sandbox (the benchmark runs as root), viewport
+// 1280×720, files (snapshots it links to, screenshots) under OutDir.
+func NewPlaywright(p Paths, version string) *Server {
+	return &Server{
+		Key: Playwright, Label: "Playwright MCP " + version, Format: snapshot.YAML,
+		Launch: mcpdrive.Config{
+			Name:    "playwright-mcp",
+			Command: filepath.Join(p.NPM, "node_modules", ".bin", "playwright-mcp"),
+			Args: []string{"--headless", "--executable-path", p.Chromium, "--isolated", "--no-sandbox",
+				"--viewport-size", "1280x720", "--output-dir", filepath.Join(p.OutDir, "playwright-out")},
+			Env: []string{"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1"},
+			Dir: p.OutDir,
+		},
+		Tools: map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "click": "browser_click",
+			"type": "browser_type", "screenshot": "browser_take_screenshot", "evaluate": "browser_evaluate"},
+		navigate: func(url string) map[string]any { return map[string]any{"url": url} },
+		// 0.0.8x names the ref "target" (a ref from the snapshot or a selector).
+		element: func(ref, el string) map[string]any { return map[string]any{"target": ref, "element": el} },
+		typeText: func(ref, el, text string) map[string]any {
+			return map[string]any{"target": ref, "element": el, "text": text}
+		},
+		evaluate: func(expr string) map[string]any { return map[string]any{"function": "() => (" + expr + ")"} },
+	}
+}
+
+// NewChromeDevtools is chrome-devtools-mcp: headless, the given Chromium, a
+// temporary profile, no sandbox, viewport 1280×720, no usage statistics or
+// CrUX look-ups (no network beyond 127.0.0.1 in the benchmark).
+func NewChromeDevtools(p Paths, version string) *Server {
+	return &Server{
+		Key: ChromeDevtools, Label: "chrome-devtools-mcp " + version, Format: snapshot.UID,
+		Launch: mcpdrive.Config{
+			Name:    "chrome-devtools-mcp",
+			Command: filepath.Join(p.NPM, "node_modules", ".bin", "chrome-devtools-mcp"),
+			Args: []string{"--headless", "--executablePath", p.Chromium, "--isolated", "--chromeArg=--no-sandbox",
+				"--viewport", "1280x720", "--no-usage-statistics", "--no-performance-crux"},
+			Env: []string{"CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS=1", "PUPPETEER_SKIP_DOWNLOAD=1"},
+			Dir: p.OutDir,
+		},
+		Tools: map[string]string{"navigate": "navigate_page", "snapshot": "take_snapshot", "click": "click",
+			"type": "fill", "screenshot": "take_screenshot", "evaluate": "evaluate_script", "pages": "list_pages"},
+		navigate: func(url string) map[string]any { return map[string]any{"type": "url", "url": url} },
+		element:  func(ref, _ string) map[string]any { return map[string]any{"uid": ref} },
+		typeText: func(ref, _, text string) map[string]any { return map[string]any{"uid": ref, "value": text} },
+		evaluate: func(expr string) map[string]any { return map[string]any{"function": "() => (" + expr + ")"} },
+		// Page-scoped tools require pageId by default (--pageIdRouting):
+		// read it from list_pages once, as an AI does.
+		prepare: func(ctx context.Context, s *mcpdrive.Server) (map[string]any, error) {
+			r, err := s.Call(ctx, "list_pages", map[string]any{})
+			if err != nil {
+				return nil, err
+			}
+			m := selectedPage.FindStringSubmatch(r.Text)
+			if m == nil {
+				return nil, fmt.Errorf("list_pages shows no selected page: %s", r.Text)
+			}
+			id, _ := strconv.Atoi(m[1])
+			return map[string]any{"pageId": id}, nil
+		},
+	}
+}
+
+var selectedPage = regexp.MustCompile(`(?m)^(\d+): .*\[selected\]`)
+
+// NewMonkbrowse is the monkbrowse binary on the given ports with a private
+// HOME (its control token lives there). The browser and extension are
+// started separately by the benchmark.
+func NewMonkbrowse(p Paths, port, controlPort int, home string) *Server {
+	return &Server{
+		Key: Monkbrowse, Label: "monkbrowse", Format: snapshot.YAML,
+		Launch: mcpdrive.Config{
+			Name:    "monkbrowse",
+			Command: p.Monkbrowse,
+			Args:    []string{"--port", strconv.Itoa(port), "--control-port", strconv.Itoa(controlPort), "--log-level", "warn"},
+			Env:     []string{"HOME=" + home},
+			Dir:     p.OutDir,
+		},
+		Tools: map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "click": "browser_click",
+			"type": "browser_type", "screenshot": "browser_screenshot", "evaluate": "browser_evaluate"},
+		navigate: func(url string) map[string]any { return map[string]any{"url": url} },
+		element:  func(ref, el string) map[string]any { return map[string]any{"ref": ref, "element": el} },
+		typeText: func(ref, el, text string) map[string]any {
+			return map[string]any{"ref": ref, "element": el, "text": text}
+		},
+		evaluate: func(expr string) map[string]any { return map[string]any{"expression": expr} },
+	}
+}
+
+// Prepare runs once per session before the first step (chrome-devtools-mcp:
+// find the page id).
+func (s *Server) Prepare(ctx context.Context, sess *mcpdrive.Server) error {
+	if s.prepare == nil {
+		return nil
+	}
+	args, err := s.prepare(ctx, sess)
+	if err != nil {
+		return err
+	}
+	s.sessionArg = args
+	return nil
+}
+
+func (s *Server) with(m map[string]any) map[string]any {
+	for k, v := range s.sessionArg {
+		m[k] = v
+	}
+	return m
+}
+
+// NavigateArgs are the navigate tool's arguments.
+func (s *Server) NavigateArgs(url string) map[string]any { return s.with(s.navigate(url)) }
+
+// SnapshotArgs are the snapshot tool's arguments.
+func (s *Server) SnapshotArgs() map[string]any { return s.with(map[string]any{}) }
+
+// ClickArgs are the click tool's arguments.
+func (s *Server) ClickArgs(ref, element string) map[string]any {
+	return s.with(s.element(ref, element))
+}
+
+// TypeArgs are the type tool's arguments.
+func (s *Server) TypeArgs(ref, element, text string) map[string]any {
+	return s.with(s.typeText(ref, element, text))
+}
+
+// ScreenshotArgs are the screenshot tool's arguments (defaults: PNG of the
+// viewport, for all three).
+func (s *Server) ScreenshotArgs() map[string]any { return s.with(map[string]any{}) }
+
+// EvaluateArgs runs a JavaScript expression in the page.
+func (s *Server) EvaluateArgs(expr string) map[string]any { return s.with(s.evaluate(expr)) }
