@@ -648,3 +648,24 @@ func TestHandOverOnSIGTERM(t *testing.T) {
 	owner.log.waitFor(ctx, t, "handed over", 0)
 	fwd.mustCall(ctx, t, "browser_get_text", map[string]any{"tab": 1})
 }
+
+// TestDoctorReportsOwnerForwardersProfiles: `monkbrowse doctor` asks the
+// owner over the control port.
+func TestDoctorReportsOwnerForwardersProfiles(t *testing.T) {
+	ctx := watchdog(t, 60*time.Second)
+	cl, ps, _ := startShared(ctx, t, 2)
+	ps[1].mustCall(ctx, t, "browser_list_tabs", nil)
+	cmd := exec.CommandContext(ctx, cl.bin, "doctor", "--port", strconv.Itoa(cl.port), "--control-port", strconv.Itoa(cl.ctl))
+	cmd.Env = append(os.Environ(), "HOME="+cl.home)
+	out, _ := cmd.CombinedOutput() // exit 1 is fine: doctor has advice when no tab is shared etc.
+	text := string(out)
+	for _, want := range []string{
+		fmt.Sprintf("pid %d, on control port %d", ps[0].cmd.Process.Pid, cl.ctl),
+		fmt.Sprintf("pid %d, monkbrowse", ps[1].cmd.Process.Pid),
+		"work (Work, connected): 2 shared tab(s)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, text)
+		}
+	}
+}
