@@ -1,0 +1,65 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/monkbrowse/monkbrowse/server/internal/owner"
+)
+
+func portOf(addr net.Addr) int { return addr.(*net.TCPAddr).Port }
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return portOf(ln.Addr())
+}
+
+func TestChromeRemoteDebuggingIsNamed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/json/version" {
+			w.Write([]byte(`{"Browser":"Chrome/130.0.0.0","Protocol-Version":"1.3"}`))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	var out bytes.Buffer
+	code := Run(context.Background(), Options{Port: portOf(srv.Listener.Addr()), ControlPort: freePort(t), Out: &out})
+	s := out.String()
+	if code != 1 || !strings.Contains(s, "Chrome's remote debugging (Chrome/130.0.0.0") || !strings.Contains(s, "--port N") {
+		t.Fatalf("exit %d:\n%s", code, s)
+	}
+}
+
+func TestMonkbrowseOwnerIsRecognised(t *testing.T) {
+	log := zerolog.Nop()
+	o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Logger: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Shutdown(context.Background())
+	var out bytes.Buffer
+	Run(context.Background(), Options{Port: o.Port(), ControlPort: freePort(t), Out: &out})
+	if !strings.Contains(out.String(), "held by monkbrowse") {
+		t.Fatalf("%s", out.String())
+	}
+}
+
+func TestNothingRunning(t *testing.T) {
+	var out bytes.Buffer
+	code := Run(context.Background(), Options{Port: freePort(t), ControlPort: freePort(t), Out: &out})
+	if code != 1 || !strings.Contains(out.String(), "is free") || !strings.Contains(out.String(), "Next steps") {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+}
