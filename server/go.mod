@@ -4,6 +4,7 @@ go 1.25.5
 
 require (
 	github.com/gorilla/websocket v1.5.3
+	github.com/mark3labs/mcp-go v1.2.1
 	github.com/monkbrowse/monkbrowse/forwarder v0.0.0
 	github.com/monkbrowse/monkbrowse/messaging v0.0.0
 	github.com/monkbrowse/monkbrowse/protocol v0.0.0
@@ -15,12 +16,18 @@ require (
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
+	github.com/google/jsonschema-go v0.4.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
 	github.com/invopop/jsonschema v0.14.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
+	github.com/spf13/cast v1.7.1 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/sys v0.29.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
 )
 
 replace (
