@@ -2,9 +2,14 @@ module github.com/monkbrowse/monkbrowse/tools
 
 go 1.25.0
 
+require github.com/monkbrowse/monkbrowse/protocol v0.0.0
+
 require (
-	github.com/monkbrowse/monkbrowse/messaging v0.0.0
-	github.com/monkbrowse/monkbrowse/protocol v0.0.0
+	github.com/bahlo/generic-list-go v0.2.0 // indirect
+	github.com/buger/jsonparser v1.1.2 // indirect
+	github.com/invopop/jsonschema v0.14.0 // indirect
+	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
+	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 )
 
 replace (
