@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/monkbrowse/monkbrowse/e2e/internal/harness"
 )
 
 // TestSharingThroughPopup: a tab is invisible to the AI until the person
@@ -84,5 +86,33 @@ func TestSharingThroughPopup(t *testing.T) {
 	}
 	if !strings.Contains(res.Text, fmt.Sprint(slot)) && !strings.Contains(strings.ToLower(res.Text), "shared") {
 		t.Errorf("the refusal does not explain itself: %s", res.Text)
+	}
+}
+
+// TestSlotReusedRightAway: tab 1 is closed and, at once, another tab is
+// shared and gets number 1 again. A call for tab 1 must reach the new tab,
+// not the closed one (the server's cache of the profile's tabs may lag the
+// extension by its tabs_changed debounce).
+func TestSlotReusedRightAway(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	old, slot := s.openShared(ctx, t, "/links.html")
+	s.ok(ctx, t, "browser_get_text", map[string]any{"tab": slot})
+	fresh := s.openTab(ctx, t, "/links2.html")
+	freshID, err := s.popup.ChromeTabID(ctx, fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close() // the person closes the tab
+	got, err := s.popup.Share(ctx, freshID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != slot {
+		t.Skipf("the new tab got number %d, not the freed %d; nothing to check", got, slot)
+	}
+	res := s.call(ctx, t, "browser_get_text", map[string]any{"tab": slot})
+	if res.IsError || !strings.Contains(res.Text, "You are on page two") {
+		t.Errorf("tab %d was re-shared on another tab, but the call did not reach it: %s", slot, harness.Clip(res.Text, 300))
 	}
 }

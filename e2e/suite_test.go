@@ -149,7 +149,21 @@ func (s *suite) share(ctx context.Context, t testing.TB, tab *harness.Tab) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return slot
+	// As an AI would, learn the number from browser_list_tabs: it must list
+	// the tab under the number the popup shows.
+	url := js[string](ctx, t, tab, "location.href")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		list := s.ok(ctx, t, "browser_list_tabs", nil)
+		_, lt, ok := tabByURL(parseTabs(list), url)
+		if ok && lt.Slot == slot {
+			return slot
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the popup shows %s shared as tab %d, but browser_list_tabs does not list it so:\n%s", url, slot, list)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // openShared opens a fixture page and shares it; it returns the tab and its
