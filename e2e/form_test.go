@@ -45,6 +45,11 @@ func TestFormTools(t *testing.T) {
 	if t.Failed() {
 		t.Fatalf("snapshot:\n%s", harness.Clip(snap, 5000))
 	}
+	for _, hidden := range []string{"hidden-aria-token", "hidden-visibility-token", "hidden-display-token", "hidden-inert-token", "Tooltip: use your work email"} {
+		if strings.Contains(snap, hidden) {
+			t.Errorf("hidden content %q is in the snapshot", hidden)
+		}
+	}
 	if l, _ := harness.Find(snap, "checkbox", "Remember me"); l.Has("checked") {
 		t.Errorf("the unchecked checkbox shows as checked: %s", l.Raw)
 	}
@@ -99,15 +104,17 @@ func TestFormTools(t *testing.T) {
 	if !strings.Contains(js[string](ctx, t, tab, "document.getElementById('events').textContent"), "change:country") {
 		t.Error("selecting an option fired no change event")
 	}
-	_ = out
 	s.ok(ctx, t, "browser_select_option", map[string]any{"element": "Languages", "ref": ref(t, snap, "listbox", "Languages"), "values": []string{"go", "Rust"}, "tab": slot})
 	if v := js[string](ctx, t, tab, "[...document.getElementById('langs').selectedOptions].map(o => o.value).join(',')"); v != "go,rs" {
 		t.Errorf("languages selected: %q, want go,rs", v)
 	}
 
 	// Hover shows the tooltip.
-	s.ok(ctx, t, "browser_hover", map[string]any{"element": "Help button", "ref": ref(t, snap, "button", "Help"), "tab": slot})
+	out = s.ok(ctx, t, "browser_hover", map[string]any{"element": "Help button", "ref": ref(t, snap, "button", "Help"), "tab": slot})
 	waitJS(ctx, t, tab, "document.getElementById('hovered').textContent === 'yes'")
+	if !strings.Contains(out, "Tooltip: use your work email") {
+		t.Errorf("the snapshot after browser_hover does not show the tooltip it opened:\n%s", harness.Clip(out, 3000))
+	}
 
 	// Type with submit: Enter submits the form once, with every value.
 	s.ok(ctx, t, "browser_type", map[string]any{"element": "Email field", "ref": email, "text": "grace@example.com", "submit": true, "tab": slot})
