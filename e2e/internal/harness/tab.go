@@ -93,18 +93,6 @@ func (t *Tab) Close() {
 	}
 }
 
-// Detach stops watching the tab without closing it.
-func (t *Tab) Detach() {
-	// A chromedp context that owns its target closes it on cancel; detach
-	// first so the target survives.
-	c := chromedp.FromContext(t.ctx)
-	if c != nil && c.Target != nil {
-		dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, _ = chromedp.CallBrowser(dctx, target.DetachFromTarget, target.DetachFromTargetParams{SessionID: c.Target.SessionID})
-		cancel()
-	}
-}
-
 // Context returns a chromedp context of the tab bounded by ctx, for direct
 // chromedp calls.
 func (t *Tab) Context(ctx context.Context) (context.Context, context.CancelFunc) {
