@@ -176,6 +176,7 @@ func cmdReport(args []string) error {
 	in := fs.String("results", filepath.Join(root, "bench-results", "results.json"), "results of monkbench run")
 	bstat := fs.String("benchstat", filepath.Join(root, "bench-results", "benchstat.txt"), "benchstat output of the Go micro-benchmarks")
 	machine := fs.String("machine", filepath.Join(root, "bench-results", "machine.txt"), "machine notes (key: value lines) written by scripts/bench")
+	notes := fs.String("notes", filepath.Join(root, "bench", "NOTES.md"), "hand-written analysis included in the report")
 	out := fs.String("out", filepath.Join(root, "BENCHMARKS.md"), "the report to write")
 	_ = fs.Parse(args)
 	res, err := run.Load(*in)
@@ -184,7 +185,8 @@ func cmdReport(args []string) error {
 	}
 	bs, _ := os.ReadFile(*bstat)
 	mach, _ := os.ReadFile(*machine)
-	md := report.Write(res, string(bs), report.ParseMachine(string(mach)))
+	nt, _ := os.ReadFile(*notes)
+	md := report.Write(res, string(bs), report.ParseMachine(string(mach)), string(nt))
 	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
 		return err
 	}

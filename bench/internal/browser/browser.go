@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -300,4 +301,27 @@ func Run[T any](ctx context.Context, b *Browser, t *Tab, a chromedp.Action[T]) (
 	c, cancel := b.within(ctx, t.ctx)
 	defer cancel()
 	return chromedp.Run(c, a)
+}
+
+// FitViewport resizes the tab's window so that its viewport (innerWidth ×
+// innerHeight) is w × h, as the other servers' --viewport options do.
+func (b *Browser) FitViewport(ctx context.Context, t *Tab, w, h int) error {
+	c, cancel := b.within(ctx, t.ctx)
+	defer cancel()
+	tid := chromedp.FromContext(t.ctx).Target.TargetID
+	win, err := chromedp.CallBrowser(c, cdpbrowser.GetWindowForTarget, cdpbrowser.GetWindowForTargetParams{TargetID: tid})
+	if err != nil {
+		return fmt.Errorf("finding the tab's window: %w", err)
+	}
+	if _, err := chromedp.CallBrowser(c, cdpbrowser.SetContentsSize, cdpbrowser.SetContentsSizeParams{WindowID: win.WindowID, Width: int64(w), Height: int64(h)}); err != nil {
+		return fmt.Errorf("resizing the tab's window: %w", err)
+	}
+	got, err := chromedp.Run(c, chromedp.Evaluate[[]int](`[innerWidth, innerHeight]`))
+	if err != nil {
+		return err
+	}
+	if len(got) != 2 || got[0] != w || got[1] != h {
+		return fmt.Errorf("the viewport is %v after resizing, want %d×%d", got, w, h)
+	}
+	return nil
 }

@@ -285,7 +285,12 @@ func startSession(ctx context.Context, cfg Config, key string, fx *fixtures.Serv
 			return nil, err
 		}
 		start := fx.URL("/start.html?monkbrowse")
-		if _, err := b.OpenTab(lctx, start); err != nil {
+		tab, err := b.OpenTab(lctx, start)
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		if err := b.FitViewport(lctx, tab, 1280, 720); err != nil {
 			s.close()
 			return nil, err
 		}
