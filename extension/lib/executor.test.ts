@@ -45,6 +45,13 @@ class FakeBrowser implements BrowserPort {
     if (this.csError) throw new Error(this.csError);
     return (this.csReply[op] ?? {}) as never;
   }
+  refBases = new Map<number, number>();
+  async refBase(id: number) {
+    return this.refBases.get(id) ?? 0;
+  }
+  async saveRefBase(id: number, high: number) {
+    this.refBases.set(id, high);
+  }
   async screenshot(t: TabLike) {
     this.calls.push(`screenshot ${t.id}`);
     return "iVBORw0KGgo=";
@@ -151,6 +158,19 @@ describe("Executor", () => {
       title: "T11",
       snapshot: '- button "Go" [ref=e1]',
     });
+  });
+
+  it("keeps ref numbers growing across a tab's documents (a stale ref never names a new element)", async () => {
+    const { b, x } = setup();
+    b.csReply.snapshot = { snapshot: '- button "Go" [ref=e41]', refHigh: 41 };
+    await x.execute("browser_snapshot", { tabId: 11 });
+    expect(b.calls).toContain('cs 11 snapshot {"refBase":0}');
+    expect(b.refBases.get(11)).toBe(41);
+    // The next document starts above e41; a lower refHigh never moves the base back.
+    b.csReply.snapshot = { snapshot: "", refHigh: 3 };
+    await x.execute("browser_snapshot", { tabId: 11 });
+    expect(b.calls).toContain('cs 11 snapshot {"refBase":41}');
+    expect(b.refBases.get(11)).toBe(41);
   });
 
   it("reads text, console logs, url, title; screenshots and evaluates", async () => {

@@ -54,6 +54,9 @@ export interface BrowserPort {
   history(tabId: number, what: "back" | "forward" | "reload"): Promise<void>;
   /** Sends one op to the tab's content script (injecting it if needed). */
   content<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]>;
+  /** The highest snapshot ref handed out in this tab so far, across its documents (0 when none). */
+  refBase(tabId: number): Promise<number>;
+  saveRefBase(tabId: number, high: number): Promise<void>;
   /** Captures the tab as base64 PNG (no data: prefix), restoring the person's active tab. */
   screenshot(tab: TabLike): Promise<string>;
   evaluate(tabId: number, expression: string): Promise<unknown>;
@@ -219,7 +222,11 @@ export class Executor {
       }
       case "browser_snapshot": {
         const tab = await this.resolveTab(optionalTabId(p));
-        const r = await this.port.content(tab.id, "snapshot", {});
+        // Refs keep counting across the tab's documents, so a ref from an
+        // earlier page is unknown on this one instead of naming another element.
+        const refBase = await this.port.refBase(tab.id);
+        const r = await this.port.content(tab.id, "snapshot", { refBase });
+        if (typeof r?.refHigh === "number" && r.refHigh > refBase) await this.port.saveRefBase(tab.id, r.refHigh);
         // The URL and title are read after the snapshot so they describe the same page.
         const after = (await this.port.getTab(tab.id)) ?? tab;
         return { tabId: tab.id, url: after.url, title: after.title, snapshot: String(r?.snapshot ?? "") } satisfies SnapshotResult;

@@ -315,6 +315,25 @@ async function activate(tab: TabLike): Promise<void> {
   await chrome.windows.update(tab.windowId, { focused: true });
 }
 
+// The highest snapshot ref per tab lives in chrome.storage.session: it
+// survives the service worker being suspended and is gone with the browser
+// session, like the tab ids it is keyed by.
+const refBaseKey = (tabId: number) => `refBase:${tabId}`;
+
+async function refBase(tabId: number): Promise<number> {
+  const got = await chrome.storage.session.get(refBaseKey(tabId));
+  const v = got[refBaseKey(tabId)];
+  return typeof v === "number" && Number.isInteger(v) && v > 0 ? v : 0;
+}
+
+async function saveRefBase(tabId: number, high: number): Promise<void> {
+  await chrome.storage.session.set({ [refBaseKey(tabId)]: high });
+}
+
+export function forgetRefBase(tabId: number): void {
+  chrome.storage.session.remove(refBaseKey(tabId)).catch(() => undefined);
+}
+
 export function makeChromePort(deps: { getShares: () => Promise<Shares>; share: (tabId: number) => Promise<number> }): BrowserPort {
   return {
     ownExtensionId: chrome.runtime.id,
@@ -328,6 +347,8 @@ export function makeChromePort(deps: { getShares: () => Promise<Shares>; share: 
       }),
     history: historyNav,
     content: contentOp,
+    refBase,
+    saveRefBase,
     screenshot,
     evaluate,
     openTab,

@@ -23,7 +23,7 @@ import {
   type Shares,
   type Status,
 } from "../../lib/storage";
-import { getTab, makeChromePort } from "./chrome-port";
+import { forgetRefBase, getTab, makeChromePort } from "./chrome-port";
 
 const OFFSCREEN_PATH = "offscreen.html";
 const KEEPALIVE_ALARM = "monkbrowse-keepalive";
@@ -265,6 +265,7 @@ export default defineBackground(() => {
   });
   chrome.tabs.onActivated.addListener(() => scheduleTabsPush());
   chrome.tabs.onRemoved.addListener((tabId) => {
+    forgetRefBase(tabId);
     void updateShares((s) => ({ shares: unshareTab(s, tabId), out: undefined }));
   });
   chrome.tabs.onReplaced.addListener((added, removed) => {

@@ -42,7 +42,11 @@ export async function handleOp(ctx: PageContext, op: string, args: Record<string
   switch (op) {
     case "snapshot":
       ctx.refs.sweep();
-      return { snapshot: buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot }) };
+      if (typeof args.refBase === "number") ctx.refs.advanceTo(args.refBase);
+      return {
+        snapshot: buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot }),
+        refHigh: ctx.refs.high,
+      };
     case "click":
       click(ctx.refs, str(args, "ref"));
       return {};

@@ -45,6 +45,21 @@ export class RefRegistry {
     return ref;
   }
 
+  /**
+   * Makes the next new ref greater than e<base>. The service worker passes
+   * the highest ref any earlier document of the tab handed out, so a ref from
+   * the previous page can never name an element of this one: it is unknown
+   * here and the AI is told to take a new snapshot.
+   */
+  advanceTo(base: number): void {
+    if (Number.isInteger(base) && base >= this.next) this.next = base + 1;
+  }
+
+  /** The highest ref number handed out so far (0 for none). */
+  get high(): number {
+    return this.next - 1;
+  }
+
   /** The ref already given to el, if any (never assigns one). */
   peek(el: Element): string | undefined {
     return this.byElement.get(el);
