@@ -90,9 +90,9 @@ func (w wire) Request(_ context.Context, typ string, payload, out any) error {
 }
 
 var (
-	once    sync.Once
-	browser = &fakeBrowser{}
-	mcpc    *client.Client
+	once     sync.Once
+	browser  = &fakeBrowser{}
+	mcpc     *client.Client
 	setupErr error
 )
 
