@@ -55,6 +55,33 @@ describe("buildSnapshot", () => {
     expect(s).toContain('- textbox "Name" [required] [active] [ref=e7]');
   });
 
+  it("does not repeat a table row's or cell's content as its name when the content holds elements", () => {
+    html(`<table>
+      <tr><td>1</td><td><a href="#r1">Open row 1</a></td><td><button>Pick 1</button></td></tr>
+      <tr aria-label="Second"><td aria-label="Actions"><button>Pick 2</button></td></tr>
+    </table>`);
+    const s = snap();
+    expect(s).toContain('- row [ref=e');
+    expect(s).not.toContain('- row "1 Open row 1 Pick 1"');
+    expect(s).toContain('- cell "1" [ref=');
+    expect(s).toMatch(/- cell \[ref=e\d+\]:\n\s+- link "Open row 1" \[ref=/);
+    expect(s).toMatch(/- cell \[ref=e\d+\]:\n\s+- button "Pick 1" \[ref=/);
+    // Names given by attributes stay.
+    expect(s).toContain('- row "Second" [ref=');
+    expect(s).toContain('- cell "Actions" [ref=');
+  });
+
+  it("finds shadow roots on custom elements and on the elements that may host one", () => {
+    html(`<x-card></x-card><div id="d"></div><section id="s"></section>`);
+    document.querySelector("x-card")!.attachShadow({ mode: "open" }).innerHTML = "<button>In card</button>";
+    document.getElementById("d")!.attachShadow({ mode: "open" }).innerHTML = "<button>In div</button>";
+    document.getElementById("s")!.attachShadow({ mode: "open" }).innerHTML = "<button>In section</button>";
+    const s = snap();
+    expect(s).toContain('- button "In card"');
+    expect(s).toContain('- button "In div"');
+    expect(s).toContain('- button "In section"');
+  });
+
   it("lists a select's options and marks the selected one", () => {
     html(`<select aria-label="Color"><option value="r">Red</option><option value="g" selected>Green</option></select>`);
     expect(snap()).toBe(

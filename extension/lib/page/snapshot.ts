@@ -83,6 +83,22 @@ const EXTRA_IMPLICIT: Record<string, string> = {
 };
 
 const TEXT_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "slider"]);
+/**
+ * Table parts whose accessible name comes from their content: when that
+ * content holds elements (a link, a button), the child lines already say
+ * it, so the name is left out (as in Playwright's snapshots) rather than
+ * repeated on the row and cell lines. It is not computed either: naming a
+ * row from content walks its whole subtree.
+ */
+const NAME_FROM_CONTENT_PARTS = new Set(["row", "cell", "gridcell"]);
+/**
+ * The elements that can host a shadow root (DOM's "valid shadow host
+ * name"), besides custom elements: no other element can have one, so
+ * the others are not asked (chrome.dom.openOrClosedShadowRoot is a
+ * binding call per element).
+ */
+const SHADOW_HOSTS = new Set(["article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3",
+  "h4", "h5", "h6", "header", "main", "nav", "p", "section", "span"]);
 const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio", "treeitem", "option", "button"]);
 const INLINE_DISPLAY = /^(inline|contents)/;
 const LANDMARK_SCOPES = "article, aside, main, nav, section, [role=article], [role=complementary], [role=main], [role=navigation], [role=region]";
@@ -145,7 +161,7 @@ function flatChildren(el: Element, ctx: Ctx): ArrayLike<Node> {
     const assigned = (el as HTMLSlotElement).assignedNodes?.() ?? [];
     return assigned.length > 0 ? assigned : el.childNodes;
   }
-  const sr = ctx.shadowRoot(el);
+  const sr = SHADOW_HOSTS.has(t) || t.includes("-") ? ctx.shadowRoot(el) : null;
   if (sr) return sr.childNodes;
   if (t === "details" && !(el as HTMLDetailsElement).open) {
     // A closed <details> shows only its first <summary>.
@@ -204,7 +220,8 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
   const extra: string[] = [];
   if (role === "generic" && style.cursor === "pointer") extra.push("cursor=pointer");
   if (isFileInput(el)) extra.push("type=file");
-  const node = makeNode(el, role, ctx, extra);
+  const contentNamed = NAME_FROM_CONTENT_PARTS.has(role) && !hasExplicitName(el);
+  const node = makeNode(el, role, ctx, extra, contentNamed);
 
   if (t === "iframe" || t === "frame") {
     frameChildren(el as HTMLIFrameElement, node, ctx);
@@ -214,6 +231,10 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
     const kids: Child[] = [];
     visitChildren(el, kids, ctx, true, cursor);
     node.children = normalizeChildren(kids, ctx);
+    if (contentNamed && node.children.every((c) => typeof c === "string")) {
+      // Text only: the name is the text, on one line as before.
+      node.name = truncate(accessibleName(el, ctx), ctx.maxText);
+    }
     // The name already says what the text children say.
     if (
       node.name !== "" && node.children.length > 0 &&
@@ -323,8 +344,13 @@ function accessibleName(el: Element, ctx: Ctx): string {
   }
 }
 
-function makeNode(el: Element, role: string, ctx: Ctx, extra: string[]): SNode {
-  const name = truncate(accessibleName(el, ctx), ctx.maxText);
+/** Whether el is named by ARIA attributes rather than by its content (title comes after content in accname). */
+function hasExplicitName(el: Element): boolean {
+  return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby");
+}
+
+function makeNode(el: Element, role: string, ctx: Ctx, extra: string[], skipName = false): SNode {
+  const name = skipName ? "" : truncate(accessibleName(el, ctx), ctx.maxText);
   return {
     role,
     name,
