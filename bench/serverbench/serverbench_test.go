@@ -21,8 +21,8 @@ import (
 
 // fakeBrowser is one profile with one shared tab showing a fixed page.
 type fakeBrowser struct {
-	mu   sync.Mutex
-	snap protocol.SnapshotResult
+	mu        sync.Mutex
+	snapFrame []byte
 }
 
 func (f *fakeBrowser) set(page string, tb testing.TB) {
@@ -30,10 +30,33 @@ func (f *fakeBrowser) set(page string, tb testing.TB) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	snap, err := encodeResponse(protocol.SnapshotResult{TabID: 7, URL: "http://127.0.0.1:8000/" + page + ".html", Title: page, Snapshot: string(b)})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	f.mu.Lock()
-	f.snap = protocol.SnapshotResult{TabID: 7, URL: "http://127.0.0.1:8000/" + page + ".html", Title: page, Snapshot: string(b)}
+	f.snapFrame = snap
 	f.mu.Unlock()
 }
+
+// encodeResponse is the response frame the extension sends, encoded once:
+// its cost is the browser's, not the server's.
+func encodeResponse(result any) ([]byte, error) {
+	r, err := json.Marshal(result)
+	if err != nil {
+		return nil, err
+	}
+	ok := true
+	return messaging.Frame{K: messaging.KindResponse, ID: "1", OK: &ok, Result: r}.Encode()
+}
+
+var tabFrame = func() []byte {
+	b, err := encodeResponse(protocol.TabResult{TabID: 7})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
 
 var target = tools.Target{ProfileID: "p1", Slug: "bench", Label: "bench", TabID: 7, Slot: 1}
 
@@ -50,8 +73,9 @@ func (f *fakeBrowser) WithProfile(ctx context.Context, _ string, fn func(context
 	return fn(ctx, target, wire{f})
 }
 
-// wire answers requests as the extension would, paying for the frame
-// encoding and decoding a real connection does on the server's side.
+// wire answers requests as the extension would. The server's share of a
+// request is paid here: encoding the request frame, decoding the response
+// frame and its result.
 type wire struct{ f *fakeBrowser }
 
 func (w wire) Request(_ context.Context, typ string, payload, out any) error {
@@ -59,25 +83,14 @@ func (w wire) Request(_ context.Context, typ string, payload, out any) error {
 	if err != nil {
 		return err
 	}
-	req, err := messaging.Frame{K: messaging.KindRequest, ID: "1", Type: typ, Payload: p}.Encode()
-	if err != nil {
+	if _, err := (messaging.Frame{K: messaging.KindRequest, ID: "1", Type: typ, Payload: p}).Encode(); err != nil {
 		return err
 	}
-	_ = req
-	var result any = protocol.TabResult{TabID: 7}
+	res := tabFrame
 	if typ == protocol.MsgSnapshot {
 		w.f.mu.Lock()
-		result = w.f.snap
+		res = w.f.snapFrame
 		w.f.mu.Unlock()
-	}
-	r, err := json.Marshal(result)
-	if err != nil {
-		return err
-	}
-	ok := true
-	res, err := messaging.Frame{K: messaging.KindResponse, ID: "1", OK: &ok, Result: r}.Encode()
-	if err != nil {
-		return err
 	}
 	fr, err := messaging.DecodeFrame(res)
 	if err != nil {

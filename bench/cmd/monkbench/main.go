@@ -176,6 +176,7 @@ func cmdReport(args []string) error {
 	in := fs.String("results", filepath.Join(root, "bench-results", "results.json"), "results of monkbench run")
 	bstat := fs.String("benchstat", filepath.Join(root, "bench-results", "benchstat.txt"), "benchstat output of the Go micro-benchmarks")
 	machine := fs.String("machine", filepath.Join(root, "bench-results", "machine.txt"), "machine notes (key: value lines) written by scripts/bench")
+	profiles := fs.String("profiles", filepath.Join(root, "bench-results"), "directory with profile-large-*.txt and serverbench-pprof.txt")
 	notes := fs.String("notes", filepath.Join(root, "bench", "NOTES.md"), "hand-written analysis included in the report")
 	out := fs.String("out", filepath.Join(root, "BENCHMARKS.md"), "the report to write")
 	_ = fs.Parse(args)
@@ -186,7 +187,13 @@ func cmdReport(args []string) error {
 	bs, _ := os.ReadFile(*bstat)
 	mach, _ := os.ReadFile(*machine)
 	nt, _ := os.ReadFile(*notes)
-	md := report.Write(res, string(bs), report.ParseMachine(string(mach)), string(nt))
+	var prof []report.Profile
+	for _, f := range []string{"profile-large-snapshot.txt", "profile-large-click.txt", "serverbench-pprof.txt"} {
+		if b, err := os.ReadFile(filepath.Join(*profiles, f)); err == nil {
+			prof = append(prof, report.Profile{Name: f, Text: string(b)})
+		}
+	}
+	md := report.Write(res, string(bs), report.ParseMachine(string(mach)), string(nt), prof...)
 	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
 		return err
 	}

@@ -37,6 +37,17 @@ func (m Machine) Get(key string) string {
 	return ""
 }
 
+// Profile is a profile summary to quote in the report.
+type Profile struct{ Name, Text string }
+
+func head(s string, n int) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "")
+}
+
 // Stats summarises one (server, page, step).
 type Stats struct {
 	N, OK, Skipped int
@@ -146,7 +157,7 @@ func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 
 // Write renders the report. notes is hand-written analysis (bench/NOTES.md)
 // included as is.
-func Write(r *run.Results, benchstat string, m Machine, notes string) string {
+func Write(r *run.Results, benchstat string, m Machine, notes string, profiles ...Profile) string {
 	var b strings.Builder
 	st := Summarise(r)
 	keys := serverKeys(r)
@@ -271,22 +282,43 @@ func Write(r *run.Results, benchstat string, m Machine, notes string) string {
 	b.WriteString("From each server's own `snapshot` result on each page (first timed repetition): the set of (role, name) pairs " +
 		"for the roles " + strings.Join(sortedRoles(), ", ") + ".\n\n")
 	if has(pw) && has(mb) {
-		all := true
+		all, allButHidden := true, true
 		b.WriteString("| page | Playwright MCP | monkbrowse | chrome-devtools-mcp | named by Playwright MCP, not by monkbrowse | named by monkbrowse only |\n|---|---:|---:|---:|---|---|\n")
 		for _, p := range r.Pages {
 			ip := r.Interactive[p.Key][pw]
 			im := r.Interactive[p.Key][mb]
-			ic := r.Interactive[p.Key][servers.ChromeDevtools]
+			ic, haveCD := r.Interactive[p.Key][servers.ChromeDevtools]
 			miss := snapshot.Missing(ip, im)
 			extra := snapshot.Missing(im, ip)
 			if len(miss) > 0 {
 				all = false
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %s |\n", p.Key, len(ip), len(im), len(ic), list(miss), list(extra))
+			// A difference Chromium's own accessibility tree agrees with
+			// (chrome-devtools-mcp's snapshot lacks it too) is content the
+			// browser treats as hidden or inert.
+			var notes []string
+			for _, m := range miss {
+				why := ""
+				if haveCD && len(snapshot.Missing([]snapshot.RoleName{m}, ic)) == 1 {
+					why = " (not in Chromium's accessibility tree either: chrome-devtools-mcp leaves it out too)"
+				} else {
+					allButHidden = false
+				}
+				notes = append(notes, list([]snapshot.RoleName{m})+why)
+			}
+			missText := "none"
+			if len(notes) > 0 {
+				missText = strings.Join(notes, "; ")
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %s |\n", p.Key, len(ip), len(im), len(ic), missText, list(extra))
 		}
-		if all {
+		switch {
+		case all:
 			b.WriteString("\n**Our snapshot names every interactive element that Playwright MCP's snapshot names, on each page.**\n\n")
-		} else {
+		case allButHidden:
+			b.WriteString("\n**Our snapshot names every interactive element that Playwright MCP's snapshot names on each page, except elements " +
+				"that Chromium's accessibility tree leaves out as well** (hidden or inert content, which monkbrowse leaves out by design, DESIGN §7; see the notes below).\n\n")
+		default:
 			b.WriteString("\n**Our snapshot does not yet name every interactive element that Playwright MCP's snapshot names** (see the differences above and the notes below).\n\n")
 		}
 	}
@@ -299,6 +331,17 @@ func Write(r *run.Results, benchstat string, m Machine, notes string) string {
 		b.WriteString("(not run)\n\n")
 	} else {
 		b.WriteString("```\n" + strings.TrimRight(benchstat, "\n") + "\n```\n\n")
+	}
+
+	if len(profiles) > 0 {
+		b.WriteString("## Where monkbrowse's time goes\n\n")
+		b.WriteString("On the 2,000-element page: the V8 sampling profile of the tab's renderer (the content script's isolated world and the page) " +
+			"during monkbrowse's snapshot and click (`monkbench profile`, 10 runs, top of the list), and pprof of the Go side " +
+			"(`bench/serverbench`: MCP JSON-RPC over pipes, the real tools.Dispatcher, frame decoding, with that page's real snapshot; " +
+			"it includes the mcp-go client's parsing of the result).\n\n")
+		for _, p := range profiles {
+			fmt.Fprintf(&b, "`%s`:\n\n```\n%s\n```\n\n", p.Name, strings.TrimRight(head(p.Text, 24), "\n"))
+		}
 	}
 
 	// Method.

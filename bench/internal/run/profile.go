@@ -202,6 +202,9 @@ func Profile(ctx context.Context, cfg Config, pageKey, step string, n int, w io.
 }
 
 func shortURL(u string) string {
+	if i := strings.IndexByte(u, '?'); i >= 0 {
+		u = u[:i]
+	}
 	if i := strings.Index(u, "://"); i >= 0 {
 		rest := u[i+3:]
 		if j := strings.IndexByte(rest, '/'); j >= 0 {

@@ -1,0 +1,69 @@
+package report
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/monkbrowse/monkbrowse/bench/internal/run"
+	"github.com/monkbrowse/monkbrowse/bench/internal/snapshot"
+)
+
+func TestPercentile(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3, 6, 7, 8, 9, 10}
+	if got := Percentile(xs, 50); got != 5.5 {
+		t.Errorf("median = %v, want 5.5", got)
+	}
+	if got := Percentile(xs, 90); got != 9 {
+		t.Errorf("p90 = %v, want 9 (nearest rank)", got)
+	}
+	if got := Percentile([]float64{3, 1, 2}, 50); got != 2 {
+		t.Errorf("odd median = %v", got)
+	}
+	if !math.IsNaN(Percentile(nil, 50)) {
+		t.Error("no samples must be NaN")
+	}
+	if Tokens(0) != 0 || Tokens(1) != 1 || Tokens(8) != 2 || Tokens(9) != 3 {
+		t.Error("tokens are bytes/4 rounded up")
+	}
+}
+
+func sample(server, page, step string, ms float64, bytes int) run.Sample {
+	return run.Sample{Server: server, Page: page, Step: step, Ms: ms, TextBytes: bytes, OK: true}
+}
+
+func TestWrite(t *testing.T) {
+	r := &run.Results{Reps: 2, Pages: []run.PageResult{{Key: "signin", Title: "Sign in", Elements: 50}},
+		Servers: []run.ServerResult{{Key: "monkbrowse", Label: "monkbrowse", StartupMs: []float64{10, 12}},
+			{Key: "playwright", Label: "Playwright MCP 0.0.83", StartupMs: []float64{300}},
+			{Key: "chrome-devtools", Label: "chrome-devtools-mcp 1.11.0", StartupMs: []float64{500}}},
+		Interactive: map[string]map[string][]snapshot.RoleName{"signin": {
+			"playwright":      {{Role: "button", Name: "Go"}, {Role: "button", Name: "Inert"}},
+			"monkbrowse":      {{Role: "button", Name: "Go"}},
+			"chrome-devtools": {{Role: "button", Name: "Go"}},
+		}},
+	}
+	for _, st := range []string{"navigate", "snapshot", "click", "type", "screenshot"} {
+		for _, s := range []string{"monkbrowse", "playwright", "chrome-devtools"} {
+			ms, by := 100.0, 1000
+			if s == "monkbrowse" {
+				ms, by = 50, 500
+			}
+			r.Samples = append(r.Samples, sample(s, "signin", st, ms, by), sample(s, "signin", st, ms, by))
+		}
+	}
+	md := Write(r, "", ParseMachine("CPUs: 2\ncommand: scripts/bench"), "## Notes\n\nhand-written\n")
+	for _, want := range []string{
+		"| signin | 250 ms | 500 ms | 500 ms |", // sums of step medians
+		"0.50×",
+		"| navigate | 50 / 50 | 100 / 100 | 100 / 100 | 0.50× |",
+		`button "Inert" (not in Chromium's accessibility tree either`,
+		"except elements that Chromium's accessibility tree leaves out as well",
+		"## Notes\n\nhand-written",
+		"2/2 · 2/2 · 2/2",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
