@@ -204,6 +204,19 @@ func (b *Browser) OpenTab(ctx context.Context, url string) (*Tab, error) {
 	return t, nil
 }
 
+// FirstTab navigates the browser's first tab (the one it started with) to
+// url and returns it, so no blank tab is left over to cost memory. Its Close
+// does nothing; the tab ends with the browser.
+func (b *Browser) FirstTab(ctx context.Context, url string) (*Tab, error) {
+	t := &Tab{ctx: b.ctx, cancel: func() {}}
+	c, cancel := b.within(ctx, b.ctx)
+	defer cancel()
+	if err := chromedp.Do(c, chromedp.Navigate(url)); err != nil {
+		return nil, fmt.Errorf("opening %s: %w", url, err)
+	}
+	return t, nil
+}
+
 // Eval evaluates expr in the tab (promises awaited).
 func Eval[T any](ctx context.Context, b *Browser, t *Tab, expr string) (T, error) {
 	c, cancel := b.within(ctx, t.ctx)

@@ -266,14 +266,15 @@ func Write(r *run.Results, benchstat string, m Machine, notes string, profiles .
 	b.WriteString("Start-up is launch → `initialize` answered (median, min–max over fresh launches; no browser is started by then: " +
 		"the npm servers start theirs on the first tool call, monkbrowse uses the person's running browser). " +
 		"RSS is the server process alone (/proc/<pid>/status VmRSS), one second after `initialize` and after the whole run. " +
-		"Browser is the browser's process tree after the run as PSS (shared pages divided among processes): for monkbrowse " +
-		"the Chromium running its extension, for the npm servers the Chromium they launched. Cold navigate is each session's first " +
-		"call, which includes the npm servers' browser launch.\n\n")
-	b.WriteString("| server | start-up | RSS idle | RSS after run | browser (PSS) after run | cold first navigate |\n|---|---:|---:|---:|---:|---:|\n")
+		"Browser is the browser's process tree after the run: private memory (USS: Private_Clean + Private_Dirty, which does not " +
+		"depend on other processes) and PSS (shared pages divided among the processes sharing them, including other browsers on the " +
+		"machine); for monkbrowse the Chromium running its extension, for the npm servers the Chromium they launched. Cold navigate " +
+		"is each session's first call, which includes the npm servers' browser launch.\n\n")
+	b.WriteString("| server | start-up | RSS idle | RSS after run | browser private (USS) | browser PSS | cold first navigate |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Servers {
 		lo, hi := minMax(s.StartupMs)
-		fmt.Fprintf(&b, "| %s | %s ms (%s–%s) | %s | %s | %s | %s ms |\n", s.Label, fmtMs(Percentile(s.StartupMs, 50)), fmtMs(lo), fmtMs(hi),
-			mib(s.IdleRSS), mib(s.AfterRSS), mib(s.BrowserPSS), fmtMs(s.ColdNavigateMs))
+		fmt.Fprintf(&b, "| %s | %s ms (%s–%s) | %s | %s | %s | %s | %s ms |\n", s.Label, fmtMs(Percentile(s.StartupMs, 50)), fmtMs(lo), fmtMs(hi),
+			mib(s.IdleRSS), mib(s.AfterRSS), mib(s.BrowserUSS), mib(s.BrowserPSS), fmtMs(s.ColdNavigateMs))
 	}
 	b.WriteString("\nmonkbrowse's own cost is the Go process; its extension (service worker, offscreen document, content script) runs inside the browser and is counted in the browser column.\n\n")
 

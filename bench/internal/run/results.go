@@ -49,6 +49,9 @@ type ServerResult struct {
 	// BrowserPSS is the browser's process tree (PSS, shared pages split)
 	// after the run.
 	BrowserPSS int64 `json:"browserPSS"`
+	// BrowserUSS is the same tree's private memory (not shared with any
+	// other process).
+	BrowserUSS int64 `json:"browserUSS"`
 	// ColdNavigateMs is the session's first navigate, which for the npm
 	// servers includes launching their browser.
 	ColdNavigateMs float64  `json:"coldNavigateMs"`

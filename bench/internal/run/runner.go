@@ -157,9 +157,11 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		s.res.AfterRSS = procstat.RSS(s.mcp.Pid())
 		if s.browser != nil {
 			s.res.BrowserPSS = procstat.TreePSS(s.browser.Pid())
+			s.res.BrowserUSS = procstat.TreeUSS(s.browser.Pid())
 		} else {
 			// The npm servers' browsers are children of the node process.
 			s.res.BrowserPSS = procstat.TreePSS(s.mcp.Pid()) - procstat.PSS(s.mcp.Pid())
+			s.res.BrowserUSS = procstat.TreeUSS(s.mcp.Pid()) - procstat.USS(s.mcp.Pid())
 		}
 	}
 	for _, p := range pages {
@@ -285,7 +287,7 @@ func startSession(ctx context.Context, cfg Config, key string, fx *fixtures.Serv
 			return nil, err
 		}
 		start := fx.URL("/start.html?monkbrowse")
-		tab, err := b.OpenTab(lctx, start)
+		tab, err := b.FirstTab(lctx, start)
 		if err != nil {
 			s.close()
 			return nil, err
