@@ -280,14 +280,20 @@ func (c *Client) Port() int { return c.port }
 // A call that certainly did not run (the owner was already lost, or it
 // refused the call while handing over) fails with an error wrapping
 // [ErrNotSent], and may be repeated against the next owner. A call that was
-// in flight when the owner went away comes back as a tool error saying it
-// may or may not have run: an action is never repeated on a guess. A
-// cancelled ctx returns ctx's error.
+// in flight when the owner went away fails with an *[InterruptedError]: it
+// may or may not have run, so only a tool that never changes anything may
+// be repeated (the caller decides; an action is never repeated on a guess).
+// A cancelled ctx returns ctx's error.
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
 	select {
 	case <-c.lost:
 		return protocol.CallToolResult{}, fmt.Errorf("%w: %s (%s)", ErrNotSent, name, c.LossReason())
 	default:
+	}
+	if c.peer.Err() != nil {
+		// Already closed (the owner died), and the watcher has not marked
+		// the client lost yet: nothing is sent.
+		return protocol.CallToolResult{}, fmt.Errorf("%w: %s (%s)", ErrNotSent, name, Disconnected)
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -317,8 +323,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 		return toolError(fmt.Sprintf("the monkbrowse owner did not answer %s within %s; it may or may not have run. "+
 			"Check the page (for example with browser_snapshot) before repeating it.", name, te.Timeout)), nil
 	default:
-		return toolError(fmt.Sprintf("the monkbrowse process that owned the browser connection went away while %s was running, "+
-			"so it may or may not have run. Check the page (for example with browser_snapshot) before repeating it.", name)), nil
+		return protocol.CallToolResult{}, &InterruptedError{Tool: name}
 	}
 }
 

@@ -11,6 +11,26 @@ import (
 // owner; any other failure may not.
 var ErrNotSent = errors.New("forwarder: call not run by the owner")
 
+// ErrInterrupted is wrapped by [Client.CallTool] when the owner went away
+// while the call was in flight: it may or may not have run. The caller
+// decides: a tool that never changes anything (protocol.Tool.ReadOnly) may
+// be run again on the next owner; anything else must not be repeated on a
+// guess, and the error's message (written for the AI) is the answer.
+var ErrInterrupted = errors.New("forwarder: the owner went away during the call")
+
+// InterruptedError is the error wrapping [ErrInterrupted]. Its message says
+// that the tool may or may not have run and what to do about it.
+type InterruptedError struct {
+	Tool string
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("the monkbrowse process that owned the browser connection went away while %s was running, "+
+		"so it may or may not have run. Check the page (for example with browser_snapshot) before repeating it.", e.Tool)
+}
+
+func (e *InterruptedError) Unwrap() error { return ErrInterrupted }
+
 // ErrNoOwner is wrapped by [Dial] when nothing listens on the control port:
 // the owner has gone, and this process should try to become the owner.
 var ErrNoOwner = errors.New("forwarder: no monkbrowse owner is listening")

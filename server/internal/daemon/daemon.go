@@ -152,11 +152,13 @@ func New(cfg Config) *Daemon {
 	if cfg.Logger != nil {
 		log = *cfg.Logger
 	}
+	r := newRouter(cfg.HandoverWait)
+	r.log = log
 	return &Daemon{
 		cfg:    cfg,
 		log:    log,
 		slog:   slog.New(zerolog.NewSlogHandler(log)),
-		router: newRouter(cfg.HandoverWait),
+		router: r,
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/monkbrowse/monkbrowse/forwarder"
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/control"
@@ -30,6 +32,7 @@ type Caller interface {
 // a tool error and the control server into "not run, try the next owner").
 type router struct {
 	patience time.Duration
+	log      zerolog.Logger
 
 	mu      sync.Mutex
 	cur     *backend
@@ -39,7 +42,7 @@ type router struct {
 }
 
 func newRouter(wait time.Duration) *router {
-	return &router{patience: wait, changed: make(chan struct{})}
+	return &router{patience: wait, log: zerolog.Nop(), changed: make(chan struct{})}
 }
 
 // bump wakes every waiter; r.mu must be held.
@@ -111,7 +114,8 @@ func (r *router) state() (cur *backend, failure error, closed bool, changed <-ch
 func (r *router) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
 	deadline := time.NewTimer(r.patience)
 	defer deadline.Stop()
-	var notRun *backend // the backend that refused the call without running it
+	var notRun *backend // the backend that refused or lost the call
+	repeated := false   // a read interrupted by a lost owner was sent again
 	for {
 		cur, failure, closed, changed := r.state()
 		switch {
@@ -119,13 +123,29 @@ func (r *router) CallTool(ctx context.Context, name string, args json.RawMessage
 			return protocol.CallToolResult{}, control.ErrLeaving
 		case cur != nil && cur != notRun:
 			res, err := cur.CallTool(ctx, name, args)
-			if !errors.Is(err, forwarder.ErrNotSent) {
-				return res, err
+			var interrupted *forwarder.InterruptedError
+			switch {
+			case errors.Is(err, forwarder.ErrNotSent):
+				// The owner certainly did not run it (it is handing over
+				// or already gone): wait for the next backend and run it
+				// there.
+				notRun = cur
+				continue
+			case errors.As(err, &interrupted):
+				// The owner went away while the call was in flight (killed,
+				// crashed): it may or may not have run. A tool that never
+				// changes anything runs once more on the next owner, which
+				// waits for the extension to reconnect; anything else is
+				// never repeated on a guess.
+				if repeated || !readOnly(name) {
+					return toolError(interrupted.Error()), nil
+				}
+				r.log.Info().Str("tool", name).Msg("the owner went away during a call that changes nothing; running it again on the next owner")
+				repeated, notRun = true, cur
+				deadline.Reset(r.patience)
+				continue
 			}
-			// The owner certainly did not run it (it is handing over or
-			// already gone): wait for the next backend and run it there.
-			notRun = cur
-			continue
+			return res, err
 		case cur == nil && failure != nil:
 			return toolError(failure.Error()), nil
 		}
@@ -138,6 +158,14 @@ func (r *router) CallTool(ctx context.Context, name string, args json.RawMessage
 				"and none took over within %s. Try again in a moment.", name, r.patience)), nil
 		}
 	}
+}
+
+// readOnly reports whether the tool never changes anything, so running it
+// twice is harmless (protocol.Tool.ReadOnly: snapshot, get_text,
+// screenshot, console logs, wait, list_tabs; not evaluate, which may act).
+func readOnly(name string) bool {
+	t, ok := protocol.LookupTool(name)
+	return ok && t.ReadOnly
 }
 
 // mcpCaller is the router as the MCP endpoint sees it: a process that is

@@ -8,8 +8,9 @@
 // Tests steer it: [Ext.SetHook] sees every request before it is answered
 // and may hold it (block on a channel), fail it or disconnect the socket;
 // [Ext.Requests] and [Ext.Order] record what arrived; [Ext.ShareTab],
-// [Ext.SetText] and [Ext.SendTabsChanged] change the browser under the
-// server; [Ext.SetIgnorePings] makes it stop answering pings.
+// [Ext.SetShared], [Ext.RemoveTab], [Ext.SetText] and [Ext.SendTabsChanged]
+// change the browser under the server; [Ext.SetIgnorePings] makes it stop
+// answering pings.
 //
 // All methods are safe for concurrent use.
 package fakeext
@@ -390,6 +391,21 @@ func (e *Ext) SetShared(id int, shared bool) {
 		t.Slot = 0
 		if shared {
 			t.Slot = e.freeSlotLocked()
+		}
+	}
+}
+
+// RemoveTab closes tab id as the person would, without telling the server
+// (the real extension's tabs_changed comes ~200 ms later, debounced): the
+// server's cache still names the tab until it asks list_tabs or is told
+// with SendTabsChanged. Its slot is free for the next ShareTab/SetShared.
+func (e *Ext) RemoveTab(id int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i, t := range e.tabs {
+		if t.ID == id {
+			e.tabs = append(e.tabs[:i:i], e.tabs[i+1:]...)
+			return
 		}
 	}
 }

@@ -282,7 +282,9 @@ func (e *Ext) apply(typ string, payload json.RawMessage) (res any, notify bool, 
 }
 
 // targetLocked finds the tab a request is for (0: the active tab) and
-// refuses tabs that are not shared, as the real extension does.
+// refuses tabs that are not shared, as the real extension does, in its
+// words (extension/lib/executor.ts: resolveTab, notSharedError): the
+// server recognises these refusals by their text.
 func (e *Ext) targetLocked(id int) (*Tab, error) {
 	var t *Tab
 	if id == 0 {
@@ -295,11 +297,15 @@ func (e *Ext) targetLocked(id int) (*Tab, error) {
 		if t == nil {
 			return nil, fmt.Errorf("there is no active tab")
 		}
-	} else if t = e.tabLocked(id); t == nil {
-		return nil, fmt.Errorf("tab %d does not exist any more", id)
+		if !t.Shared {
+			return nil, fmt.Errorf("no tabId was given and the active tab (%d) is not shared with the AI; pass the tab of a shared tab, or the user can share this one from the monkbrowse popup", t.ID)
+		}
+		return t, nil
 	}
-	if !t.Shared {
-		return nil, fmt.Errorf("tab %d is not shared with monkbrowse; ask the person to share it from the monkbrowse icon", t.ID)
+	// The real extension checks its shares before asking Chrome for the
+	// tab, and drops the share of a closed tab.
+	if t = e.tabLocked(id); t == nil || !t.Shared {
+		return nil, fmt.Errorf("tab %d is not shared with the AI; the user can share it from the monkbrowse popup", id)
 	}
 	return t, nil
 }

@@ -2,6 +2,7 @@ package owner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -53,7 +54,39 @@ func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(cont
 		return err
 	}
 	t.TabID, t.Slot = tab.TabID, tab.Slot
-	release, err := c.queues.acquire(ctx, tab.TabID)
+	err = b.onTab(ctx, c, t, fn)
+	var gone *tabGoneError
+	if !errors.As(err, &gone) || !gone.first {
+		return err
+	}
+	// The extension refused the tab before doing anything: the cached
+	// tabs were stale (the tab was closed or unshared, and its number may
+	// already belong to another tab; tabs_changed is on its way). Ask once
+	// and repeat the call on the tab that holds the number now. Safe even
+	// for actions: nothing was done.
+	var fresh protocol.ListTabsResult
+	s := &session{c: c, t: tools.Target{ProfileID: t.ProfileID, Slug: t.Slug, Label: t.Label}}
+	if lerr := s.Request(ctx, protocol.MsgListTabs, protocol.ListTabsRequest{}, &fresh); lerr != nil {
+		return gone
+	}
+	tabs := sharedTabs(fresh.Tabs)
+	next, ok := chooseTab(tabs, slot)
+	if !ok {
+		return staleTabError(gone.t, slot, tabs)
+	}
+	if next.TabID == gone.t.TabID {
+		// Listed as shared yet refused: do not loop; say what happened.
+		return gone
+	}
+	b.o.log.Debug().Str("profile", t.Slug).Int("slot", slot).Int("staleTabId", gone.t.TabID).Int("tabId", next.TabID).
+		Msg("the cached tab was gone; repeating the call on the tab that holds the number now")
+	t.TabID, t.Slot = next.TabID, next.Slot
+	return b.onTab(ctx, c, t, fn)
+}
+
+// onTab runs fn during t's tab's turn.
+func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(context.Context, tools.Target, tools.Session) error) error {
+	release, err := c.queues.acquire(ctx, t.TabID)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("the call was cancelled while it waited for its turn on %s: %w", whereTarget(t), err)
@@ -69,6 +102,20 @@ func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(cont
 	default:
 	}
 	return fn(ctx, t, &session{c: c, t: t})
+}
+
+// staleTabError answers a call whose tab turned out to be gone when the
+// fresh list has no tab for it: slot's number is free now (or, for an
+// omitted tab, no shared tab is clearly the one to use).
+func staleTabError(was tools.Target, slot int, tabs []protocol.TabInfo) error {
+	lead := fmt.Sprintf("%s is no longer shared with monkbrowse: the tab was closed, or the person switched Share off for it. Nothing was done.", capitalize(whereTarget(was)))
+	if len(tabs) == 0 {
+		return fmt.Errorf("%s Profile %q has no shared tabs now. Ask the person to click the monkbrowse icon in that Chrome profile and switch Share on for the tab you should use, or open a new (automatically shared) tab with browser_new_tab.", lead, was.Slug)
+	}
+	if slot > 0 {
+		return fmt.Errorf("%s Its shared tabs now: %s. Pass one of these numbers as `tab`.", lead, listTabs(tabs))
+	}
+	return fmt.Errorf("%s Profile %q has %d shared tabs and none is clearly the active one, so pass `tab`: %s.", lead, was.Slug, len(tabs), listTabs(tabs))
 }
 
 // pickTab finds the shared tab slot names (0: the active shared tab, else
@@ -117,6 +164,14 @@ func tabError(slug string, slot int, tabs []protocol.TabInfo) error {
 	if len(tabs) == 0 {
 		return fmt.Errorf("Profile %q has no shared tabs, so monkbrowse may not touch any of its tabs. Ask the person to click the monkbrowse icon in that Chrome profile and switch Share on for the tab you should use, or open a new (automatically shared) tab with browser_new_tab.", slug)
 	}
+	if slot > 0 {
+		return fmt.Errorf("Profile %q has no shared tab %d. Its shared tabs: %s. Pass one of these numbers as `tab`; a tab the person has not shared cannot be used (they can share it from the monkbrowse icon).", slug, slot, listTabs(tabs))
+	}
+	return fmt.Errorf("Profile %q has %d shared tabs and none is clearly the active one, so pass `tab`: %s.", slug, len(tabs), listTabs(tabs))
+}
+
+// listTabs describes shared tabs by number, title and URL.
+func listTabs(tabs []protocol.TabInfo) string {
 	list := make([]string, len(tabs))
 	for i, t := range tabs {
 		title := t.Title
@@ -125,8 +180,5 @@ func tabError(slug string, slot int, tabs []protocol.TabInfo) error {
 		}
 		list[i] = fmt.Sprintf("%d (%s — %s)", t.Slot, title, t.URL)
 	}
-	if slot > 0 {
-		return fmt.Errorf("Profile %q has no shared tab %d. Its shared tabs: %s. Pass one of these numbers as `tab`; a tab the person has not shared cannot be used (they can share it from the monkbrowse icon).", slug, slot, strings.Join(list, "; "))
-	}
-	return fmt.Errorf("Profile %q has %d shared tabs and none is clearly the active one, so pass `tab`: %s.", slug, len(tabs), strings.Join(list, "; "))
+	return strings.Join(list, "; ")
 }

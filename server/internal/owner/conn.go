@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/monkbrowse/monkbrowse/messaging"
@@ -35,6 +36,10 @@ func (c *conn) disconnectedError() error {
 type session struct {
 	c *conn
 	t tools.Target
+	// sent counts the requests of this session: a tab refusal of the
+	// first one means the call did nothing at all and may be repeated on
+	// another tab.
+	sent atomic.Int32
 }
 
 var _ tools.Session = (*session)(nil)
@@ -44,6 +49,7 @@ var _ tools.Session = (*session)(nil)
 // the AI, and the tab cache kept current from answers that describe tabs.
 func (s *session) Request(ctx context.Context, typ string, payload, out any) error {
 	timeout := s.c.o.timeoutFor(typ)
+	s.sent.Add(1)
 	raw, err := s.c.peer.Request(ctx, typ, payload, timeout)
 	var te *messaging.RequestTimeoutError
 	retried := false
@@ -80,7 +86,10 @@ func (s *session) explain(ctx context.Context, typ string, timeout time.Duration
 		return fmt.Errorf("The browser did not answer %s within %s in %s. It was not retried because it acts on the page and may still happen: take a browser_snapshot to see the page's state before trying again.",
 			typ, timeout, whereTarget(s.t))
 	case errors.As(err, &re):
-		return errors.New(re.Message)
+		if s.t.TabID > 0 && isTabGone(re.Message, s.t.TabID) {
+			return &tabGoneError{t: s.t, first: s.sent.Load() == 1}
+		}
+		return errors.New(speakSlots(re.Message, s.t))
 	case errors.Is(err, messaging.ErrClosed):
 		if s.c.o.stopping() {
 			return fmt.Errorf("%s was interrupted: %w.", typ, errShuttingDown)

@@ -1,0 +1,88 @@
+package forwarder
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// dyingOwner is a monkbrowse owner on the control port that accepts
+// fwd_hello and then dies (drops the connection, as a killed process does)
+// as soon as a call_tool arrives.
+func dyingOwner(t *testing.T, home string) int {
+	t.Helper()
+	ln, port := listen(t)
+	writeToken(t, home, "tok")
+	up := websocket.Upgrader{}
+	var mu sync.Mutex
+	var peers []*messaging.Peer
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		sock := wsconn.New(ws, nil)
+		p := messaging.NewPeer(sock, nil)
+		p.Handle(protocol.MsgFwdHello, func(context.Context, json.RawMessage) (any, error) {
+			return protocol.FwdHelloAck{OK: true, Version: protocol.Version}, nil
+		})
+		p.Handle(protocol.MsgCallTool, func(ctx context.Context, _ json.RawMessage) (any, error) {
+			_ = sock.Close() // killed mid-call: no answer, no owner_leaving
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+		p.Start()
+		mu.Lock()
+		peers = append(peers, p)
+		mu.Unlock()
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		srv.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range peers {
+			p.Close()
+		}
+	})
+	return port
+}
+
+// TestCallInFlightAtKilledOwnerIsInterrupted: a call in flight when the
+// owner dies fails with an *InterruptedError (it may or may not have run;
+// the caller decides whether the tool may be repeated), not with ErrNotSent
+// and not with a finished tool result. A call made after the loss is
+// ErrNotSent.
+func TestCallInFlightAtKilledOwnerIsInterrupted(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	home := t.TempDir()
+	port := dyingOwner(t, home)
+	c, err := Dial(ctx, &Options{Port: port, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, "browser_snapshot", nil)
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || !errors.Is(err, ErrInterrupted) || errors.Is(err, ErrNotSent) {
+		t.Fatalf("CallTool = %+v, %v (%T); want an *InterruptedError", res, err, err)
+	}
+	if ie.Tool != "browser_snapshot" || !strings.Contains(err.Error(), "browser_snapshot") || !strings.Contains(err.Error(), "may or may not have run") {
+		t.Errorf("message: %v", err)
+	}
+	<-c.Lost()
+	if _, err := c.CallTool(ctx, "browser_click", nil); !errors.Is(err, ErrNotSent) {
+		t.Errorf("a call after the loss: %v, want ErrNotSent", err)
+	}
+}
