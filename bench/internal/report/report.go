@@ -226,6 +226,37 @@ func Write(r *run.Results, benchstat string, m Machine, notes string, profiles .
 	}
 	b.WriteString("\n")
 
+	// Acting and seeing the result.
+	b.WriteString("### Act, then see the page\n\n")
+	b.WriteString("An agent usually needs the page's state after a click or a typed text. monkbrowse's action result carries the " +
+		"fresh snapshot; Playwright MCP 0.0.83 writes it to a file and returns a link, chrome-devtools-mcp returns one line — " +
+		"so for those two this counts the action plus a snapshot call (sum of the two medians).\n\n")
+	b.WriteString("| page | action | " + join(keys, func(k string) string { return label[k] }) + " | monkbrowse/Playwright time | monkbrowse/Playwright text |\n")
+	b.WriteString("|---|---" + strings.Repeat("|---:", len(keys)+2) + "|\n")
+	for _, p := range r.Pages {
+		for _, act := range []string{"click", "type"} {
+			tm := map[string]float64{}
+			tx := map[string]int{}
+			var cells []string
+			for _, k := range keys {
+				a := st[[3]string{k, p.Key, act}]
+				tm[k], tx[k] = a.Median, a.Bytes
+				if k != mb {
+					sn := st[[3]string{k, p.Key, "snapshot"}]
+					tm[k] += sn.Median
+					tx[k] += sn.Bytes
+				}
+				cells = append(cells, fmt.Sprintf("%s ms, %s", fmtMs(tm[k]), kb(tx[k])))
+			}
+			rt, rb := "–", "–"
+			if has(pw) && has(mb) {
+				rt, rb = ratio(tm[mb], tm[pw]), ratio(float64(tx[mb]), float64(tx[pw]))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", p.Key, act, strings.Join(cells, " | "), rt, rb)
+		}
+	}
+	b.WriteString("\n")
+
 	// Per page, per step.
 	b.WriteString("## Per step\n\n")
 	b.WriteString("Latency is the MCP `tools/call` round trip seen by the client, median / p90 (nearest rank) in ms. " +
