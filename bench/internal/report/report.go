@@ -425,7 +425,7 @@ func method(r *run.Results, keys []string, label map[string]string) string {
 		"screenshot → the result holds an image that decodes. The DOM checks run through each server's own JavaScript tool " +
 		"(`browser_evaluate` / `browser_evaluate` / `evaluate_script`), and look for a marker the echoed code cannot contain.\n")
 	b.WriteString("- **Tokens** are estimated as text bytes / 4 for every server (no tokenizer); image tokens as width×height/750.\n")
-	b.WriteString("- **Memory** from /proc: VmRSS of the server process, PSS (smaps_rollup) summed over the browser's process tree.\n\n")
+	b.WriteString("- **Memory** from /proc: VmRSS of the server process; private memory (USS) and PSS from smaps_rollup summed over the browser's process tree.\n\n")
 	b.WriteString("Tools used per step:\n\n| step | " + join(keys, func(k string) string { return label[k] }) + " |\n|---" + strings.Repeat("|---", len(keys)) + "|\n")
 	tools := map[string]map[string]string{
 		servers.Monkbrowse:     {"navigate": "`browser_navigate {url}`", "snapshot": "`browser_snapshot {}`", "click": "`browser_click {element, ref}`", "type": "`browser_type {element, ref, text}`", "screenshot": "`browser_screenshot {}`"},
