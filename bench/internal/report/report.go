@@ -445,10 +445,23 @@ func method(r *run.Results, keys []string, label map[string]string) string {
 
 func noiseNote(r *run.Results, m Machine) string {
 	cpus := m.Get("CPUs")
-	return fmt.Sprintf("**Noise.** The machine (%s CPUs) was %.0f%% busy during the side-by-side run (load average %s before, %s after); "+
-		"other work shared the CPUs. Absolute times are inflated and spread out by that; the round robin spreads it evenly over the "+
-		"three servers, so compare ratios rather than absolute numbers, and treat differences under about 1.3× as noise.\n\n",
-		orDefault(cpus, "?"), 100*r.Busy, first(r.LoadBefore), first(r.LoadAfter))
+	// Spread: for each (server, page, step), p90 / median; the median of
+	// those says how much repetitions of one step varied.
+	var spreads []float64
+	for _, x := range Summarise(r) {
+		if x.Median > 0 && !math.IsNaN(x.P90) {
+			spreads = append(spreads, x.P90/x.Median)
+		}
+	}
+	spread := Percentile(spreads, 50)
+	load := "other work shared the CPUs"
+	if r.Busy < 0.3 {
+		load = "it was lightly loaded, with some other work running"
+	}
+	return fmt.Sprintf("**Noise.** The machine (%s CPUs) was %.0f%% busy during the side-by-side run (load average %s before, %s after): %s. "+
+		"Across steps, the p90 of a step's latency was typically %.2f× its median. The round robin spreads any change in load evenly "+
+		"over the three servers; compare ratios rather than absolute numbers, and treat differences under about 1.2× as noise.\n\n",
+		orDefault(cpus, "?"), 100*r.Busy, first(r.LoadBefore), first(r.LoadAfter), load, spread)
 }
 
 func serverKeys(r *run.Results) []string {
