@@ -42,6 +42,9 @@ type Dispatcher struct {
 	b        Browser
 	opts     Options
 	handlers map[string]handler
+	// snaps is each app's last snapshot per tab, the base of the diffs
+	// that follow actions.
+	snaps snapMemory
 }
 
 type handler func(ctx context.Context, args json.RawMessage) (protocol.CallToolResult, error)

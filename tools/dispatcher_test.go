@@ -112,7 +112,9 @@ func TestNormalizeURL(t *testing.T) {
 		"example.com":         "https://example.com",
 		"http://x.test/":      "http://x.test/",
 		"about:blank":         "about:blank",
-		" localhost:3000/a ":  "https://localhost:3000/a",
+		" localhost:3000/a ":  "http://localhost:3000/a",
+		"127.0.0.1:8080":      "http://127.0.0.1:8080",
+		"localhost.example":   "https://localhost.example",
 		"data:text/plain,hi":  "data:text/plain,hi",
 		"chrome://extensions": "chrome://extensions",
 	} {

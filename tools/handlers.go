@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -53,13 +54,29 @@ func (d *Dispatcher) act(ctx context.Context, tg protocol.Target, typ string, pa
 			out += "\n\nThe action was done, but the fresh snapshot failed: " + err.Error() + " Call browser_snapshot to see the page."
 			return nil
 		}
-		out += "\n\n" + FormatSnapshot(snap)
+		if loadsPage(typ) {
+			// A page the AI went to is shown whole, even when it is a
+			// document it saw before (back, forward, reload).
+			d.snaps.remember(snapKeyFor(ctx, t), snap)
+			out += "\n\n" + FormatSnapshot(snap)
+		} else {
+			out += "\n\n" + d.formatAfterAction(ctx, t, snap)
+		}
 		return nil
 	})
 	if err != nil {
 		return protocol.CallToolResult{}, err
 	}
 	return TextResult(out), nil
+}
+
+// loadsPage reports the wire types that load a document.
+func loadsPage(typ string) bool {
+	switch typ {
+	case protocol.MsgNavigate, protocol.MsgGoBack, protocol.MsgGoForward, protocol.MsgReload:
+		return true
+	}
+	return false
 }
 
 // read sends one read request during the tab's turn.
@@ -86,8 +103,15 @@ func normalizeURL(u string) string {
 	if strings.Contains(u, "://") {
 		return u
 	}
+	// Local development servers rarely speak TLS: like the address bar,
+	// a bare loopback host gets http://.
+	if localHostRe.MatchString(u) {
+		return "http://" + u
+	}
 	return "https://" + u
 }
+
+var localHostRe = regexp.MustCompile(`(?i)^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(/|$)`)
 
 func (d *Dispatcher) navigate(ctx context.Context, a protocol.NavigateArgs) (protocol.CallToolResult, error) {
 	url := normalizeURL(a.URL)
@@ -201,6 +225,7 @@ func (d *Dispatcher) snapshot(ctx context.Context, a protocol.TabArgs) (protocol
 	if err != nil {
 		return protocol.CallToolResult{}, err
 	}
+	d.snaps.remember(snapKeyFor(ctx, t), snap)
 	return TextResult(fmt.Sprintf("Snapshot of %s:\n\n%s", where(t), FormatSnapshot(snap))), nil
 }
 

@@ -38,18 +38,28 @@ func where(t Target) string {
 // FormatSnapshot renders a snapshot result the way every page-changing tool
 // and browser_snapshot return it.
 func FormatSnapshot(s protocol.SnapshotResult) string {
+	snap := strings.TrimRight(s.Snapshot, "\n")
+	if snap == "" {
+		snap = "# (the page has no visible elements)"
+	}
+	return formatSnapshotWith(s, "- Page Snapshot:", snap)
+}
+
+// formatSnapshotWith renders the page header, a snapshot heading line and,
+// when body is not empty, body in a yaml fence.
+func formatSnapshotWith(s protocol.SnapshotResult, heading, body string) string {
 	var b strings.Builder
 	b.WriteString("- Page URL: ")
 	b.WriteString(s.URL)
 	b.WriteString("\n- Page Title: ")
 	b.WriteString(s.Title)
-	b.WriteString("\n- Page Snapshot:\n```yaml\n")
-	snap := strings.TrimRight(s.Snapshot, "\n")
-	if snap == "" {
-		snap = "# (the page has no visible elements)"
+	b.WriteString("\n")
+	b.WriteString(heading)
+	if body = strings.TrimRight(body, "\n"); body != "" {
+		b.WriteString("\n```yaml\n")
+		b.WriteString(body)
+		b.WriteString("\n```")
 	}
-	b.WriteString(snap)
-	b.WriteString("\n```")
 	return b.String()
 }
 

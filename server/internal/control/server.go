@@ -22,6 +22,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/tools"
 )
 
 // DefaultHelloTimeout is how long a connection may stay without an accepted
@@ -239,6 +240,12 @@ func (s *Server) handleCallTool(c *conn) messaging.Handler {
 			return nil, errors.New(forwarder.RefusedLeaving)
 		}
 		defer s.endCall()
+		// Each forwarder is its own AI app: snapshot diffs after actions are
+		// computed against what that app was shown, never another app's view.
+		s.mu.Lock()
+		pid := c.info.PID
+		s.mu.Unlock()
+		ctx = tools.WithClient(ctx, fmt.Sprintf("forwarder pid %d", pid))
 		res, err := s.cfg.Caller.CallTool(ctx, ct.Name, ct.Args)
 		if errors.Is(err, ErrLeaving) {
 			return nil, errors.New(forwarder.RefusedLeaving)

@@ -1,0 +1,251 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// After an action, the AI needs to see what the action did, not the whole
+// page again: on a 2,000-element page a full snapshot is ~76 kB (~19k tokens)
+// per click. Refs are stable for unchanged elements (DESIGN §7), so the
+// server can compare the new snapshot with the last one this AI app was given
+// for the tab and send only the changed elements, with their ancestors for
+// context. The full snapshot is sent whenever a diff would mislead or not pay:
+// no earlier snapshot for this app and tab, another URL, or a diff larger
+// than half the page.
+
+type clientKey struct{}
+
+// WithClient marks ctx as a call from the AI app id. Calls without a client
+// are the local app's. Snapshot diffs are kept per app, because an app must
+// only be given changes relative to a snapshot it saw itself.
+func WithClient(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, clientKey{}, id)
+}
+
+func clientOf(ctx context.Context) string {
+	id, _ := ctx.Value(clientKey{}).(string)
+	return id
+}
+
+// maxRememberedSnapshots bounds the memory the diff base takes: the oldest
+// entry is forgotten first (its next action then answers in full).
+const maxRememberedSnapshots = 64
+
+type snapKey struct {
+	client  string
+	profile string
+	tabID   int
+}
+
+type snapMemory struct {
+	mu    sync.Mutex
+	seq   uint64
+	items map[snapKey]snapEntry
+}
+
+type snapEntry struct {
+	url  string
+	text string
+	seq  uint64
+}
+
+func (m *snapMemory) remember(k snapKey, s protocol.SnapshotResult) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.items == nil {
+		m.items = make(map[snapKey]snapEntry)
+	}
+	m.seq++
+	m.items[k] = snapEntry{url: s.URL, text: s.Snapshot, seq: m.seq}
+	if len(m.items) > maxRememberedSnapshots {
+		var oldest snapKey
+		var oldestSeq uint64
+		for key, e := range m.items {
+			if oldestSeq == 0 || e.seq < oldestSeq {
+				oldest, oldestSeq = key, e.seq
+			}
+		}
+		delete(m.items, oldest)
+	}
+}
+
+func (m *snapMemory) last(k snapKey) (snapEntry, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.items[k]
+	return e, ok
+}
+
+func snapKeyFor(ctx context.Context, t Target) snapKey {
+	return snapKey{client: clientOf(ctx), profile: t.ProfileID, tabID: t.TabID}
+}
+
+// formatAfterAction renders the snapshot that follows an action: the changes
+// since the app's last snapshot of the tab when that is shorter and safe,
+// else the full snapshot. Either way it becomes the app's new diff base.
+func (d *Dispatcher) formatAfterAction(ctx context.Context, t Target, s protocol.SnapshotResult) string {
+	k := snapKeyFor(ctx, t)
+	prev, ok := d.snaps.last(k)
+	d.snaps.remember(k, s)
+	if !ok || prev.url != s.URL {
+		return FormatSnapshot(s)
+	}
+	changes, removed, same := DiffSnapshot(prev.text, s.Snapshot)
+	if same {
+		return formatSnapshotWith(s, "- Page Snapshot: unchanged since your last snapshot of this tab (every ref you have is still valid).", "")
+	}
+	body := changes
+	if len(removed) > 0 {
+		body = strings.TrimRight(body, "\n")
+		if body != "" {
+			body += "\n"
+		}
+		body += "# removed: " + strings.Join(limitList(removed, 20), ", ")
+	}
+	if 2*len(body) > len(s.Snapshot) {
+		return FormatSnapshot(s)
+	}
+	return formatSnapshotWith(s,
+		"- Page Snapshot (only the elements that changed since your last snapshot of this tab, under their unchanged ancestors; every other ref is still valid; call browser_snapshot for the whole page):", body)
+}
+
+func limitList(items []string, n int) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(items[:n:n], fmt.Sprintf("and %d more", len(items)-n))
+}
+
+var refRe = regexp.MustCompile(`\[ref=(e\d+)\]`)
+
+// snapLine is one line of a snapshot as a tree node.
+type snapLine struct {
+	indent int
+	text   string // without the indentation
+	ref    string // "" for text, /url and other lines without a ref
+	parent int    // index of the parent line, -1 at the top
+}
+
+func parseSnapshot(s string) []snapLine {
+	raw := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines := make([]snapLine, 0, len(raw))
+	var stack []int // indexes of the open ancestors
+	for _, r := range raw {
+		if strings.TrimSpace(r) == "" {
+			continue
+		}
+		trimmed := strings.TrimLeft(r, " ")
+		l := snapLine{indent: len(r) - len(trimmed), text: trimmed, parent: -1}
+		if m := refRe.FindStringSubmatch(trimmed); m != nil {
+			l.ref = m[1]
+		}
+		for len(stack) > 0 && lines[stack[len(stack)-1]].indent >= l.indent {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			l.parent = stack[len(stack)-1]
+		}
+		stack = append(stack, len(lines))
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// owner is the ref a line belongs to: its own, or for a line without one
+// (text, /url) the nearest ancestor's; "" at the top level.
+func owner(lines []snapLine, i int) string {
+	for ; i >= 0; i = lines[i].parent {
+		if lines[i].ref != "" {
+			return lines[i].ref
+		}
+	}
+	return ""
+}
+
+// signature is what an element shows: its own line and the lines without a
+// ref that belong to it, plus which element it sits under.
+func signatures(lines []snapLine) map[string]string {
+	sig := make(map[string]string)
+	for i, l := range lines {
+		o := owner(lines, i)
+		if l.ref != "" {
+			parent := ""
+			if l.parent >= 0 {
+				parent = owner(lines, l.parent)
+			}
+			sig[o] += "\x00" + parent + "\x01" + l.text
+		} else {
+			sig[o] += "\x02" + l.text
+		}
+	}
+	return sig
+}
+
+// DiffSnapshot compares two snapshots of one document. changes holds the
+// lines of every element of next that is new or shows something else (its
+// line, its text, its parent), each with its ancestors for context, in page
+// order and original indentation. removed names the elements of prev that are
+// gone. same reports that nothing differs.
+func DiffSnapshot(prev, next string) (changes string, removed []string, same bool) {
+	if prev == next {
+		return "", nil, true
+	}
+	pl, nl := parseSnapshot(prev), parseSnapshot(next)
+	ps, ns := signatures(pl), signatures(nl)
+
+	changed := make(map[string]bool) // owners (refs, "" for the top) whose signature differs
+	for o, s := range ns {
+		if ps[o] != s {
+			changed[o] = true
+		}
+	}
+	emit := make([]bool, len(nl))
+	for i := range nl {
+		if !changed[owner(nl, i)] {
+			continue
+		}
+		// The line itself, and its ancestors for context.
+		for j := i; j >= 0 && !emit[j]; j = nl[j].parent {
+			emit[j] = true
+		}
+	}
+	var b strings.Builder
+	for i, l := range nl {
+		if emit[i] {
+			b.WriteString(strings.Repeat(" ", l.indent))
+			b.WriteString(l.text)
+			b.WriteByte('\n')
+		}
+	}
+	for _, l := range pl {
+		if l.ref != "" {
+			if _, still := ns[l.ref]; !still {
+				removed = append(removed, describeLine(l))
+			}
+		}
+	}
+	if b.Len() == 0 && len(removed) == 0 {
+		return "", nil, true
+	}
+	return b.String(), removed, false
+}
+
+// describeLine shortens an element line for the removed list:
+// `button "Delete" [ref=e12]` from `- button "Delete" [disabled] [ref=e12]: …`.
+func describeLine(l snapLine) string {
+	text := strings.TrimPrefix(l.text, "- ")
+	if i := strings.Index(text, " ["); i >= 0 {
+		text = text[:i]
+	}
+	text = strings.TrimSuffix(text, ":")
+	if r := []rune(text); len(r) > 60 {
+		text = string(r[:57]) + "…"
+	}
+	return text + " [ref=" + l.ref + "]"
+}
