@@ -214,14 +214,11 @@ func newServer(cfg Config, key string) (*servers.Server, func(), error) {
 	case servers.ChromeDevtools:
 		return servers.NewChromeDevtools(cfg.Paths, cfg.DevtoolsVersion), func() {}, nil
 	case servers.Monkbrowse:
-		port, err := freePort()
+		ports, err := freePorts(2)
 		if err != nil {
 			return nil, nil, err
 		}
-		cport, err := freePort()
-		if err != nil {
-			return nil, nil, err
-		}
+		port, cport := ports[0], ports[1]
 		home, err := os.MkdirTemp("", "monkbrowse-bench-home-")
 		if err != nil {
 			return nil, nil, err
@@ -490,13 +487,20 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// freePorts returns n distinct free ports on 127.0.0.1. The listeners stay
+// open until all are picked: picking one at a time can hand out the same
+// port twice (seen: the extension port equal to the control port).
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports, nil
 }
 
 func loadavg() string {
