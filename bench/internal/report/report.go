@@ -55,7 +55,6 @@ type Stats struct {
 	Bytes          int     // median text bytes
 	ImageBytes     int
 	ImageW, ImageH int
-	Diff           int // median DiffBytes
 }
 
 // Tokens estimates text tokens as bytes/4 rounded up.
@@ -96,7 +95,6 @@ func Summarise(r *run.Results) map[[3]string]Stats {
 	type acc struct {
 		ms                    []float64
 		bytes, imgB, imgW, ih []int
-		diff                  []int
 		ok, skipped, n        int
 	}
 	accs := map[[3]string]*acc{}
@@ -120,16 +118,13 @@ func Summarise(r *run.Results) map[[3]string]Stats {
 		a.imgB = append(a.imgB, s.ImageBytes)
 		a.imgW = append(a.imgW, s.ImageW)
 		a.ih = append(a.ih, s.ImageH)
-		if s.DiffBytes > 0 {
-			a.diff = append(a.diff, s.DiffBytes)
-		}
+
 	}
 	out := map[[3]string]Stats{}
 	for k, a := range accs {
 		out[k] = Stats{N: a.n, OK: a.ok, Skipped: a.skipped,
 			Median: Percentile(a.ms, 50), P90: Percentile(a.ms, 90),
-			Bytes: medianInt(a.bytes), ImageBytes: medianInt(a.imgB), ImageW: medianInt(a.imgW), ImageH: medianInt(a.ih),
-			Diff: medianInt(a.diff)}
+			Bytes: medianInt(a.bytes), ImageBytes: medianInt(a.imgB), ImageW: medianInt(a.imgW), ImageH: medianInt(a.ih)}
 	}
 	return out
 }
@@ -234,13 +229,12 @@ func Write(r *run.Results, benchstat string, m Machine, notes string, profiles .
 
 	// Acting and seeing the result.
 	b.WriteString("### Act, then see the page\n\n")
-	b.WriteString("An agent usually needs the page's state after a click or a typed text. monkbrowse's action result carries the " +
-		"fresh snapshot; Playwright MCP 0.0.83 writes it to a file and returns a link, chrome-devtools-mcp returns one line — " +
-		"so for those two this counts the action plus a snapshot call (sum of the two medians). The last column is what monkbrowse's " +
-		"result would weigh if it carried only the snapshot lines that changed since the client's previous snapshot (a line diff " +
-		"measured on the same results; see the notes).\n\n")
-	b.WriteString("| page | action | " + join(keys, func(k string) string { return label[k] }) + " | monkbrowse/Playwright time | monkbrowse/Playwright text | monkbrowse with changed lines only |\n")
-	b.WriteString("|---|---" + strings.Repeat("|---:", len(keys)+3) + "|\n")
+	b.WriteString("An agent needs the page's state after a click or a typed text. monkbrowse's action result carries it " +
+		"(the elements that changed since the app's last snapshot of the tab, under their ancestors, refs of everything else still " +
+		"valid); Playwright MCP 0.0.83 writes its post-action snapshot to a file and returns a link, chrome-devtools-mcp returns one " +
+		"line — so for those two this counts the action plus a snapshot call (sum of the two medians).\n\n")
+	b.WriteString("| page | action | " + join(keys, func(k string) string { return label[k] }) + " | monkbrowse/Playwright time | monkbrowse/Playwright text |\n")
+	b.WriteString("|---|---" + strings.Repeat("|---:", len(keys)+2) + "|\n")
 	for _, p := range r.Pages {
 		for _, act := range []string{"click", "type"} {
 			tm := map[string]float64{}
@@ -260,11 +254,7 @@ func Write(r *run.Results, benchstat string, m Machine, notes string, profiles .
 			if has(pw) && has(mb) {
 				rt, rb = ratio(tm[mb], tm[pw]), ratio(float64(tx[mb]), float64(tx[pw]))
 			}
-			diff := "–"
-			if d := st[[3]string{mb, p.Key, act}].Diff; d > 0 {
-				diff = kb(d)
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", p.Key, act, strings.Join(cells, " | "), rt, rb, diff)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", p.Key, act, strings.Join(cells, " | "), rt, rb)
 		}
 	}
 	b.WriteString("\n")

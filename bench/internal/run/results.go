@@ -27,11 +27,6 @@ type Sample struct {
 	ImageBytes int `json:"imageBytes,omitempty"`
 	ImageW     int `json:"imageW,omitempty"`
 	ImageH     int `json:"imageH,omitempty"`
-	// DiffBytes (monkbrowse's click and type) is the size of a line diff
-	// between the snapshot the client saw last and the one this result
-	// carries: what the result would weigh if actions returned only the
-	// changed lines.
-	DiffBytes int `json:"diffBytes,omitempty"`
 	// OK says the step took effect (checked in the page, see the report).
 	OK bool `json:"ok"`
 	// Skipped: the step could not run (an earlier step failed); Ms is 0.

@@ -405,7 +405,6 @@ func runTask(ctx context.Context, cfg Config, s *session, p Page, fx *fixtures.S
 
 	r, err = s.call(ctx, srv.Tools["snapshot"], srv.SnapshotArgs())
 	snap := mk("snapshot", r, err)
-	lastSnap := r.Text
 	var clickRef, typeRef string
 	if snap.OK {
 		var e1, e2 error
@@ -422,10 +421,6 @@ func runTask(ctx context.Context, cfg Config, s *session, p Page, fx *fixtures.S
 	} else {
 		r, err = s.call(ctx, srv.Tools["click"], srv.ClickArgs(clickRef, p.Click.Element))
 		c := mk("click", r, err)
-		if srv.Key == servers.Monkbrowse && c.OK {
-			c.DiffBytes = DiffBytes(lastSnap, r.Text)
-			lastSnap = r.Text
-		}
 		verify(&c, p.ClickCheck)
 		out = append(out, c)
 	}
@@ -435,9 +430,6 @@ func runTask(ctx context.Context, cfg Config, s *session, p Page, fx *fixtures.S
 		text := p.TypeText(rep)
 		r, err = s.call(ctx, srv.Tools["type"], srv.TypeArgs(typeRef, p.Type.Element, text))
 		t := mk("type", r, err)
-		if srv.Key == servers.Monkbrowse && t.OK {
-			t.DiffBytes = DiffBytes(lastSnap, r.Text)
-		}
 		verify(&t, p.TypeCheck(text))
 		out = append(out, t)
 	}
