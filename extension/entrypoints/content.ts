@@ -7,6 +7,8 @@ import { defineContentScript } from "wxt/utils/define-content-script";
 import { ConsoleBuffer, EVT_ENTRY, EVT_HELLO, EVT_REPLAY, parseEntry, parseReplay } from "../lib/page/console";
 import { isCsMessage, respond, type PageContext } from "../lib/page/handler";
 import { RefRegistry } from "../lib/page/refs";
+import { settleDom, timerSleep, type Sleep } from "../lib/page/settle";
+import type { BgMessage } from "../lib/messages";
 
 export default defineContentScript({
   matches: ["<all_urls>"],
@@ -43,7 +45,14 @@ function install(): void {
 function start(): Instance {
   const doc = document;
   const logs = new ConsoleBuffer();
-  const ctx: PageContext = { doc, refs: new RefRegistry(), logs, shadowRoot: shadowRootGetter() };
+  const ctx: PageContext = {
+    doc,
+    refs: new RefRegistry(),
+    logs,
+    shadowRoot: shadowRootGetter(),
+    // After an action, answer once the page has stopped changing (bounded).
+    settle: () => settleDom(doc, { sleep: pageSleep(doc) }),
+  };
 
   const onEntry = (ev: Event) => {
     const d = (ev as CustomEvent).detail;
@@ -85,6 +94,22 @@ function start(): Instance {
       doc.removeEventListener(EVT_ENTRY, onEntry);
       doc.removeEventListener(EVT_REPLAY, onReplay);
     },
+  };
+}
+
+/**
+ * Sleeps with the page's timers while it is visible, and through the service
+ * worker while it is hidden: Chrome runs a hidden page's timers only once a
+ * second, which would make every action in a background tab last a second.
+ */
+function pageSleep(doc: Document): Sleep {
+  return (ms) => {
+    if (doc.visibilityState !== "hidden") return timerSleep(ms);
+    const msg: BgMessage<"sleep"> = { to: "bg", kind: "sleep", ms };
+    return chrome.runtime.sendMessage(msg).then(
+      () => undefined,
+      () => timerSleep(ms), // the extension is gone or reloading: the page's own timer then
+    );
   };
 }
 

@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Executor, type BrowserPort, type TabLike } from "./executor";
 import type { CsOp } from "./messages";
+import { isLostReply, NAV_GRACE_MS, NAV_LOAD_TIMEOUT_MS, type NavEvent } from "./navigation";
 import { shareTab } from "./slots";
 import type { Shares } from "./storage";
 
@@ -40,10 +41,27 @@ class FakeBrowser implements BrowserPort {
   async history(id: number, what: string) {
     this.calls.push(`${what} ${id}`);
   }
+  /** Runs inside content() before it answers: the page's reaction to the action. */
+  csHook: ((tabId: number, op: CsOp) => void) | undefined;
   async content(id: number, op: CsOp, args: unknown): Promise<never> {
     this.calls.push(`cs ${id} ${op} ${JSON.stringify(args)}`);
+    this.csHook?.(id, op);
     if (this.csError) throw new Error(this.csError);
     return (this.csReply[op] ?? {}) as never;
+  }
+  navListeners: { tabId: number; listener: (e: NavEvent) => void }[] = [];
+  watches = 0;
+  watchNavigation(tabId: number, listener: (e: NavEvent) => void) {
+    this.watches++;
+    const entry = { tabId, listener };
+    this.navListeners.push(entry);
+    return () => {
+      this.navListeners = this.navListeners.filter((x) => x !== entry);
+    };
+  }
+  /** Delivers a main-frame navigation event of tabId, as chrome.webNavigation would. */
+  emit(tabId: number, e: NavEvent) {
+    for (const x of [...this.navListeners]) if (x.tabId === tabId) x.listener(e);
   }
   refBases = new Map<number, number>();
   async refBase(id: number) {
@@ -74,7 +92,7 @@ class FakeBrowser implements BrowserPort {
   }
 }
 
-function setup() {
+function setup(opts: { realTiming?: boolean } = {}) {
   const b = new FakeBrowser();
   b.add(10, "https://example.com/a", { active: true });
   b.add(11, "https://example.com/b");
@@ -82,7 +100,9 @@ function setup() {
   b.add(13, "https://example.com/c");
   b.active = 10;
   b.shares = { "10": 1, "11": 2, "12": 3 };
-  return { b, x: new Executor(b) };
+  // Short grace periods keep the tests that do not look at navigation quick.
+  const x = opts.realTiming ? new Executor(b) : new Executor(b, { navTiming: { graceMs: 2, graceAfterReplyMs: 1 } });
+  return { b, x };
 }
 
 describe("Executor", () => {
@@ -209,5 +229,259 @@ describe("Executor", () => {
     await expect(x.execute("browser_go_back", { tabId: 500 })).resolves.toEqual({ tabId: 500 });
     await expect(x.execute("browser_reload", {})).resolves.toEqual({ tabId: 10 });
     expect(b.calls.slice(2)).toEqual(["activate 500", "close 501", "back 500", "reload 10"]);
+  });
+});
+
+describe("Executor: a navigation started by an action", () => {
+  const page2 = "https://example.com/two";
+  // What Chrome says when the page unloads while the content script is still working.
+  const lost =
+    "the page did not answer (A listener indicated an asynchronous response by returning true, but the message channel closed before a response was received)";
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Starts a request and tracks whether it has answered. */
+  function run(x: Executor, type: string, payload: unknown) {
+    const state = { done: false, result: undefined as unknown, error: undefined as unknown };
+    const promise = x.execute(type, payload).then(
+      (r) => {
+        state.done = true;
+        state.result = r;
+      },
+      (e: unknown) => {
+        state.done = true;
+        state.error = e;
+      },
+    );
+    return { state, promise };
+  }
+
+  it("a click that navigates answers only after the new page has loaded", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csHook = (id) => b.emit(id, { kind: "start", url: page2 });
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Next", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(state.done).toBe(false); // well past the grace period: still loading
+    b.emit(10, { kind: "commit", url: page2 });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(state.done).toBe(false); // committed, not loaded
+    b.emit(10, { kind: "complete", url: page2 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("listens before sending the action, so an immediate navigation is not missed", async () => {
+    const { b, x } = setup({ realTiming: true });
+    let listeningWhenSent = -1;
+    b.csHook = () => {
+      listeningWhenSent = b.navListeners.length;
+    };
+    const { promise } = run(x, "browser_click", { ref: "e1", element: "Go", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(NAV_GRACE_MS + 100);
+    await promise;
+    expect(listeningWhenSent).toBe(1);
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("a click that does not navigate answers after the short grace period, and stops listening", async () => {
+    const { b, x } = setup({ realTiming: true });
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Toggle", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(NAV_GRACE_MS / 2);
+    expect(state.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(NAV_GRACE_MS);
+    expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
+    expect(b.watches).toBe(1);
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("waits for a navigation the page starts a moment after the action (within the grace period)", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csHook = (id) => {
+      setTimeout(() => b.emit(id, { kind: "start", url: page2 }), NAV_GRACE_MS / 2);
+      setTimeout(() => b.emit(id, { kind: "complete", url: page2 }), 1000);
+    };
+    const { state } = run(x, "browser_press_key", { key: "Enter", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(900);
+    expect(state.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(state.done).toBe(true);
+    expect(state.error).toBeUndefined();
+  });
+
+  it("does not wait for a navigation that starts after the grace period", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csHook = (id) => {
+      setTimeout(() => b.emit(id, { kind: "start", url: page2 }), 1000);
+    };
+    const { state } = run(x, "browser_select_option", { ref: "e5", element: "Size", values: ["L"], tabId: 10 });
+    await vi.advanceTimersByTimeAsync(NAV_GRACE_MS + 100);
+    expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
+    expect(b.navListeners).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1000); // the late event reaches nobody
+  });
+
+  it("a reply lost because the page unloaded during the action is success when a navigation was seen", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csError = lost;
+    b.csHook = (id) => {
+      b.emit(id, { kind: "start", url: page2 });
+      setTimeout(() => b.emit(id, { kind: "commit", url: page2 }), 50);
+      setTimeout(() => b.emit(id, { kind: "complete", url: page2 }), 400);
+    };
+    const { state } = run(x, "browser_type", { ref: "e4", element: "Search", text: "cats", submit: true, tabId: 10 });
+    await vi.advanceTimersByTimeAsync(300);
+    expect(state.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("a lost reply whose navigation event arrives just after it is success too", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csError = "Could not establish connection. Receiving end does not exist.";
+    b.csHook = (id) => {
+      setTimeout(() => b.emit(id, { kind: "start", url: page2 }), 20);
+      setTimeout(() => b.emit(id, { kind: "complete", url: page2 }), 60);
+    };
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Next", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
+  });
+
+  it("a lost reply without any navigation is still an error", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csError = lost;
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Next", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(NAV_GRACE_MS + 100);
+    expect(state.done).toBe(true);
+    expect((state.error as Error).message).toBe(lost);
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("other content-script errors fail at once, even if the page navigates", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csError = "ref e12 is not on the page any more (the page changed); take a new browser_snapshot and use a ref from it";
+    b.csHook = (id) => b.emit(id, { kind: "start", url: page2 });
+    const { state } = run(x, "browser_drag", { startRef: "e12", endRef: "e13", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(state.done).toBe(true);
+    expect((state.error as Error).message).toBe(b.csError);
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("a page that never finishes loading is accepted after the load timeout, without an error", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csHook = (id) => {
+      b.emit(id, { kind: "start", url: page2 });
+      b.emit(id, { kind: "commit", url: page2 });
+    };
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Slow", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(NAV_LOAD_TIMEOUT_MS - 100);
+    expect(state.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("a same-document navigation (history API, fragment) counts as done at once", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csHook = (id) => b.emit(id, { kind: "same-document", url: "https://example.com/a#details" });
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Details", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("a navigation abandoned for another one waits for the second; one abandoned alone (a download) does not hold the answer", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csHook = (id) => {
+      b.emit(id, { kind: "start", url: page2 });
+      setTimeout(() => b.emit(id, { kind: "error", url: page2, error: "net::ERR_ABORTED" }), 200);
+      setTimeout(() => b.emit(id, { kind: "start", url: "https://example.com/three" }), 220);
+      setTimeout(() => b.emit(id, { kind: "complete", url: "https://example.com/three" }), 800);
+    };
+    const first = run(x, "browser_click", { ref: "e1", element: "Next", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(700);
+    expect(first.state.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(first.state.done).toBe(true);
+
+    b.csHook = (id) => {
+      b.emit(id, { kind: "start", url: "https://example.com/report.pdf" });
+      setTimeout(() => b.emit(id, { kind: "error", url: "https://example.com/report.pdf", error: "net::ERR_ABORTED" }), 30);
+    };
+    const second = run(x, "browser_click", { ref: "e2", element: "Download", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(NAV_GRACE_MS + 100);
+    expect(second.state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("a tab closed by the action ends the wait", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csHook = (id) => {
+      b.emit(id, { kind: "start", url: page2 });
+      setTimeout(() => b.emit(id, { kind: "closed" }), 100);
+    };
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Close", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(150);
+    expect(state.done).toBe(true);
+    expect(state.error).toBeUndefined();
+  });
+
+  it("ignores other tabs' navigations and a load that was under way before the action", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csHook = () => {
+      b.emit(11, { kind: "start", url: page2 });
+      b.emit(10, { kind: "complete", url: "https://example.com/a" });
+    };
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Go", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(NAV_GRACE_MS + 10);
+    expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
+  });
+
+  it("watches only the actions that can navigate", async () => {
+    const { b, x } = setup({ realTiming: true });
+    const p = Promise.all([
+      x.execute("browser_hover", { ref: "e3", element: "Menu", tabId: 10 }),
+      x.execute("browser_scroll", { direction: "down", tabId: 10 }),
+      x.execute("browser_type", { ref: "e4", element: "Email", text: "a", tabId: 10 }),
+      x.execute("browser_upload_file", { ref: "e9", name: "a.txt", data: "aGk=", tabId: 10 }),
+      x.execute("browser_snapshot", { tabId: 10 }),
+    ]);
+    await vi.advanceTimersByTimeAsync(0);
+    await p;
+    expect(b.watches).toBe(0);
+    const q = Promise.all([
+      x.execute("browser_click", { ref: "e1", element: "Go", tabId: 10 }),
+      x.execute("browser_type", { ref: "e4", element: "Email", text: "a", submit: true, tabId: 10 }),
+      x.execute("browser_press_key", { key: "Enter", tabId: 10 }),
+      x.execute("browser_select_option", { ref: "e5", element: "Size", values: ["L"], tabId: 10 }),
+      x.execute("browser_drag", { startRef: "e1", endRef: "e2", tabId: 10 }),
+    ]);
+    await vi.advanceTimersByTimeAsync(NAV_GRACE_MS + 10);
+    await q;
+    expect(b.watches).toBe(5);
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("recognises Chrome's lost-reply errors", () => {
+    for (const m of [
+      lost,
+      "The message port closed before a response was received.",
+      "Could not establish connection. Receiving end does not exist.",
+      "The page keeping the extension port is moved into back/forward cache, so the message channel is closed.",
+      "the page in tab 10 did not answer even after injecting the content script (x); reload the tab and try again",
+      'the page in tab 10 gave no answer to "click"; reload the tab and try again',
+    ]) {
+      expect(isLostReply(new Error(m)), m).toBe(true);
+    }
+    expect(isLostReply(new Error("ref e1 was not found on this page; take a new browser_snapshot and use a ref from it"))).toBe(false);
+    expect(isLostReply(new Error("click failed in the page: boom"))).toBe(false);
   });
 });

@@ -30,6 +30,7 @@ import type {
   EvaluateResult,
   WireResponses,
 } from "./protocol.gen";
+import { DEFAULT_NAV_TIMING, isLostReply, NavigationWatch, type NavTiming, type WatchNavigation } from "./navigation";
 import { navigableReason, normalizeUrl, restrictedReason } from "./urls";
 import type { Shares } from "./storage";
 
@@ -52,6 +53,12 @@ export interface BrowserPort {
   /** Loads url and waits for the new page's load (bounded). */
   navigate(tabId: number, url: string): Promise<void>;
   history(tabId: number, what: "back" | "forward" | "reload"): Promise<void>;
+  /**
+   * Calls listener with the tab's main-frame navigation events (see
+   * navigation.ts) until the returned function is called. Listening has
+   * begun when it returns.
+   */
+  watchNavigation: WatchNavigation;
   /** Sends one op to the tab's content script (injecting it if needed). */
   content<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]>;
   /** The highest snapshot ref handed out in this tab so far, across its documents (0 when none). */
@@ -95,7 +102,14 @@ function requireTabId(p: unknown): number {
 }
 
 export class Executor {
-  constructor(private readonly port: BrowserPort) {}
+  private readonly navTiming: NavTiming;
+
+  constructor(
+    private readonly port: BrowserPort,
+    opts: { navTiming?: Partial<NavTiming> } = {},
+  ) {
+    this.navTiming = { ...DEFAULT_NAV_TIMING, ...opts.navTiming };
+  }
 
   /** Resolves a shared tab: the given one, else the active tab if it is shared. */
   async resolveTab(tabId: number | undefined, opts: { allowRestricted?: boolean } = {}): Promise<TabLike> {
@@ -138,6 +152,30 @@ export class Executor {
     return { tabId: tab.id };
   }
 
+  /**
+   * Runs an action that may make the tab navigate (a link, a submit) and
+   * answers once the new page has loaded (bounded), so the snapshot the
+   * server takes next shows it. See navigation.ts.
+   */
+  private async csNavigating<K extends CsOp>(p: unknown, op: K, args: CsOps[K]["args"]): Promise<TabResult> {
+    const tab = await this.resolveTab(optionalTabId(p));
+    // Listen before sending, so a navigation that starts at once is not missed.
+    const watch = new NavigationWatch((id, l) => this.port.watchNavigation(id, l), tab.id, this.navTiming);
+    try {
+      try {
+        await this.port.content(tab.id, op, args);
+      } catch (e) {
+        // The page went away before the content script could answer: that is
+        // the action's navigation, not a failure.
+        if (!isLostReply(e) || !(await watch.explainsLostReply())) throw e;
+      }
+      await watch.settle();
+    } finally {
+      watch.stop();
+    }
+    return { tabId: tab.id };
+  }
+
   async execute(type: string, payload: unknown): Promise<WireResponses[keyof WireResponses]> {
     const p = payload;
     switch (type) {
@@ -162,7 +200,8 @@ export class Executor {
       case "browser_click":
       case "browser_hover": {
         const req = p as ElementRequest;
-        return this.cs(p, type === "browser_click" ? "click" : "hover", { ref: requireString(req, "ref") });
+        const args = { ref: requireString(req, "ref") };
+        return type === "browser_click" ? this.csNavigating(p, "click", args) : this.cs(p, "hover", args);
       }
       case "browser_type": {
         const req = p as TypeRequest;
@@ -170,7 +209,8 @@ export class Executor {
         if (typeof text !== "string") throw new Error("text is required and must be a string");
         const args: CsOps["type"]["args"] = { ref: requireString(req, "ref"), text };
         if (req.submit) args.submit = true;
-        return this.cs(p, "type", args);
+        // Only a submit (Enter) is expected to navigate.
+        return req.submit ? this.csNavigating(p, "type", args) : this.cs(p, "type", args);
       }
       case "browser_select_option": {
         const req = p as SelectOptionRequest;
@@ -178,11 +218,11 @@ export class Executor {
         if (!Array.isArray(values) || !values.every((v) => typeof v === "string")) {
           throw new Error("values is required and must be an array of strings");
         }
-        return this.cs(p, "select", { ref: requireString(req, "ref"), values: values as string[] });
+        return this.csNavigating(p, "select", { ref: requireString(req, "ref"), values: values as string[] });
       }
       case "browser_press_key": {
         const req = p as PressKeyRequest;
-        return this.cs(p, "press_key", { key: requireString(req, "key") });
+        return this.csNavigating(p, "press_key", { key: requireString(req, "key") });
       }
       case "browser_scroll": {
         const req = asRecord(p) as ScrollRequest;
@@ -202,7 +242,7 @@ export class Executor {
       }
       case "browser_drag": {
         const req = p as DragRequest;
-        return this.cs(p, "drag", { startRef: requireString(req, "startRef"), endRef: requireString(req, "endRef") });
+        return this.csNavigating(p, "drag", { startRef: requireString(req, "startRef"), endRef: requireString(req, "endRef") });
       }
       case "browser_upload_file": {
         const req = p as UploadFileRequest;

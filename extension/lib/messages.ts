@@ -26,7 +26,16 @@ export interface BgMessages {
   share: { req: { tabId: number; shared: boolean }; res: { slot: number | null } };
   /** popup → bg: share every tab of every normal window. */
   "share-all": { req: Empty; res: null };
+  /**
+   * content script → bg: answers after ms (at most SLEEP_MAX_MS). A timer for
+   * hidden tabs, where Chrome runs the page's own timers only once a second
+   * (lib/page/settle.ts).
+   */
+  sleep: { req: { ms: number }; res: null };
 }
+
+/** The longest a "sleep" message waits. */
+export const SLEEP_MAX_MS = 1000;
 
 /** Messages to the offscreen document. */
 export interface OffMessages {

@@ -27,11 +27,20 @@ const base = `http://127.0.0.1:${port}`;
 const pages = {
   "/one.html": `<!doctype html><title>Page one</title><h1>Sign in</h1>
 <label>Email <input id=email></label><button onclick="document.title='clicked '+document.getElementById('email').value">Continue</button>
-<a href="/two.html">Next page</a><script>console.log("hello from page one")</script>`,
+<a href="/two.html">Next page</a> <a href="/slow.html">Slow page</a> <a href="/async.html">Async page</a>
+<script>console.log("hello from page one")</script>`,
+  // Answered after SLOW_MS, with an image that takes as long again: the page's load ends late.
+  "/slow.html": `<!doctype html><title>Slow page</title><h1>Slow page loaded</h1><img src="/slow.png" alt="late picture">`,
+  "/async.html": `<!doctype html><title>Async page</title><h1>Async</h1><p id=out>empty</p>
+<button onclick="setTimeout(() => { document.getElementById('out').textContent = 'Rendered later' }, 40)">Load later</button>
+<button onclick="history.pushState({}, '', '/async.html?view=2'); requestAnimationFrame(() => { document.getElementById('out').textContent = 'View two' })">Switch view</button>
+<button>Nothing</button>
+<form action="/two.html"><input name=q aria-label=Query></form>`,
   "/two.html": `<!doctype html><title>Page two</title><h1>Second</h1><p>Some text on page two.</p>`,
   "/csp.html": null, // served with a strict CSP below
 };
 
+const SLOW_MS = 500;
 const log = (...a) => console.error("[smoke]", ...a);
 
 function encodeText(str) {
@@ -196,6 +205,74 @@ async function script(hello) {
       return r;
     });
   }
+  // Actions that navigate or update the page later answer once it is there:
+  // the server snapshots right after the answer.
+  const snapRef = (text, re) => text.split("\n").find((l) => re.test(l))?.match(/\[ref=(e\d+)\]/)?.[1];
+  const timed = async (fn) => {
+    const t0 = performance.now();
+    await fn();
+    return Math.round(performance.now() - t0);
+  };
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  await step("a click on a link answers once the new (slow) page has loaded", async () => {
+    await request("browser_navigate", { tabId, url: `${base}/one.html` }, 60000);
+    const s = await request("browser_snapshot", { tabId });
+    const link = snapRef(s.snapshot, /link "Slow page"/);
+    const ms = await timed(() => request("browser_click", { tabId, ref: link, element: "Slow page" }));
+    const after = await request("browser_snapshot", { tabId });
+    check(after.url === `${base}/slow.html`, `url right after the click: ${after.url}`);
+    check(/Slow page loaded/.test(after.snapshot), `snapshot right after the click:\n${after.snapshot}`);
+    const ready = await request("browser_evaluate", { tabId, expression: "document.readyState" });
+    check(ready.result === "complete", `readyState ${ready.result}`);
+    check(ms >= 2 * SLOW_MS, `answered after ${ms} ms, before the page's load`);
+    return { ms };
+  });
+  await step("a click on a link to a quick page (the reply may be lost in the unload) succeeds", async () => {
+    await request("browser_navigate", { tabId, url: `${base}/one.html` }, 60000);
+    const s = await request("browser_snapshot", { tabId });
+    const link = snapRef(s.snapshot, /link "Async page"/);
+    const ms = await timed(() => request("browser_click", { tabId, ref: link, element: "Async page" }));
+    const after = await request("browser_snapshot", { tabId });
+    check(after.url === `${base}/async.html`, `url right after the click: ${after.url}`);
+    return { ms };
+  });
+  const asyncSnap = await request("browser_snapshot", { tabId }).catch(() => ({ snapshot: "" }));
+  await step("a click whose page renders 40 ms later answers after the render", async () => {
+    const ms = await timed(() => request("browser_click", { tabId, ref: snapRef(asyncSnap.snapshot, /button "Load later"/), element: "Load later" }));
+    const after = await request("browser_snapshot", { tabId });
+    check(/Rendered later/.test(after.snapshot), `snapshot right after the click:\n${after.snapshot}`);
+    return { ms };
+  });
+  await step("a click that changes the URL with history.pushState answers at once, with the render", async () => {
+    const ms = await timed(() => request("browser_click", { tabId, ref: snapRef(asyncSnap.snapshot, /button "Switch view"/), element: "Switch view" }));
+    const after = await request("browser_snapshot", { tabId });
+    check(after.url === `${base}/async.html?view=2`, `url ${after.url}`);
+    check(/View two/.test(after.snapshot), `snapshot right after the click:\n${after.snapshot}`);
+    return { ms };
+  });
+  await step("cost of the waits: a click that changes nothing vs a read (foreground tab)", async () => {
+    const nothing = snapRef(asyncSnap.snapshot, /button "Nothing"/);
+    const clicks = [];
+    const hovers = [];
+    const reads = [];
+    for (let i = 0; i < 9; i++) {
+      clicks.push(await timed(() => request("browser_click", { tabId, ref: nothing, element: "Nothing" })));
+      hovers.push(await timed(() => request("browser_hover", { tabId, ref: nothing, element: "Nothing" })));
+      reads.push(await timed(() => request("browser_get_text", { tabId, ref: nothing })));
+    }
+    const vis = await request("browser_evaluate", { tabId, expression: "document.visibilityState" });
+    // click: DOM settle + navigation grace; hover: DOM settle only; get_text: neither.
+    return { visibility: vis.result, clickMedian: median(clicks), hoverMedian: median(hovers), readMedian: median(reads) };
+  });
+  await step("browser_type with submit answers once the submitted page has loaded", async () => {
+    const q = snapRef(asyncSnap.snapshot, /textbox "Query"/);
+    const ms = await timed(() => request("browser_type", { tabId, ref: q, element: "Query", text: "cats", submit: true }));
+    const after = await request("browser_snapshot", { tabId });
+    check(after.url === `${base}/two.html?q=cats`, `url right after the submit: ${after.url}`);
+    check(/Second/.test(after.snapshot), `snapshot right after the submit:\n${after.snapshot}`);
+    return { ms };
+  });
+  await step("browser_navigate back to page one", () => request("browser_navigate", { tabId, url: `${base}/one.html` }, 60000));
   await step("browser_get_console_logs", async () => {
     const r = await request("browser_get_console_logs", { tabId });
     return r;
@@ -246,6 +323,21 @@ async function script(hello) {
       check(active?.tabId === other.tabId, `active tab is ${active?.tabId}, want ${other.tabId}`);
       return tabs.map((t) => [t.slot, t.active]);
     });
+    await step("cost of the waits in a background tab", async () => {
+      await request("browser_navigate", { tabId, url: `${base}/async.html` }, 60000);
+      const s = await request("browser_snapshot", { tabId });
+      const nothing = snapRef(s.snapshot, /button "Nothing"/);
+      const clicks = [];
+      const hovers = [];
+      for (let i = 0; i < 5; i++) {
+        clicks.push(await timed(() => request("browser_click", { tabId, ref: nothing, element: "Nothing" })));
+        hovers.push(await timed(() => request("browser_hover", { tabId, ref: nothing, element: "Nothing" })));
+      }
+      const vis = await request("browser_evaluate", { tabId, expression: "document.visibilityState" });
+      // Chrome runs a hidden page's timers once a second: these must not take a second.
+      check(median(clicks) < 700 && median(hovers) < 700, `clicks ${clicks}, hovers ${hovers}`);
+      return { visibility: vis.result, clickMedian: median(clicks), hoverMedian: median(hovers) };
+    });
     await step("browser_switch_tab", async () => {
       const r = await request("browser_switch_tab", { tabId });
       check(r.activeTabId === tabId, JSON.stringify(r));
@@ -283,8 +375,20 @@ const server = createServer((req, res) => {
     res.end("<!doctype html><title>CSP page</title><p>strict</p>");
     return;
   }
+  if (path === "/slow.png") {
+    setTimeout(() => {
+      res.writeHead(200, { "content-type": "image/svg+xml" });
+      res.end(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>`);
+    }, SLOW_MS);
+    return;
+  }
   const body = pages[path];
-  if (body) {
+  if (body && path === "/slow.html") {
+    setTimeout(() => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(body);
+    }, SLOW_MS);
+  } else if (body) {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end(body);
   } else {

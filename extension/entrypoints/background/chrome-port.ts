@@ -2,6 +2,7 @@
 // decisions (which tab, shared or not, restricted or not) are in lib/.
 
 import type { BrowserPort, TabLike } from "../../lib/executor";
+import type { NavEvent } from "../../lib/navigation";
 import type { CsMessage, CsOp, CsOps, CsReply } from "../../lib/messages";
 import { errorText } from "../../lib/peer";
 import type { Shares } from "../../lib/storage";
@@ -157,6 +158,59 @@ export function waitForNewPage(
       (e: unknown) => finish(new Error(`${what} failed: ${errorText(e)}`)),
     );
   });
+}
+
+/**
+ * Forwards the main frame's navigation events of one tab to listener until
+ * the returned function is called (BrowserPort.watchNavigation). Prerendered
+ * pages have frame ids other than 0, so they are not reported.
+ */
+export function watchNavigation(tabId: number, listener: (e: NavEvent) => void): () => void {
+  const mine = (d: { tabId: number; frameId: number }) => d.tabId === tabId && d.frameId === 0;
+  const emit = (e: NavEvent) => {
+    try {
+      listener(e);
+    } catch {
+      // a listener's bug must not break Chrome's event dispatch
+    }
+  };
+  const onBefore = (d: chrome.webNavigation.WebNavigationBaseCallbackDetails) => {
+    if (mine(d)) emit({ kind: "start", url: d.url });
+  };
+  const onCommitted = (d: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => {
+    if (mine(d)) emit({ kind: "commit", url: d.url });
+  };
+  const onSameDoc = (d: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => {
+    if (mine(d)) emit({ kind: "same-document", url: d.url });
+  };
+  const onCompleted = (d: chrome.webNavigation.WebNavigationFramedCallbackDetails) => {
+    if (mine(d)) emit({ kind: "complete", url: d.url });
+  };
+  const onError = (d: chrome.webNavigation.WebNavigationFramedErrorCallbackDetails) => {
+    if (mine(d)) emit({ kind: "error", url: d.url, error: d.error });
+  };
+  const onRemoved = (id: number) => {
+    if (id === tabId) emit({ kind: "closed" });
+  };
+  chrome.webNavigation.onBeforeNavigate.addListener(onBefore);
+  chrome.webNavigation.onCommitted.addListener(onCommitted);
+  chrome.webNavigation.onHistoryStateUpdated.addListener(onSameDoc);
+  chrome.webNavigation.onReferenceFragmentUpdated.addListener(onSameDoc);
+  chrome.webNavigation.onCompleted.addListener(onCompleted);
+  chrome.webNavigation.onErrorOccurred.addListener(onError);
+  chrome.tabs.onRemoved.addListener(onRemoved);
+  let removed = false;
+  return () => {
+    if (removed) return;
+    removed = true;
+    chrome.webNavigation.onBeforeNavigate.removeListener(onBefore);
+    chrome.webNavigation.onCommitted.removeListener(onCommitted);
+    chrome.webNavigation.onHistoryStateUpdated.removeListener(onSameDoc);
+    chrome.webNavigation.onReferenceFragmentUpdated.removeListener(onSameDoc);
+    chrome.webNavigation.onCompleted.removeListener(onCompleted);
+    chrome.webNavigation.onErrorOccurred.removeListener(onError);
+    chrome.tabs.onRemoved.removeListener(onRemoved);
+  };
 }
 
 function sendToFrame0(tabId: number, msg: CsMessage): Promise<CsReply | undefined> {
@@ -346,6 +400,7 @@ export function makeChromePort(deps: { getShares: () => Promise<Shares>; share: 
         ignoreBlank: url !== "about:blank",
       }),
     history: historyNav,
+    watchNavigation,
     content: contentOp,
     refBase,
     saveRefBase,

@@ -6,7 +6,7 @@ import { defineBackground } from "wxt/utils/define-background";
 import { Executor } from "../../lib/executor";
 import { buildHello } from "../../lib/hello";
 import { ensureIdentity, withAssigned } from "../../lib/identity";
-import { isBgMessage, type BgMessage, type BgMessages, type OffMessage, type Reply } from "../../lib/messages";
+import { isBgMessage, SLEEP_MAX_MS, type BgMessage, type BgMessages, type OffMessage, type Reply } from "../../lib/messages";
 import { errorText } from "../../lib/peer";
 import type { TabInfo } from "../../lib/protocol.gen";
 import { pruneShares, shareAll, shareTab, unshareTab } from "../../lib/slots";
@@ -206,6 +206,10 @@ const handlers: Handlers = {
     if (m.shared) return { slot: await shareOne(m.tabId) };
     await updateShares((s) => ({ shares: unshareTab(s, m.tabId), out: undefined }));
     return { slot: null };
+  },
+  sleep: (m) => {
+    const ms = typeof m.ms === "number" && Number.isFinite(m.ms) ? Math.min(Math.max(m.ms, 0), SLEEP_MAX_MS) : 0;
+    return new Promise((resolve) => setTimeout(() => resolve(null), ms));
   },
   "share-all": async () => {
     const tabs = await chrome.tabs.query({ windowType: "normal" });

@@ -28,6 +28,7 @@ import {
 } from "./dom";
 import { charKey, parseKeyCombo, type KeyPress } from "./keys";
 import { PageError, type RefRegistry } from "./refs";
+import { nextFrame } from "./settle";
 import { describeElement } from "./snapshot";
 
 type Win = Window & typeof globalThis;
@@ -738,25 +739,6 @@ function scrollPage(from: Element, dy: number, pages: number): void {
   if (!Number.isFinite(top)) top = top > 0 ? 1e9 : -1e9;
   if (sc) sc.scrollBy?.({ top, behavior: "instant" as ScrollBehavior });
   else win.scrollBy?.({ top, behavior: "instant" as ScrollBehavior });
-}
-
-function nextFrame(win: Window): Promise<void> {
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = () => {
-      if (!done) {
-        done = true;
-        resolve();
-      }
-    };
-    // rAF does not run in background tabs; the timer bounds the wait.
-    try {
-      win.requestAnimationFrame?.(() => setTimeout(finish, 0));
-    } catch {
-      // ignore
-    }
-    setTimeout(finish, 100);
-  });
 }
 
 export async function scroll(

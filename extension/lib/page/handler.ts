@@ -13,7 +13,15 @@ export interface PageContext {
   logs: ConsoleBuffer;
   /** Shadow-root getter for snapshots (closed roots through chrome.dom in the extension). */
   shadowRoot?: (el: Element) => ShadowRoot | null;
+  /**
+   * Waits for the page to settle after an action that may change it, before
+   * the answer (settle.ts's settleDom in the extension; tests leave it out).
+   */
+  settle?: () => Promise<unknown>;
 }
+
+/** The ops after which the page gets a moment to settle before the answer. */
+export const SETTLING_OPS: ReadonlySet<string> = new Set(["click", "hover", "type", "select", "press_key", "scroll", "drag"]);
 
 export type CsOp =
   | "snapshot" | "click" | "hover" | "type" | "select" | "press_key" | "scroll"
@@ -39,6 +47,13 @@ function str(args: Record<string, unknown>, field: string): string {
 }
 
 export async function handleOp(ctx: PageContext, op: string, args: Record<string, unknown> = {}): Promise<unknown> {
+  const result = await runOp(ctx, op, args);
+  // Only after an action that succeeded: a refused one changed nothing.
+  if (ctx.settle && SETTLING_OPS.has(op)) await ctx.settle();
+  return result;
+}
+
+async function runOp(ctx: PageContext, op: string, args: Record<string, unknown>): Promise<unknown> {
   switch (op) {
     case "snapshot":
       ctx.refs.sweep();

@@ -1,0 +1,125 @@
+// @vitest-environment happy-dom
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { ConsoleBuffer } from "./console";
+import { handleOp, type PageContext } from "./handler";
+import { RefRegistry } from "./refs";
+import { SETTLE_MAX_MS, SETTLE_QUIET_MS, settleDom } from "./settle";
+
+beforeEach(() => {
+  document.body.innerHTML = `<div id="out"></div>`;
+});
+
+const out = () => document.getElementById("out")!;
+
+describe("settleDom", () => {
+  it("has small bounds: quiet well under the cap", () => {
+    expect(SETTLE_QUIET_MS).toBeLessThan(SETTLE_MAX_MS);
+    expect(SETTLE_MAX_MS).toBeLessThanOrEqual(500);
+  });
+
+  it("returns quickly on a quiet page (before the cap)", async () => {
+    const log: string[] = [];
+    const cap = setTimeout(() => log.push("cap passed"), 400);
+    log.push(await settleDom(document, { quietMs: 20, maxMs: 400 }));
+    clearTimeout(cap);
+    expect(log).toEqual(["quiet"]);
+  });
+
+  it("waits while the page keeps changing, up to the cap", async () => {
+    const log: string[] = [];
+    let n = 0;
+    const tick = setInterval(() => {
+      n++;
+      out().textContent = `tick ${n}`;
+      if (n % 2) out().setAttribute("data-n", String(n));
+    }, 5);
+    const outcome = await settleDom(document, { quietMs: 40, maxMs: 200 });
+    log.push(`settled after ${n >= 10 ? "many" : n} mutations`);
+    clearInterval(tick);
+    expect(outcome).toBe("capped");
+    expect(log).toEqual(["settled after many mutations"]);
+  });
+
+  it("waits out a short burst of changes, then returns once it is quiet", async () => {
+    const log: string[] = [];
+    // The page renders in steps after the action (a render tick, then timers),
+    // each well within the quiet period of the one before.
+    queueMicrotask(() => out().append(document.createElement("p")));
+    const p = () => out().firstChild as HTMLParagraphElement;
+    setTimeout(() => (p().textContent = "loading", log.push("step 1")), 40);
+    setTimeout(() => (p().className = "busy", log.push("step 2")), 80);
+    setTimeout(() => ((p().firstChild as Text).data = "almost", log.push("step 3")), 120);
+    setTimeout(() => ((p().firstChild as Text).data = "done", log.push("step 4")), 160);
+    const outcome = await settleDom(document, { quietMs: 100, maxMs: 5000 });
+    log.push(outcome);
+    expect(log).toEqual(["step 1", "step 2", "step 3", "step 4", "quiet"]);
+    expect(out().textContent).toBe("done");
+  });
+
+  it("lets an animation frame the page asked for run before it answers", async () => {
+    const log: string[] = [];
+    requestAnimationFrame(() => log.push("frame"));
+    log.push(await settleDom(document, { quietMs: 1, maxMs: 50 }));
+    expect(log).toEqual(["frame", "quiet"]);
+  });
+
+  it("waits with the sleep it is given (the service worker's, in hidden tabs), a few times only", async () => {
+    let sleeps = 0;
+    let n = 0;
+    const tick = setInterval(() => (out().textContent = `tick ${++n}`), 5);
+    const outcome = await settleDom(document, {
+      quietMs: 30,
+      maxMs: 150,
+      sleep: (ms) => {
+        sleeps++;
+        return new Promise((r) => setTimeout(r, ms));
+      },
+    });
+    clearInterval(tick);
+    expect(outcome).toBe("capped");
+    expect(sleeps).toBeGreaterThan(0);
+    expect(sleeps).toBeLessThan(20);
+  });
+
+  it("answers when its sleep fails instead of hanging", async () => {
+    const outcome = await settleDom(document, { quietMs: 30, maxMs: 150, sleep: () => Promise.reject(new Error("gone")) });
+    expect(outcome).toBe("capped");
+  });
+
+  it("stops observing once settled", async () => {
+    const disconnect = vi.spyOn(MutationObserver.prototype, "disconnect");
+    await settleDom(document, { quietMs: 1, maxMs: 50 });
+    expect(disconnect).toHaveBeenCalled();
+    disconnect.mockRestore();
+  });
+});
+
+describe("handleOp settles after actions only", () => {
+  function ctxWith(settle: () => Promise<unknown>): PageContext {
+    return { doc: document, refs: new RefRegistry(), logs: new ConsoleBuffer(), settle };
+  }
+
+  it("settles after click, type, select, press_key, hover, scroll and drag; not after reads or refused actions", async () => {
+    document.body.innerHTML = `<button id="b">Go</button><input id="t"><select id="s"><option>a</option><option>b</option></select><div id="d">x</div>`;
+    const log: string[] = [];
+    const ctx = ctxWith(async () => {
+      log.push("settle");
+    });
+    const ref = (sel: string) => ctx.refs.refFor(document.querySelector(sel)!);
+    document.getElementById("b")!.addEventListener("click", () => log.push("clicked"));
+    await handleOp(ctx, "click", { ref: ref("#b") });
+    await handleOp(ctx, "type", { ref: ref("#t"), text: "hi" });
+    await handleOp(ctx, "select", { ref: ref("#s"), values: ["b"] });
+    await handleOp(ctx, "press_key", { key: "a" });
+    await handleOp(ctx, "hover", { ref: ref("#b") });
+    await handleOp(ctx, "scroll", { direction: "down" });
+    await handleOp(ctx, "drag", { startRef: ref("#b"), endRef: ref("#d") });
+    expect(log).toEqual(["clicked", "settle", "settle", "settle", "settle", "settle", "settle", "settle"]);
+    log.length = 0;
+    await handleOp(ctx, "snapshot", {});
+    await handleOp(ctx, "get_text", {});
+    await handleOp(ctx, "console_logs", {});
+    await expect(handleOp(ctx, "click", { ref: "e999" })).rejects.toThrow(/not found/);
+    expect(log).toEqual([]);
+  });
+});
