@@ -223,8 +223,23 @@ const handlers: Handlers = {
   },
 };
 
-function onMessage(msg: unknown, _sender: chrome.runtime.MessageSender, sendResponse: (r: Reply<unknown>) => void): boolean {
+// Content scripts live inside web pages; a compromised page could make its
+// renderer send any message in their name. They may only ask for what the
+// page side needs; everything else (running wire requests, changing shares)
+// must come from the extension's own pages: offscreen document, popup, options.
+const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep"]);
+
+function fromExtensionPage(sender: chrome.runtime.MessageSender): boolean {
+  // An extension page opened in a tab (the popup as a page) has a tab too: the URL tells.
+  return sender.id === chrome.runtime.id && (sender.url ?? "").startsWith(chrome.runtime.getURL(""));
+}
+
+function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendResponse: (r: Reply<unknown>) => void): boolean {
   if (!isBgMessage(msg)) return false;
+  if (sender.id !== chrome.runtime.id || (!fromExtensionPage(sender) && !CONTENT_SCRIPT_KINDS.has(msg.kind))) {
+    sendResponse({ ok: false, error: `internal message "${msg.kind}" is not accepted from this sender` });
+    return false;
+  }
   const h = handlers[msg.kind] as ((m: BgMessage) => Promise<unknown>) | undefined;
   if (!h) {
     sendResponse({ ok: false, error: `unknown internal message "${msg.kind}"` });
