@@ -163,6 +163,19 @@ func (b *Browser) serviceWorker(ctx context.Context) (*target.Info, error) {
 // SetPort writes the extension's settings {port, label} through its service
 // worker, as the options page does; the extension reconnects on the change.
 func (b *Browser) SetPort(ctx context.Context, port int, label string) error {
+	// Right after start-up the worker's target can exist before its global
+	// scope does ("chrome is not defined"): retry briefly.
+	var err error
+	for i := 0; i < 20; i++ {
+		if err = b.setPort(ctx, port, label); err == nil || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return err
+}
+
+func (b *Browser) setPort(ctx context.Context, port int, label string) error {
 	in, err := b.serviceWorker(ctx)
 	if err != nil {
 		return err
