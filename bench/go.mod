@@ -1,6 +1,6 @@
 module github.com/monkbrowse/monkbrowse/bench
 
-go 1.25.0
+go 1.25.5
 
 require (
 	github.com/chromedp/cdproto v0.159.0
