@@ -42,6 +42,29 @@ function install(): void {
   g[KEY] = start();
 }
 
+interface NavigationLike extends EventTarget {}
+
+/**
+ * Notices navigations the page begins, through the Navigation API's navigate
+ * event (it fires for link clicks, form submissions and script navigations,
+ * and reaches this isolated world). Chromium does not fire it on data: URLs,
+ * so there the page cannot tell and the service worker keeps its grace period.
+ */
+function watchNavigate(doc: Document): (() => boolean) | undefined {
+  const win = doc.defaultView as (Window & { navigation?: NavigationLike }) | null;
+  const nav = win?.navigation;
+  if (!nav || !/^https?:$/.test(doc.location.protocol)) return undefined;
+  let started = false;
+  const on = () => {
+    started = true;
+  };
+  nav.addEventListener("navigate", on);
+  return () => {
+    nav.removeEventListener("navigate", on);
+    return started;
+  };
+}
+
 function start(): Instance {
   const doc = document;
   const logs = new ConsoleBuffer();
@@ -52,6 +75,7 @@ function start(): Instance {
     shadowRoot: shadowRootGetter(),
     // After an action, answer once the page has stopped changing (bounded).
     settle: () => settleDom(doc, { sleep: pageSleep(doc) }),
+    watchNavigate: () => watchNavigate(doc),
   };
 
   const onEntry = (ev: Event) => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Executor, type BrowserPort, type TabLike } from "./executor";
 import type { CsOp } from "./messages";
-import { isLostReply, NAV_GRACE_MS, NAV_LOAD_TIMEOUT_MS, type NavEvent } from "./navigation";
+import { isLostReply, NAV_GRACE_MS, NAV_LOAD_TIMEOUT_MS, NAV_QUIET_AFTER_REPLY_MS, type NavEvent } from "./navigation";
 import { shareTab } from "./slots";
 import type { Shares } from "./storage";
 
@@ -298,6 +298,37 @@ describe("Executor: a navigation started by an action", () => {
     expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
     expect(b.watches).toBe(1);
     expect(b.navListeners).toEqual([]);
+  });
+
+  it("answers right after the reply when the page saw no navigation begin", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csReply.click = { navStarted: false };
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Toggle", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(NAV_QUIET_AFTER_REPLY_MS + 1);
+    expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("still waits for a load Chrome reports even when the page said none began", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csReply.click = { navStarted: false };
+    b.csHook = (id) => b.emit(id, { kind: "start", url: page2 });
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Next", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(state.done).toBe(false);
+    b.emit(10, { kind: "complete", url: page2 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(state.done).toBe(true);
+  });
+
+  it("keeps the full grace period when the page saw a navigation begin", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csReply.click = { navStarted: true };
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Next", tabId: 10 });
+    await vi.advanceTimersByTimeAsync(NAV_QUIET_AFTER_REPLY_MS + 1);
+    expect(state.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(NAV_GRACE_MS);
+    expect(state.done).toBe(true);
   });
 
   it("waits for a navigation the page starts a moment after the action (within the grace period)", async () => {

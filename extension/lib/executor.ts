@@ -162,14 +162,16 @@ export class Executor {
     // Listen before sending, so a navigation that starts at once is not missed.
     const watch = new NavigationWatch((id, l) => this.port.watchNavigation(id, l), tab.id, this.navTiming);
     try {
+      let pageSawNone = false;
       try {
-        await this.port.content(tab.id, op, args);
+        const r = (await this.port.content(tab.id, op, args)) as { navStarted?: unknown } | undefined;
+        pageSawNone = r?.navStarted === false;
       } catch (e) {
         // The page went away before the content script could answer: that is
         // the action's navigation, not a failure.
         if (!isLostReply(e) || !(await watch.explainsLostReply())) throw e;
       }
-      await watch.settle();
+      await watch.settle(pageSawNone);
     } finally {
       watch.stop();
     }

@@ -31,6 +31,12 @@ export type WatchNavigation = (tabId: number, listener: (e: NavEvent) => void) =
 export const NAV_GRACE_MS = 150;
 /** At least this long after the action's answer, since Chrome delivers navigation events on their own. */
 export const NAV_GRACE_AFTER_REPLY_MS = 50;
+/**
+ * When the page itself reports that no navigation began during the action
+ * and its settle, only this long after the answer is left for Chrome's
+ * navigation events to arrive, instead of the full grace period.
+ */
+export const NAV_QUIET_AFTER_REPLY_MS = 20;
 /** The longest wait for the new page's load, from the first navigation seen; then the answer is given anyway. */
 export const NAV_LOAD_TIMEOUT_MS = 20_000;
 /** After an abandoned navigation, how long to look for the one that replaced it. */
@@ -39,6 +45,7 @@ export const NAV_REPLACED_MS = 50;
 export interface NavTiming {
   graceMs: number;
   graceAfterReplyMs: number;
+  quietAfterReplyMs: number;
   loadTimeoutMs: number;
   replacedMs: number;
 }
@@ -46,6 +53,7 @@ export interface NavTiming {
 export const DEFAULT_NAV_TIMING: NavTiming = {
   graceMs: NAV_GRACE_MS,
   graceAfterReplyMs: NAV_GRACE_AFTER_REPLY_MS,
+  quietAfterReplyMs: NAV_QUIET_AFTER_REPLY_MS,
   loadTimeoutMs: NAV_LOAD_TIMEOUT_MS,
   replacedMs: NAV_REPLACED_MS,
 };
@@ -162,9 +170,11 @@ export class NavigationWatch {
   /**
    * After the action answered: waits for a navigation it started to finish
    * loading, bounded. Same-document navigations count as done at once.
+   * pageSawNone: the page reported that no navigation began during the
+   * action, so a short look for Chrome's events replaces the grace period.
    */
-  async settle(): Promise<NavOutcome> {
-    const graceEnd = this.graceEnd(Date.now());
+  async settle(pageSawNone = false): Promise<NavOutcome> {
+    const graceEnd = pageSawNone ? Date.now() + this.timing.quietAfterReplyMs : this.graceEnd(Date.now());
     for (;;) {
       const now = Date.now();
       if (this.closed) return "closed";

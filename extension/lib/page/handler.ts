@@ -18,7 +18,16 @@ export interface PageContext {
    * the answer (settle.ts's settleDom in the extension; tests leave it out).
    */
   settle?: () => Promise<unknown>;
+  /**
+   * Starts noticing navigations this document begins (the Navigation API's
+   * navigate event); the returned function stops and says whether one began.
+   * Undefined where the page cannot tell (no Navigation API, data: URLs).
+   */
+  watchNavigate?: () => (() => boolean) | undefined;
 }
+
+/** Actions that may make the page load another document; their answer says whether one began. */
+export const NAVIGATING_OPS: ReadonlySet<string> = new Set(["click", "type", "select", "press_key", "drag"]);
 
 /** The ops after which the page gets a moment to settle before the answer. */
 export const SETTLING_OPS: ReadonlySet<string> = new Set(["click", "hover", "type", "select", "press_key", "scroll", "drag"]);
@@ -47,9 +56,22 @@ function str(args: Record<string, unknown>, field: string): string {
 }
 
 export async function handleOp(ctx: PageContext, op: string, args: Record<string, unknown> = {}): Promise<unknown> {
-  const result = await runOp(ctx, op, args);
-  // Only after an action that succeeded: a refused one changed nothing.
-  if (ctx.settle && SETTLING_OPS.has(op)) await ctx.settle();
+  const stopWatching = NAVIGATING_OPS.has(op) ? ctx.watchNavigate?.() : undefined;
+  let result: unknown;
+  try {
+    result = await runOp(ctx, op, args);
+    // Only after an action that succeeded: a refused one changed nothing.
+    if (ctx.settle && SETTLING_OPS.has(op)) await ctx.settle();
+  } catch (e) {
+    stopWatching?.();
+    throw e;
+  }
+  if (stopWatching) {
+    // Lets the service worker skip its grace period for a navigation when
+    // the page saw none begin during the action and its settle.
+    const navStarted = stopWatching();
+    return { ...(result as Record<string, unknown>), navStarted };
+  }
   return result;
 }
 

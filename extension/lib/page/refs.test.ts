@@ -40,3 +40,27 @@ describe("refs across documents", () => {
     expect(r.high).toBe(11);
   });
 });
+
+describe("navStarted in action answers", () => {
+  it("reports whether the page began a navigation during the action", async () => {
+    document.body.innerHTML = `<button>Go</button>`;
+    let fire: (() => void) | undefined;
+    const ctx: PageContext = {
+      ...ctxFor(document),
+      watchNavigate: () => {
+        let started = false;
+        fire = () => {
+          started = true;
+        };
+        return () => started;
+      },
+    };
+    await handleOp(ctx, "snapshot", {});
+    const ref = ctx.refs.peek(document.querySelector("button")!)!;
+    await expect(handleOp(ctx, "click", { ref })).resolves.toEqual({ navStarted: false });
+    ctx.settle = async () => fire?.();
+    await expect(handleOp(ctx, "click", { ref })).resolves.toEqual({ navStarted: true });
+    // Reads never carry it.
+    await expect(handleOp(ctx, "get_text", {})).resolves.not.toHaveProperty("navStarted");
+  });
+});
