@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -90,7 +91,7 @@ func CheckHello(raw []byte, serverVersion string) HelloVerdict {
 		}}
 	}
 	var proto int
-	if err := decodeJSON(protoRaw, &proto); err != nil {
+	if err := json.Unmarshal(protoRaw, &proto); err != nil {
 		return reject("malformed hello: protocol must be an integer (this server speaks protocol %d)", ProtocolVersion)
 	}
 	switch {
@@ -103,7 +104,7 @@ func CheckHello(raw []byte, serverVersion string) HelloVerdict {
 	}
 
 	var h Hello
-	if err := decodeJSON(raw, &h); err != nil {
+	if err := json.Unmarshal(raw, &h); err != nil {
 		return reject("malformed hello: %s", describeJSONError(err))
 	}
 	h.ProfileID = strings.TrimSpace(h.ProfileID)
@@ -170,14 +171,9 @@ func isJSONNull(raw json.RawMessage) bool {
 	return bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
 }
 
-func decodeJSON(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	return dec.Decode(v)
-}
-
 func describeJSONError(err error) string {
 	var te *json.UnmarshalTypeError
-	if ok := asTypeError(err, &te); ok && te.Field != "" {
+	if errors.As(err, &te) && te.Field != "" {
 		return fmt.Sprintf("field %q has the wrong type (got a JSON %s, want %s)", te.Field, te.Value, jsonKind(te.Type.Kind().String()))
 	}
 	return err.Error()
