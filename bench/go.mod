@@ -20,6 +20,7 @@ require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/monkbrowse/monkbrowse/e2e v0.0.0
 	github.com/monkbrowse/monkbrowse/messaging v0.0.0
 	github.com/monkbrowse/monkbrowse/protocol v0.0.0
 	github.com/monkbrowse/monkbrowse/tools v0.0.0
@@ -34,3 +35,5 @@ replace github.com/monkbrowse/monkbrowse/tools => ../tools
 replace github.com/monkbrowse/monkbrowse/protocol => ../protocol
 
 replace github.com/monkbrowse/monkbrowse/messaging => ../messaging
+
+replace github.com/monkbrowse/monkbrowse/e2e => ../e2e

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monkbrowse/monkbrowse/e2e/internal/harness"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // TestConcurrency (DESIGN §6): calls to different tabs run in parallel;

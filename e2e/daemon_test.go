@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/target"
-	"github.com/monkbrowse/monkbrowse/e2e/internal/harness"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // TestSharedDaemon: two MCP clients (an owner and a forwarder on the control

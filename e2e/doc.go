@@ -10,5 +10,6 @@
 //	cd extension && npm ci && npm run build
 //	cd e2e && MONKBROWSE_E2E=1 go test ./...
 //
-// The harness lives in internal/harness; the demo in cmd/demo.
+// The harness lives in harness/ (importable, so the benchmark shares it); the
+// demo in cmd/demo.
 package e2e

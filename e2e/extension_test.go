@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monkbrowse/monkbrowse/e2e/internal/harness"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // TestExtensionLoads checks the launcher on its own: Chromium starts with the

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/monkbrowse/monkbrowse/e2e/internal/harness"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // TestFormTools fills the sign-in fixture the way a person would: type

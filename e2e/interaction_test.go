@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/monkbrowse/monkbrowse/e2e/internal/harness"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // TestEditorAndKeys types into a contenteditable editor and presses keys and

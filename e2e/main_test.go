@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monkbrowse/monkbrowse/e2e/internal/harness"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // Environment:

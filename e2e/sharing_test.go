@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/monkbrowse/monkbrowse/e2e/internal/harness"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // TestSharingThroughPopup: a tab is invisible to the AI until the person

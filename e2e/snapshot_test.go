@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monkbrowse/monkbrowse/e2e/internal/harness"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // TestSnapshotShadowDOM: open shadow roots (nested too) appear in the

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monkbrowse/monkbrowse/e2e/internal/harness"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // suite is one browser connected to one monkbrowse owner, with the fixture

@@ -15,10 +15,10 @@ import (
 	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
 
-	"github.com/monkbrowse/monkbrowse/bench/internal/browser"
 	"github.com/monkbrowse/monkbrowse/bench/internal/fixtures"
 	"github.com/monkbrowse/monkbrowse/bench/internal/servers"
 	"github.com/monkbrowse/monkbrowse/bench/internal/snapshot"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // Profile runs one monkbrowse step n times on a page with the V8 sampling
@@ -116,12 +116,12 @@ func Profile(ctx context.Context, cfg Config, pageKey, step string, n int, w io.
 			}
 			return r.Profile, nil
 		}
-		if _, err := browser.Run(ctx, s.browser, tab, start); err != nil {
+		if _, err := harness.Run(ctx, tab, start); err != nil {
 			tab.Close()
 			return err
 		}
 		r, err := s.call(ctx, tool, args)
-		prof, perr := browser.Run(ctx, s.browser, tab, stop)
+		prof, perr := harness.Run(ctx, tab, stop)
 		tab.Close()
 		if err != nil {
 			return err

@@ -17,12 +17,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/monkbrowse/monkbrowse/bench/internal/browser"
 	"github.com/monkbrowse/monkbrowse/bench/internal/fixtures"
 	"github.com/monkbrowse/monkbrowse/bench/internal/mcpdrive"
 	"github.com/monkbrowse/monkbrowse/bench/internal/procstat"
 	"github.com/monkbrowse/monkbrowse/bench/internal/servers"
 	"github.com/monkbrowse/monkbrowse/bench/internal/snapshot"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // Config says what to run.
@@ -52,7 +52,7 @@ type Config struct {
 type session struct {
 	srv     *servers.Server
 	mcp     *mcpdrive.Server
-	browser *browser.Browser // monkbrowse only: the browser it drives
+	browser *harness.Browser // monkbrowse only: the browser it drives
 	res     *ServerResult
 	dead    error
 }
@@ -273,27 +273,35 @@ func startSession(ctx context.Context, cfg Config, key string, fx *fixtures.Serv
 		}
 		lctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
-		b, err := browser.Launch(lctx, browser.Config{ExecPath: cfg.Paths.Chromium, ExtDir: cfg.ExtDir, ExtID: cfg.ExtID, Output: bout})
+		b, err := harness.Launch(lctx, harness.BrowserConfig{
+			ExecPath:  cfg.Paths.Chromium,
+			Extension: harness.Extension{Dir: cfg.ExtDir, ID: cfg.ExtID},
+			Output:    bout,
+			Name:      "chromium (bench)",
+			Width:     1280, Height: 720,
+		})
 		if err != nil {
 			s.close()
 			return nil, err
 		}
 		s.browser = b
-		if err := b.SetPort(lctx, port, "bench"); err != nil {
+		if err := b.SetSettings(lctx, port, "bench"); err != nil {
 			s.close()
 			return nil, err
 		}
+		// Use the tab the browser started with, so no blank tab is left
+		// over to cost memory.
 		start := fx.URL("/start.html?monkbrowse")
-		tab, err := b.FirstTab(lctx, start)
-		if err != nil {
+		tab := b.FirstTab()
+		if err := tab.Navigate(lctx, start); err != nil {
 			s.close()
 			return nil, err
 		}
-		if err := b.FitViewport(lctx, tab, 1280, 720); err != nil {
+		if err := tab.FitViewport(lctx, 1280, 720); err != nil {
 			s.close()
 			return nil, err
 		}
-		if _, err := b.ShareTab(lctx, start); err != nil {
+		if err := shareTab(lctx, b, port, start); err != nil {
 			s.close()
 			return nil, fmt.Errorf("sharing the tab: %w\nserver stderr:\n%s", err, m.StderrTail())
 		}
@@ -303,6 +311,26 @@ func startSession(ctx context.Context, cfg Config, key string, fx *fixtures.Serv
 		return nil, err
 	}
 	return s, nil
+}
+
+// shareTab shares the tab showing url through the extension's real popup
+// page, as a person would, once the extension has connected to port. The
+// popup's tab is closed again, so the shared tab is the only page left.
+func shareTab(ctx context.Context, b *harness.Browser, port int, url string) error {
+	popup, err := b.OpenPopup(ctx)
+	if err != nil {
+		return err
+	}
+	defer popup.Close()
+	if _, err := popup.WaitConnected(ctx, port); err != nil {
+		return err
+	}
+	id, err := popup.ChromeTabIDByURL(ctx, url)
+	if err != nil {
+		return err
+	}
+	_, err = popup.Share(ctx, id)
+	return err
 }
 
 func (s *session) close() {

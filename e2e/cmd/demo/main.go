@@ -26,7 +26,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/monkbrowse/monkbrowse/e2e/internal/harness"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 //go:embed demo.html

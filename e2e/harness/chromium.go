@@ -33,6 +33,8 @@ type BrowserConfig struct {
 	Output io.Writer
 	// Name labels the browser in watchdog messages.
 	Name string
+	// Width and Height are the window size; 0 means 1280×800.
+	Width, Height int
 }
 
 // Browser is one running Chromium with the extension loaded.
@@ -67,6 +69,9 @@ func Launch(ctx context.Context, cfg BrowserConfig) (*Browser, error) {
 	if cfg.Name == "" {
 		cfg.Name = "chromium"
 	}
+	if cfg.Width == 0 || cfg.Height == 0 {
+		cfg.Width, cfg.Height = 1280, 800
+	}
 	b := &Browser{cfg: cfg, ExtensionID: cfg.Extension.ID, Dir: cfg.UserDataDir}
 	if b.Dir == "" {
 		d, err := os.MkdirTemp("", "monkbrowse-e2e-profile-")
@@ -91,7 +96,7 @@ func Launch(ctx context.Context, cfg BrowserConfig) (*Browser, error) {
 		chromedp.Flag("use-mock-keychain", true),
 		chromedp.Flag("load-extension", cfg.Extension.Dir),
 		chromedp.Flag("disable-extensions-except", cfg.Extension.Dir),
-		chromedp.WindowSize(1280, 800),
+		chromedp.WindowSize(cfg.Width, cfg.Height),
 		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
 			if cmd.SysProcAttr == nil {
 				cmd.SysProcAttr = &syscall.SysProcAttr{}

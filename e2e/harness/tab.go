@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -74,6 +75,31 @@ func (b *Browser) AttachTab(ctx context.Context, id target.ID) (*Tab, error) {
 	return &Tab{b: b, ctx: tctx, cancel: cancel, TargetID: id}, nil
 }
 
+// FirstTab is the tab the browser started with. Its Close does nothing: the
+// tab ends with the browser.
+func (b *Browser) FirstTab() *Tab {
+	return &Tab{b: b, ctx: b.ctx, TargetID: chromedp.FromContext(b.ctx).Target.TargetID}
+}
+
+// AttachPage attaches to the first page target whose URL starts with prefix,
+// without waiting for one. Its Close detaches and leaves the tab open.
+func (b *Browser) AttachPage(ctx context.Context, prefix string) (*Tab, error) {
+	infos, err := b.Targets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range infos {
+		if in.Type == "page" && strings.HasPrefix(in.URL, prefix) {
+			tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(in.TargetID), chromedp.WithDetachOnCancel())
+			if err := runGuarded(ctx, tctx, cancel); err != nil {
+				return nil, fmt.Errorf("attaching to the page at %s: %w", in.URL, err)
+			}
+			return &Tab{b: b, ctx: tctx, cancel: cancel, TargetID: in.TargetID}, nil
+		}
+	}
+	return nil, fmt.Errorf("no page target at %s", prefix)
+}
+
 // WaitTab waits for a page target whose URL satisfies match and attaches to
 // it.
 func (b *Browser) WaitTab(ctx context.Context, what string, match func(url string) bool) (*Tab, error) {
@@ -104,6 +130,35 @@ func (t *Tab) Do(ctx context.Context, actions ...chromedp.Action[chromedp.Void])
 	c, cancel := bounded(ctx, t.ctx)
 	defer cancel()
 	return chromedp.Do(c, actions...)
+}
+
+// Run runs one chromedp action with a result on the tab.
+func Run[T any](ctx context.Context, t *Tab, a chromedp.Action[T]) (T, error) {
+	c, cancel := bounded(ctx, t.ctx)
+	defer cancel()
+	return chromedp.Run(c, a)
+}
+
+// FitViewport resizes the tab's window so that its viewport (innerWidth ×
+// innerHeight) is w × h.
+func (t *Tab) FitViewport(ctx context.Context, w, h int) error {
+	c, cancel := bounded(ctx, t.ctx)
+	defer cancel()
+	win, err := chromedp.CallBrowser(c, cdpbrowser.GetWindowForTarget, cdpbrowser.GetWindowForTargetParams{TargetID: t.TargetID})
+	if err != nil {
+		return fmt.Errorf("finding the tab's window: %w", err)
+	}
+	if _, err := chromedp.CallBrowser(c, cdpbrowser.SetContentsSize, cdpbrowser.SetContentsSizeParams{WindowID: win.WindowID, Width: int64(w), Height: int64(h)}); err != nil {
+		return fmt.Errorf("resizing the tab's window: %w", err)
+	}
+	got, err := chromedp.Run(c, chromedp.Evaluate[[]int](`[innerWidth, innerHeight]`))
+	if err != nil {
+		return err
+	}
+	if len(got) != 2 || got[0] != w || got[1] != h {
+		return fmt.Errorf("the viewport is %v after resizing, want %d×%d", got, w, h)
+	}
+	return nil
 }
 
 // Navigate loads url through CDP and waits for the load event.
