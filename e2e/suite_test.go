@@ -109,6 +109,12 @@ func shared(t testing.TB) *suite {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		sharedSuite, sharedErr = newSuite(ctx, t, p, fixtures(), "main")
+		if sharedErr == nil {
+			// The tests of browser_evaluate need the person's consent, given
+			// on the options page like a person does (off by default:
+			// TestEvaluateNeedsConsent).
+			sharedErr = sharedSuite.browser.SetAllowJavaScript(ctx, true)
+		}
 	})
 	if sharedErr != nil {
 		t.Fatalf("setting up Chromium + extension + monkbrowse: %v", sharedErr)

@@ -136,7 +136,7 @@ var Tools = []Tool{
 	{Name: "browser_get_console_logs", Title: "Console logs", Args: TabArgs{}, ReadOnly: true,
 		Description: "Read the page's console output (log, info, warn, error, debug), uncaught errors, and alert/confirm/prompt dialogs that monkbrowse answered so they did not block the page. Returns one line per entry with its level."},
 	{Name: "browser_evaluate", Title: "Evaluate JavaScript", Args: EvaluateArgs{},
-		Description: "Evaluate a JavaScript expression in the page and return its value as JSON. Use it for facts the snapshot does not show. Pages with a strict Content Security Policy refuse it."},
+		Description: "Evaluate a JavaScript expression in the page and return its value as JSON. Use it for facts the snapshot does not show. Off by default: it is refused until the person switches on \"Let the AI run JavaScript in shared tabs\" for that browser profile (monkbrowse extension options or popup); prefer browser_snapshot and browser_get_text. Pages with a strict Content Security Policy refuse it too."},
 	{Name: "browser_click", Title: "Click", Args: ElementArgs{}, ChangesPage: true,
 		Description: "Click an element by its ref from the latest snapshot (buttons, links, checkboxes, radio buttons…)." + afterAction},
 	{Name: "browser_hover", Title: "Hover", Args: ElementArgs{}, ChangesPage: true,

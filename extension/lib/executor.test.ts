@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Executor, type BrowserPort, type TabLike } from "./executor";
+import { EVALUATE_OFF_ERROR, Executor, type BrowserPort, type TabLike } from "./executor";
 import type { CsOp } from "./messages";
 import { isLostReply, NAV_GRACE_MS, NAV_LOAD_TIMEOUT_MS, NAV_QUIET_AFTER_REPLY_MS, type NavEvent } from "./navigation";
 import { shareTab } from "./slots";
-import type { Shares } from "./storage";
+import type { Consent, Shares } from "./storage";
 
 class FakeBrowser implements BrowserPort {
   ownExtensionId = "emkgfnickjohaibbledibfemnfkoamdj";
@@ -28,6 +28,10 @@ class FakeBrowser implements BrowserPort {
   }
   async getShares() {
     return this.shares;
+  }
+  consent: Consent = { evaluate: true };
+  async getConsent() {
+    return this.consent;
   }
   async share(id: number) {
     const r = shareTab(this.shares, id);
@@ -204,6 +208,16 @@ describe("Executor", () => {
     await expect(x.execute("browser_screenshot", { tabId: 11 })).resolves.toEqual({ tabId: 11, data: "iVBORw0KGgo=" });
     await expect(x.execute("browser_evaluate", { expression: "6*2", tabId: 10 })).resolves.toEqual({ tabId: 10, result: 12 });
     expect(b.calls).toContain('cs 10 get_text {"ref":"e2"}');
+  });
+
+  it("refuses browser_evaluate until the person switched JavaScript on for the profile", async () => {
+    const { b, x } = setup();
+    b.consent = { evaluate: false };
+    await expect(x.execute("browser_evaluate", { expression: "6*2", tabId: 10 })).rejects.toThrow(EVALUATE_OFF_ERROR);
+    expect(EVALUATE_OFF_ERROR).toContain("Let the AI run JavaScript in shared tabs");
+    expect(b.calls.filter((c) => c.startsWith("eval"))).toEqual([]);
+    b.consent = { evaluate: true };
+    await expect(x.execute("browser_evaluate", { expression: "6*2", tabId: 10 })).resolves.toEqual({ tabId: 10, result: 12 });
   });
 
   it("lists shared tabs only, by slot, dropping closed ones", async () => {

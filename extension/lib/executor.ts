@@ -32,7 +32,7 @@ import type {
 } from "./protocol.gen";
 import { DEFAULT_NAV_TIMING, isLostReply, NavigationWatch, type NavTiming, type WatchNavigation } from "./navigation";
 import { navigableReason, normalizeUrl, restrictedReason } from "./urls";
-import type { Shares } from "./storage";
+import type { Consent, Shares } from "./storage";
 
 export interface TabLike {
   id: number;
@@ -48,6 +48,8 @@ export interface BrowserPort {
   /** The active tab of the last-focused normal window. */
   activeTab(): Promise<TabLike | undefined>;
   getShares(): Promise<Shares>;
+  /** What the person allows in this profile (options page, "For this Chrome profile"). */
+  getConsent(): Promise<Consent>;
   /** Shares a tab and returns its slot (idempotent). */
   share(tabId: number): Promise<number>;
   /** Loads url and waits for the new page's load (bounded). */
@@ -73,6 +75,12 @@ export interface BrowserPort {
   activate(tab: TabLike): Promise<void>;
   closeTab(tabId: number): Promise<void>;
 }
+
+/** The refusal of browser_evaluate while the person has not switched JavaScript on for this profile. */
+export const EVALUATE_OFF_ERROR =
+  'browser_evaluate is switched off in this browser profile: the person has not allowed the AI to run JavaScript in its tabs. ' +
+  'Read the page with browser_snapshot or browser_get_text instead, or ask the person to switch on ' +
+  '"Let the AI run JavaScript in shared tabs" (monkbrowse extension options, section "For this Chrome profile", or the monkbrowse popup), then call it again.';
 
 export function notSharedError(tabId: number): Error {
   return new Error(`tab ${tabId} is not shared with the AI; the user can share it from the monkbrowse popup`);
@@ -282,6 +290,7 @@ export class Executor {
       case "browser_evaluate": {
         const req = p as EvaluateRequest;
         const expression = requireString(req, "expression");
+        if (!(await this.port.getConsent()).evaluate) throw new Error(EVALUATE_OFF_ERROR);
         const tab = await this.resolveTab(optionalTabId(p));
         const result = await this.port.evaluate(tab.id, expression);
         return { tabId: tab.id, result } satisfies EvaluateResult;

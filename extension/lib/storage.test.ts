@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PORT, normalizeSettings, normalizeShares, normalizeStatus, parseLabel, parsePort } from "./storage";
+import { DEFAULT_PORT, normalizeConsent, normalizeSettings, normalizeShares, normalizeStatus, parseLabel, parsePort } from "./storage";
 
 describe("settings", () => {
   it("defaults to port 9222 and an empty label", () => {
@@ -31,5 +31,14 @@ describe("shares and status", () => {
   it("normalises a status", () => {
     expect(normalizeStatus({ state: "rejected", reason: "old", port: 9222, since: 5 })).toEqual({ state: "rejected", reason: "old", port: 9222, since: 5 });
     expect(normalizeStatus({ state: "??" }, 1234)).toEqual({ state: "disconnected", port: 1234, since: 0 });
+  });
+});
+
+describe("consent", () => {
+  it("is off unless explicitly switched on", () => {
+    expect(normalizeConsent(undefined)).toEqual({ evaluate: false });
+    expect(normalizeConsent({ evaluate: "yes" })).toEqual({ evaluate: false });
+    expect(normalizeConsent({ evaluate: 1 })).toEqual({ evaluate: false });
+    expect(normalizeConsent({ evaluate: true })).toEqual({ evaluate: true });
   });
 });

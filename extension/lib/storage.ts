@@ -9,6 +9,12 @@ export const KEY_SETTINGS = "settings";
 export const KEY_IDENTITY = "identity";
 export const KEY_SHARES = "shares";
 export const KEY_STATUS = "status";
+/**
+ * What the person allows the AI to do in this Chrome profile, beyond reading
+ * and acting in shared tabs (options page, section "For this Chrome profile";
+ * the popup shows it too). Every switch is off until the person turns it on.
+ */
+export const KEY_CONSENT = "consent";
 
 export interface Settings {
   port: number;
@@ -31,6 +37,20 @@ export interface Status {
   reason?: string;
   port: number;
   since: number;
+}
+
+/** The person's grants for this Chrome profile (KEY_CONSENT). Absent or malformed means off. */
+export interface Consent {
+  /** "Let the AI run JavaScript in shared tabs": browser_evaluate. */
+  evaluate: boolean;
+}
+
+export const DEFAULT_CONSENT: Consent = { evaluate: false };
+
+/** Only an explicit `true` turns a switch on. */
+export function normalizeConsent(v: unknown): Consent {
+  const o = (typeof v === "object" && v !== null ? v : {}) as Record<string, unknown>;
+  return { ...DEFAULT_CONSENT, evaluate: o.evaluate === true };
 }
 
 export const MAX_LABEL_LEN = 64;

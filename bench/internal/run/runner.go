@@ -289,6 +289,12 @@ func startSession(ctx context.Context, cfg Config, key string, fx *fixtures.Serv
 			s.close()
 			return nil, err
 		}
+		// The effect checks use browser_evaluate, which the person must
+		// switch on for the profile (options page).
+		if err := b.SetAllowJavaScript(lctx, true); err != nil {
+			s.close()
+			return nil, err
+		}
 		// Use the tab the browser started with, so no blank tab is left
 		// over to cost memory.
 		start := fx.URL("/start.html?monkbrowse")

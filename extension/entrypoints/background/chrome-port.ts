@@ -5,7 +5,7 @@ import type { BrowserPort, TabLike } from "../../lib/executor";
 import type { NavEvent } from "../../lib/navigation";
 import type { CsMessage, CsOp, CsOps, CsReply } from "../../lib/messages";
 import { errorText } from "../../lib/peer";
-import type { Shares } from "../../lib/storage";
+import type { Consent, Shares } from "../../lib/storage";
 import { evalInPage, EVAL_CSP_ERROR } from "./evaluate";
 
 /** Longest a navigation may take before we answer anyway (below the 60 s wire timeout). */
@@ -388,12 +388,17 @@ export function forgetRefBase(tabId: number): void {
   chrome.storage.session.remove(refBaseKey(tabId)).catch(() => undefined);
 }
 
-export function makeChromePort(deps: { getShares: () => Promise<Shares>; share: (tabId: number) => Promise<number> }): BrowserPort {
+export function makeChromePort(deps: {
+  getShares: () => Promise<Shares>;
+  share: (tabId: number) => Promise<number>;
+  getConsent: () => Promise<Consent>;
+}): BrowserPort {
   return {
     ownExtensionId: chrome.runtime.id,
     getTab,
     activeTab,
     getShares: deps.getShares,
+    getConsent: deps.getConsent,
     share: deps.share,
     navigate: (tabId, url) =>
       waitForNewPage(tabId, `navigating to ${url}`, () => chrome.tabs.update(tabId, { url }), {

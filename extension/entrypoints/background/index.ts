@@ -11,13 +11,16 @@ import { errorText } from "../../lib/peer";
 import type { TabInfo } from "../../lib/protocol.gen";
 import { pruneShares, shareAll, shareTab, unshareTab } from "../../lib/slots";
 import {
+  KEY_CONSENT,
   KEY_IDENTITY,
   KEY_SETTINGS,
   KEY_SHARES,
   KEY_STATUS,
   isValidPort,
+  normalizeConsent,
   normalizeSettings,
   normalizeShares,
+  type Consent,
   type Identity,
   type Settings,
   type Shares,
@@ -52,6 +55,11 @@ function withIdentity<T>(fn: (identity: Identity) => Promise<T>): Promise<T> {
 }
 
 const readIdentity = () => withIdentity(async (identity) => identity);
+
+async function readConsent(): Promise<Consent> {
+  const got = await chrome.storage.local.get(KEY_CONSENT);
+  return normalizeConsent(got[KEY_CONSENT]);
+}
 
 async function readShares(): Promise<Shares> {
   const got = await chrome.storage.local.get(KEY_SHARES);
@@ -179,7 +187,7 @@ async function writeStatus(status: Status): Promise<void> {
 
 // ---- messages from the offscreen document and the popup ------------------
 
-const executor = new Executor(makeChromePort({ getShares: readShares, share: shareOne }));
+const executor = new Executor(makeChromePort({ getShares: readShares, share: shareOne, getConsent: readConsent }));
 
 type Handlers = { [K in keyof BgMessages]: (m: BgMessage<K>) => Promise<BgMessages[K]["res"]> };
 

@@ -1,7 +1,9 @@
-// Options: the profile label and the server port, saved into `settings`.
-// The service worker reconnects as soon as they change.
+// Options: the profile label and the server port, saved into `settings`
+// (the service worker reconnects as soon as they change), and the section
+// "For this Chrome profile": the person's grants in `consent`, each saved as
+// soon as its switch changes.
 
-import { KEY_SETTINGS, normalizeSettings, parseLabel, parsePort } from "../../lib/storage";
+import { KEY_CONSENT, KEY_SETTINGS, normalizeConsent, normalizeSettings, parseLabel, parsePort } from "../../lib/storage";
 
 const form = document.querySelector("#form") as HTMLFormElement;
 const labelInput = document.querySelector("#label") as HTMLInputElement;
@@ -42,4 +44,36 @@ form.addEventListener("submit", (ev) => {
   );
 });
 
+const allowEvaluate = document.querySelector("#allow-evaluate") as HTMLInputElement;
+const consentMessage = document.querySelector("#consent-message") as HTMLParagraphElement;
+
+async function loadConsent(): Promise<void> {
+  const got = await chrome.storage.local.get(KEY_CONSENT);
+  allowEvaluate.checked = normalizeConsent(got[KEY_CONSENT]).evaluate;
+}
+
+allowEvaluate.addEventListener("change", () => {
+  const on = allowEvaluate.checked;
+  void (async () => {
+    // Read-modify-write keeps switches other sections of this page own.
+    const got = await chrome.storage.local.get(KEY_CONSENT);
+    const cur = (typeof got[KEY_CONSENT] === "object" && got[KEY_CONSENT] !== null ? got[KEY_CONSENT] : {}) as Record<string, unknown>;
+    await chrome.storage.local.set({ [KEY_CONSENT]: { ...cur, evaluate: on } });
+  })().then(
+    () => {
+      consentMessage.textContent = on ? "The AI may now run JavaScript in your shared tabs." : "The AI can no longer run JavaScript in your tabs.";
+    },
+    (e: unknown) => {
+      consentMessage.textContent = `Could not save: ${String(e)}`;
+      void loadConsent();
+    },
+  );
+});
+
+// The popup can switch it too: follow changes made there.
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === "local" && changes[KEY_CONSENT]) allowEvaluate.checked = normalizeConsent(changes[KEY_CONSENT].newValue).evaluate;
+});
+
 void load();
+void loadConsent();

@@ -7,10 +7,12 @@
 import type { BgKind, BgMessage, BgMessages, Reply } from "../../lib/messages";
 import { errorText } from "../../lib/peer";
 import {
+  KEY_CONSENT,
   KEY_IDENTITY,
   KEY_SETTINGS,
   KEY_SHARES,
   KEY_STATUS,
+  normalizeConsent,
   normalizeSettings,
   normalizeShares,
   normalizeStatus,
@@ -145,8 +147,28 @@ $<HTMLButtonElement>("#open-options").addEventListener("click", () => {
   void chrome.runtime.openOptionsPage();
 });
 
+// "For this Chrome profile" (options page): shown and switchable here too.
+const allowEvaluate = $<HTMLInputElement>("#allow-evaluate");
+async function renderConsent(): Promise<void> {
+  const got = await chrome.storage.local.get(KEY_CONSENT);
+  allowEvaluate.checked = normalizeConsent(got[KEY_CONSENT]).evaluate;
+}
+allowEvaluate.addEventListener("change", () => {
+  errorEl.hidden = true;
+  const on = allowEvaluate.checked;
+  void (async () => {
+    const got = await chrome.storage.local.get(KEY_CONSENT);
+    const cur = (typeof got[KEY_CONSENT] === "object" && got[KEY_CONSENT] !== null ? got[KEY_CONSENT] : {}) as Record<string, unknown>;
+    await chrome.storage.local.set({ [KEY_CONSENT]: { ...cur, evaluate: on } });
+  })().catch((e: unknown) => {
+    showError(e);
+    void renderConsent();
+  });
+});
+
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area !== "local") return;
+  if (changes[KEY_CONSENT]) void renderConsent();
   if (changes[KEY_SHARES]) void renderTabs();
   if (changes[KEY_STATUS] || changes[KEY_SETTINGS] || changes[KEY_IDENTITY]) void renderHeader();
 });
@@ -161,4 +183,5 @@ chrome.tabs.onUpdated.addListener((_id, change) => {
 });
 
 void renderHeader().catch(showError);
+void renderConsent().catch(showError);
 void renderTabs().catch(showError);
