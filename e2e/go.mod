@@ -25,3 +25,5 @@ require (
 )
 
 replace github.com/monkbrowse/monkbrowse/protocol => ../protocol
+
+replace github.com/monkbrowse/monkbrowse/messaging => ../messaging

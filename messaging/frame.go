@@ -100,9 +100,11 @@ func (f *Frame) check() error {
 // order k, id, type, payload, ok, result, error, each omitted when empty (nil
 // for Payload, Result and OK). That gives the shapes of DESIGN.md §4 exactly;
 // in particular a successful response without a result is
-// {"k":"res","id":"7","ok":true}. Payload and Result are compacted; strings are
-// escaped the way JavaScript's JSON.stringify escapes them (no HTML escaping),
-// so Go and TypeScript produce the same bytes for the golden vectors.
+// {"k":"res","id":"7","ok":true}. Payload and Result are compacted, their
+// bytes otherwise kept; the strings Encode writes follow the wire's one
+// encoding rule (encoding/json's without HTML escaping: U+2028 and U+2029
+// escaped, <, > and & not), which extension/lib/frame.ts follows too, so both
+// sides re-encode the golden vectors of protocol/testdata/frames byte for byte.
 //
 // Encode fails, wrapping [ErrMalformedFrame], for a frame [DecodeFrame] would
 // reject and for Payload or Result that is not valid JSON.
@@ -179,10 +181,12 @@ func appendCompact(dst []byte, raw []byte) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string escaped like JSON.stringify: only
-// the quote, the backslash and control characters are escaped (with the short
-// forms \b \f \n \r \t where they exist). Invalid UTF-8, which a JavaScript
-// string cannot hold, becomes U+FFFD as encoding/json would make it.
+// appendString appends s as a JSON string in the wire's one encoding rule,
+// which is encoding/json's without HTML escaping: the quote, the backslash and
+// control characters are escaped (with the short forms \b \f \n \r \t where
+// they exist), and so are U+2028 and U+2029; <, > and & are not. Invalid
+// UTF-8, which a JavaScript string cannot hold, becomes U+FFFD as
+// encoding/json would make it.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -222,6 +226,13 @@ func appendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
 		i += size
 	}
 	dst = append(dst, s[start:]...)
@@ -230,8 +241,8 @@ func appendString(dst []byte, s string) []byte {
 
 // marshalValue turns a payload or result given as any into raw JSON. nil
 // means "absent". A json.RawMessage is taken as it is (Encode compacts and
-// checks it). Other values are marshalled without HTML escaping, matching
-// JSON.stringify on the other side.
+// checks it). Other values are marshalled by encoding/json without HTML
+// escaping, which is the wire's one encoding rule (see [Frame.Encode]).
 func marshalValue(v any) (json.RawMessage, error) {
 	switch v := v.(type) {
 	case nil:

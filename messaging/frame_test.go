@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -24,7 +25,8 @@ func TestFrameRoundTrip(t *testing.T) {
 		`{"k":"png"}`,
 		`{"k":"pog"}`,
 		`{"k":"res","id":"1","ok":false,"error":"quote \" backslash \\ newline \n tab \t bell \u0007 <html> & é"}`,
-		"{\"k\":\"ntf\",\"type\":\"t\",\"payload\":\"line\u2028sep\"}",
+		`{"k":"ntf","type":"t","payload":"line\u2028sep\u2029 <&> 😀"}`,
+		`{"k":"res","id":"2","ok":false,"error":"sep\u2028\u2029 <a href=\"x\">&amp;</a> 𝄞"}`,
 		`{"k":"req","id":"1","type":"browser_evaluate","payload":{"expression":"a<b && c>d","unicode":"\u00e9"}}`,
 	} {
 		f, err := DecodeFrame([]byte(s))
@@ -63,22 +65,32 @@ func TestEncodeCompactsAndOrders(t *testing.T) {
 	}
 }
 
-func TestAppendStringMatchesJSONStringify(t *testing.T) {
+func TestAppendStringEncodingRule(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain":         `"plain"`,
-		"a\"b\\c":       `"a\"b\\c"`,
-		"\b\f\n\r\t":    `"\b\f\n\r\t"`,
-		"\x00\x1f\x7f":  "\"\\u0000\\u001f\x7f\"",
-		"<&>":           `"<&>"`,
-		"é\u2028😀":      "\"é\u2028😀\"",
-		"bad\xffutf8":   `"bad\ufffdutf8"`,
-		"":              `""`,
-		"tail\x01":      `"tail\u0001"`,
-		"\xe2\x82":      `"\ufffd\ufffd"`,
-		"mixed é \n ok": `"mixed é \n ok"`,
+		"plain":          `"plain"`,
+		"a\"b\\c":        `"a\"b\\c"`,
+		"\b\f\n\r\t":     `"\b\f\n\r\t"`,
+		"\x00\x1f\x7f":   "\"\\u0000\\u001f\x7f\"",
+		"<&>":            `"<&>"`,
+		"é\u2028😀\u2029": `"é\u2028😀\u2029"`,
+		"bad\xffutf8":    `"bad\ufffdutf8"`,
+		"":               `""`,
+		"tail\x01":       `"tail\u0001"`,
+		"\xe2\x82":       `"\ufffd\ufffd"`,
+		"mixed é \n ok":  `"mixed é \n ok"`,
 	} {
 		if got := string(appendString(nil, in)); got != want {
 			t.Errorf("appendString(%q) = %s, want %s", in, got, want)
+		}
+		// The rule is encoding/json's without HTML escaping, byte for byte.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(in); err != nil {
+			t.Fatal(err)
+		}
+		if goJSON := strings.TrimSuffix(buf.String(), "\n"); goJSON != want {
+			t.Errorf("encoding/json writes %q as %s, the rule says %s", in, goJSON, want)
 		}
 	}
 }

@@ -11,27 +11,23 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/monkbrowse/monkbrowse/messaging"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
-// frame mirrors the DESIGN §4 envelope with the field order the golden files
-// use: k, id, type, payload / k, id, ok, result, error.
-type frame struct {
-	K       string          `json:"k"`
-	ID      string          `json:"id,omitempty"`
-	Type    string          `json:"type,omitempty"`
-	Payload json.RawMessage `json:"payload,omitempty"`
-	OK      *bool           `json:"ok,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   string          `json:"error,omitempty"`
-}
+// The golden frames are held to the production codec, messaging.Frame: the
+// files are written by Frame.Encode and every one must decode and re-encode to
+// its own bytes. (protocol's tests may use messaging; messaging never imports
+// protocol.)
+type frame = messaging.Frame
 
 func marshal(t testing.TB, v any) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // JSON.stringify does not escape <, >, &
+	enc.SetEscapeHTML(false) // the wire's rule: no HTML escaping (U+2028/9 escaped)
 	if err := enc.Encode(v); err != nil {
 		t.Fatalf("encode %T: %v", v, err)
 	}
@@ -60,8 +56,17 @@ func res(t testing.TB, typ, id, variant string, result any) vector {
 
 func resErr(typ, id, msg string) vector {
 	ok := false
-	return vector{name: typ + ".res.error", f: frame{K: "res", ID: id, OK: &ok, Error: msg}}
+	name := typ + ".res.error"
+	if strings.ContainsRune(msg, '\u2028') {
+		name += ".unicode"
+	}
+	return vector{name: name, f: frame{K: "res", ID: id, OK: &ok, Error: msg}}
 }
+
+// unicodeSample holds what encoders disagree on: HTML characters, the line and
+// paragraph separators, astral characters (surrogate pairs in JavaScript),
+// quotes and control characters.
+const unicodeSample = "a<b && c>d </script>\u2028line\u2029para 😀 𝄞 é \"q\" \\ \t\x01"
 
 var sampleTabs = []TabInfo{
 	{TabID: 1843, Slot: 1, URL: "https://example.com/login", Title: "Sign in", Active: true, WindowID: 7},
@@ -128,6 +133,11 @@ func vectors(t testing.TB) []vector {
 		res(t, MsgStatus, "3", "", StatusResult{OwnerPID: 41200, Version: Version, OwnerSince: 1764500000000, ControlPort: 9219, ExtensionPort: 9222,
 			Forwarders: []ForwarderInfo{{PID: 41234, Version: Version, Connected: 1764500001000}},
 			Profiles:   []ProfileStatus{{ProfileID: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e", Label: "Work", Slug: "work", Connected: true, Tabs: sampleTabs}}}),
+		// The one encoding rule (DECISIONS, Messaging): <, >, & written as
+		// they are, U+2028 and U+2029 escaped, astral characters literal.
+		vector{name: MsgType + ".req.unicode", f: frame{K: "req", ID: "7", Type: MsgType, Payload: marshal(t, TypeRequest{Ref: "e4", Element: "Comment <textarea>", Text: unicodeSample, TabID: 1843})}, payloadType: TypeRequest{}},
+		res(t, MsgGetText, "16", "unicode", TextResult{TabID: 1843, Text: unicodeSample}),
+		resErr(MsgClick, "5", "ref e7 (<button> \"Save & close\") is not on the page any more\u2028\u2029take a new browser_snapshot 😀"),
 	)
 	// Typed payloads for the handshake results, which vary by variant.
 	for i := range vs {
@@ -141,9 +151,10 @@ func vectors(t testing.TB) []vector {
 	return vs
 }
 
-// TestGoldenFrames decodes every golden frame into its Go type, re-encodes it
-// and requires the exact bytes of the file. The extension's tests read the
-// same files.
+// TestGoldenFrames holds messaging's codec and protocol's types to the golden
+// files: messaging.DecodeFrame then Frame.Encode gives the file's bytes, and
+// so does decoding the payload or result into its Go type and marshalling it
+// again. The extension's tests (lib/frame.test.ts) read the same files.
 func TestGoldenFrames(t *testing.T) {
 	dir := filepath.Join("testdata", "frames")
 	vs := vectors(t)
@@ -153,7 +164,11 @@ func TestGoldenFrames(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, v := range vs {
-			if err := os.WriteFile(filepath.Join(dir, v.name+".json"), marshal(t, v.f), 0o644); err != nil {
+			b, err := v.f.Encode()
+			if err != nil {
+				t.Fatalf("%s: %v", v.name, err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, v.name+".json"), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -166,32 +181,28 @@ func TestGoldenFrames(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run go test -update)", err)
 			}
-			var f frame
-			dec := json.NewDecoder(bytes.NewReader(golden))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&f); err != nil {
-				t.Fatalf("decode envelope: %v", err)
+			f, err := messaging.DecodeFrame(golden)
+			if err != nil {
+				t.Fatalf("messaging.DecodeFrame: %v", err)
 			}
-			body := f.Payload
-			if f.K == "res" {
-				body = f.Result
+			if got, err := f.Encode(); err != nil || !bytes.Equal(got, golden) {
+				t.Errorf("messaging re-encodes the golden frame differently (err %v)\n got: %s\nwant: %s", err, got, golden)
+			}
+			body := &f.Payload
+			if f.K == messaging.KindResponse {
+				body = &f.Result
 			}
 			if v.payloadType != nil {
 				typed := reflect.New(reflect.TypeOf(v.payloadType))
-				pd := json.NewDecoder(bytes.NewReader(body))
+				pd := json.NewDecoder(bytes.NewReader(*body))
 				pd.DisallowUnknownFields()
 				if err := pd.Decode(typed.Interface()); err != nil {
 					t.Fatalf("decode %T: %v", v.payloadType, err)
 				}
-				reenc := marshal(t, typed.Elem().Interface())
-				if f.K == "res" {
-					f.Result = reenc
-				} else {
-					f.Payload = reenc
-				}
+				*body = marshal(t, typed.Elem().Interface())
 			}
-			if got := marshal(t, f); !bytes.Equal(got, golden) {
-				t.Errorf("re-encoded frame differs from golden file\n got: %s\nwant: %s", got, golden)
+			if got, err := f.Encode(); err != nil || !bytes.Equal(got, golden) {
+				t.Errorf("typed payload re-encodes differently (err %v)\n got: %s\nwant: %s", err, got, golden)
 			}
 		})
 	}

@@ -2,7 +2,10 @@ module github.com/monkbrowse/monkbrowse/protocol
 
 go 1.25.0
 
-require github.com/invopop/jsonschema v0.14.0
+require (
+	github.com/invopop/jsonschema v0.14.0
+	github.com/monkbrowse/monkbrowse/messaging v0.0.0
+)
 
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
@@ -10,3 +13,5 @@ require (
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 )
+
+replace github.com/monkbrowse/monkbrowse/messaging => ../messaging

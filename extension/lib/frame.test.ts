@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { decodeFrame, encodeFrame } from "./frame";
 
 const FRAMES_DIR = join(__dirname, "..", "..", "protocol", "testdata", "frames");
+const NONCANONICAL_DIR = join(__dirname, "..", "..", "protocol", "testdata", "noncanonical");
 const haveVectors = existsSync(FRAMES_DIR);
 
 describe("golden frame vectors", () => {
@@ -19,6 +20,23 @@ describe("golden frame vectors", () => {
       const kind = f.split(".")[1];
       const want = f === "ping.json" ? "png" : f === "pong.json" ? "pog" : kind;
       expect(frame!.k, f).toBe(want);
+    }
+  });
+
+  // The same files protocol's TestNonCanonicalFrames reads: other spellings
+  // (\/, \u0041, Go's HTML escaping, surrogate-pair escapes, a raw U+2028,
+  // whitespace) of a golden frame decode to its value and re-encode to its bytes.
+  it.skipIf(!haveVectors)("decodes non-canonical spellings to the golden value and bytes", () => {
+    const files = readdirSync(NONCANONICAL_DIR).filter((f) => f.endsWith(".json")).sort();
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const text = readFileSync(join(NONCANONICAL_DIR, f), "utf8");
+      const golden = readFileSync(join(FRAMES_DIR, f), "utf8");
+      expect(text, f).not.toBe(golden);
+      const frame = decodeFrame(text);
+      expect(frame, f).not.toBeNull();
+      expect(frame, f).toEqual(decodeFrame(golden));
+      expect(encodeFrame(frame!), f).toBe(golden);
     }
   });
 });
@@ -58,9 +76,11 @@ describe("encodeFrame", () => {
     expect(encodeFrame({ k: "png" })).toBe('{"k":"png"}');
   });
 
-  it("escapes like Go's encoding/json", () => {
-    const s = encodeFrame({ k: "ntf", type: "t", payload: { h: "<a href='x'>&</a>\u2028" } });
-    expect(s).toBe('{"k":"ntf","type":"t","payload":{"h":"\\u003ca href=\'x\'\\u003e\\u0026\\u003c/a\\u003e\\u2028"}}');
-    expect(JSON.parse(s).payload.h).toBe("<a href='x'>&</a>\u2028");
+  it("follows the one encoding rule: no HTML escaping, U+2028/U+2029 escaped", () => {
+    const s = encodeFrame({ k: "ntf", type: "t", payload: { h: "<a href='x'>&</a>\u2028\u2029😀" } });
+    expect(s).toBe('{"k":"ntf","type":"t","payload":{"h":"<a href=\'x\'>&</a>\\u2028\\u2029😀"}}');
+    expect(JSON.parse(s).payload.h).toBe("<a href='x'>&</a>\u2028\u2029😀");
+    const e = encodeFrame({ k: "res", id: "1", ok: false, error: "a\u2029<b>" });
+    expect(e).toBe('{"k":"res","id":"1","ok":false,"error":"a\\u2029<b>"}');
   });
 });

@@ -1,9 +1,11 @@
 // The messaging envelope's frames (DESIGN §4) and their codec.
 //
 // Encoding writes keys in a fixed order (k,id,type,payload for requests,
-// k,id,ok,result,error for responses, k,type,payload for notifies) and
-// escapes <, >, &, U+2028 and U+2029 the way Go's encoding/json does, so a
-// frame produced by the Go side decodes and re-encodes to the same bytes.
+// k,id,ok,result,error for responses, k,type,payload for notifies) and follows
+// the wire's one encoding rule, Go's encoding/json without HTML escaping:
+// JSON.stringify's output with U+2028 and U+2029 escaped, <, > and & left as
+// they are. So both sides re-encode the golden frames byte for byte
+// (protocol/testdata/frames; messaging.Frame.Encode is held to the same files).
 
 export interface RequestFrame {
   k: "req";
@@ -85,11 +87,13 @@ export function decodeFrame(text: string): Frame | null {
   }
 }
 
-const goEscapes = /[<>&\u2028\u2029]/g;
+// U+2028 and U+2029 can only occur inside strings in JSON text, so replacing
+// them in the whole output escapes exactly those string characters.
+const lineSeparators = /[\u2028\u2029]/g;
 
 function json(v: unknown): string {
   const s = JSON.stringify(v === undefined ? null : v);
-  return s.replace(goEscapes, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+  return s.replace(lineSeparators, (c) => "\\u" + c.charCodeAt(0).toString(16));
 }
 
 /** encodeFrame writes a frame as compact JSON with the envelope's key order. */

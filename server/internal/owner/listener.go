@@ -1,6 +1,7 @@
 package owner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -197,12 +198,14 @@ func (o *Owner) awaitHello(sock messaging.PeerSocket) (protocol.Hello, string, e
 }
 
 func (o *Owner) sendResponse(sock messaging.PeerSocket, id string, result any) error {
-	raw, err := json.Marshal(result)
-	if err != nil {
+	var raw bytes.Buffer
+	enc := json.NewEncoder(&raw)
+	enc.SetEscapeHTML(false) // the wire's one encoding rule, as messaging.Peer writes
+	if err := enc.Encode(result); err != nil {
 		return err
 	}
 	ok := true
-	frame, err := messaging.Frame{K: messaging.KindResponse, ID: id, OK: &ok, Result: raw}.Encode()
+	frame, err := messaging.Frame{K: messaging.KindResponse, ID: id, OK: &ok, Result: raw.Bytes()}.Encode()
 	if err != nil {
 		return err
 	}

@@ -170,6 +170,20 @@ func TestHelloRejectionsExactAcksThenClose(t *testing.T) {
 	}
 }
 
+// TestHelloAckFollowsEncodingRule: the ack the owner writes before the peer
+// exists follows the wire's one encoding rule like every other frame (<, > and
+// & as they are), not encoding/json's default HTML escaping.
+func TestHelloAckFollowsEncodingRule(t *testing.T) {
+	o := startOwner(t, Config{})
+	ws := dialRaw(t, o, "")
+	label := "Work <main> & co"
+	ws.WriteMessage(websocket.TextMessage, helloFrame("3", map[string]any{"protocol": protocol.ProtocolVersion, "profileId": "p", "label": label, "extVersion": "0.3.0", "tabs": []any{}}))
+	got := readFrame(t, ws)
+	if want := `"assignedLabel":"Work <main> & co"`; !strings.Contains(got, want) {
+		t.Fatalf("ack %s\nlacks %s", got, want)
+	}
+}
+
 func TestLabelAndSlugAssignment(t *testing.T) {
 	o := startOwner(t, Config{})
 	a := connect(t, o, fakeext.Options{Label: "Work Stuff!"})
