@@ -14,6 +14,14 @@ const (
 	KindNotify   = "ntf"
 	KindPing     = "png"
 	KindPong     = "pog"
+
+	// CancelType is the notification a Peer sends when the caller of a
+	// request gave up on it (its context ended before the response):
+	// {"k":"ntf","type":"cancel","payload":{"id":"7"}}. A Peer that
+	// receives it cancels the context of the handler serving that id; the
+	// handler still answers (the answer is dropped or awaited by the
+	// sender). It never reaches HandleNotify handlers.
+	CancelType = "cancel"
 )
 
 // Frame is one envelope message in decoded form. Which fields are set depends
@@ -260,4 +268,9 @@ func marshalValue(v any) (json.RawMessage, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+// CancelPayload is the payload of a [CancelType] notification.
+type CancelPayload struct {
+	ID string `json:"id"`
 }

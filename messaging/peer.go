@@ -76,10 +76,11 @@ type Peer struct {
 	mu            sync.Mutex
 	handlers      map[string]Handler
 	notifiers     map[string]NotifyHandler
-	pending       map[string]*call // in-flight requests by id
-	pings         []chan struct{}  // waiting pings, oldest first
-	notifyQueue   []Frame          // notifications not yet handed to a handler
-	notifyRunning bool             // a notify worker is running
+	pending       map[string]*call              // in-flight requests by id
+	serving       map[string]context.CancelFunc // requests being handled, by id
+	pings         []chan struct{}               // waiting pings, oldest first
+	notifyQueue   []Frame                       // notifications not yet handed to a handler
+	notifyRunning bool                          // a notify worker is running
 	started       bool
 	closed        bool
 	cause         error // what ended the connection; nil for a local Close
@@ -132,6 +133,7 @@ func NewPeer(sock PeerSocket, opts *Options) *Peer {
 		handlers:  make(map[string]Handler),
 		notifiers: make(map[string]NotifyHandler),
 		pending:   make(map[string]*call),
+		serving:   make(map[string]context.CancelFunc),
 		done:      make(chan struct{}),
 	}
 }
@@ -178,13 +180,28 @@ func (p *Peer) Start() {
 // (0 means the peer's default) and no longer than ctx allows. It returns the
 // response's result (the JSON null when the other side sent none), or:
 //   - *[RequestTimeoutError] when the timeout passed first;
-//   - ctx.Err(), wrapped, when ctx ended first;
+//   - ctx.Err(), wrapped, when ctx ended first; the other side is then sent
+//     a [CancelType] notification so its handler's context is cancelled;
 //   - *[RemoteError] for an ok:false response;
 //   - an error matching [ErrClosed] that says "peer disconnected" when the
 //     peer is or becomes closed.
 //
 // A response that arrives after the call gave up is dropped.
 func (p *Peer) Request(ctx context.Context, typ string, payload any, timeout time.Duration) (json.RawMessage, error) {
+	return p.request(ctx, typ, payload, timeout, false)
+}
+
+// RequestSettled is Request for a caller that must know the other side is
+// done before it moves on (a tab's queue hands the tab to the next call
+// only then). When ctx ends before the response, it sends the
+// [CancelType] notification and keeps waiting for the response until the
+// timeout passes or the peer closes; then it returns ctx's error, wrapped,
+// whatever the response said.
+func (p *Peer) RequestSettled(ctx context.Context, typ string, payload any, timeout time.Duration) (json.RawMessage, error) {
+	return p.request(ctx, typ, payload, timeout, true)
+}
+
+func (p *Peer) request(ctx context.Context, typ string, payload any, timeout time.Duration, settle bool) (json.RawMessage, error) {
 	if timeout <= 0 {
 		timeout = p.timeout
 	}
@@ -208,28 +225,61 @@ func (p *Peer) Request(ctx context.Context, typ string, payload any, timeout tim
 	p.pending[id] = c
 	p.mu.Unlock()
 
-	// The cause tells our own timeout apart from a deadline or cancellation
-	// of the caller's ctx, which is reported as ctx.Err().
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, &RequestTimeoutError{Type: typ, Timeout: timeout})
-	defer cancel()
+	// The timeout runs from the send whatever happens to ctx: a settling
+	// call waits for the answer at most this long in all.
+	wire, cancelWire := context.WithTimeoutCause(context.WithoutCancel(ctx), timeout, &RequestTimeoutError{Type: typ, Timeout: timeout})
+	defer cancelWire()
+	both, cancelBoth := context.WithCancel(wire)
+	defer cancelBoth()
+	stop := context.AfterFunc(ctx, cancelBoth)
+	defer stop()
 
-	if err := p.send(ctx, frame); err != nil {
+	if err := p.send(both, frame); err != nil {
 		p.forget(id)
-		return nil, p.sendError(ctx, op, err)
+		if ctx.Err() != nil {
+			return nil, contextError(ctx, op)
+		}
+		return nil, p.sendError(wire, op, err)
 	}
 	select {
 	case r := <-c.ch:
 		return r.result, r.err
-	case <-ctx.Done():
+	case <-both.Done():
+	}
+	if wire.Err() != nil || ctx.Err() == nil {
 		p.forget(id)
-		// The response may have been delivered between ctx ending and
-		// forget; a result in hand beats a timeout.
 		select {
 		case r := <-c.ch:
 			return r.result, r.err
 		default:
 		}
-		return nil, contextError(ctx, op)
+		return nil, contextError(wire, op)
+	}
+	// ctx ended first: tell the other side to stop.
+	p.sendCancel(id)
+	if settle {
+		select {
+		case <-c.ch:
+		case <-wire.Done():
+		case <-p.done:
+		}
+	}
+	p.forget(id)
+	return nil, contextError(ctx, op)
+}
+
+// sendCancel tells the other side that the request id is no longer
+// wanted. Best effort: a peer that cannot be written to is closing anyway.
+func (p *Peer) sendCancel(id string) {
+	raw, _ := json.Marshal(CancelPayload{ID: id})
+	frame, err := Frame{K: KindNotify, Type: CancelType, Payload: raw}.Encode()
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	defer cancel()
+	if err := p.send(ctx, frame); err != nil {
+		p.log.Debug("messaging: sending cancel", "id", id, "err", err)
 	}
 }
 
@@ -353,6 +403,10 @@ func (p *Peer) dispatch(data []byte) {
 	case KindResponse:
 		p.complete(f)
 	case KindNotify:
+		if f.Type == CancelType {
+			p.cancelServing(f.Payload)
+			return
+		}
 		p.enqueueNotify(f)
 	case KindPing:
 		p.wg.Add(1)
@@ -402,7 +456,15 @@ func (p *Peer) serveRequest(f Frame) {
 	if h == nil {
 		err = fmt.Errorf("no handler for request %q", f.Type)
 	} else {
-		result, err = p.runHandler(h, f)
+		ctx, cancel := context.WithCancel(p.ctx)
+		p.mu.Lock()
+		p.serving[f.ID] = cancel
+		p.mu.Unlock()
+		result, err = p.runHandler(ctx, h, f)
+		p.mu.Lock()
+		delete(p.serving, f.ID)
+		p.mu.Unlock()
+		cancel()
 	}
 	data, err := encodeResponse(f, result, err)
 	if err != nil {
@@ -431,19 +493,36 @@ func encodeResponse(req Frame, result any, herr error) ([]byte, error) {
 	return res.Encode()
 }
 
-func (p *Peer) runHandler(h Handler, f Frame) (result any, err error) {
+func (p *Peer) runHandler(ctx context.Context, h Handler, f Frame) (result any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p.log.Error("messaging: request handler panicked", "type", f.Type, "panic", r, "stack", string(debug.Stack()))
 			result, err = nil, fmt.Errorf("handler for %q panicked: %v", f.Type, r)
 		}
 	}()
-	return h(p.ctx, orNull(f.Payload))
+	return h(ctx, orNull(f.Payload))
 }
 
 // enqueueNotify queues a notification and starts the worker if none is
 // running; the worker exits when the queue is empty, so an idle peer holds no
 // goroutine for it.
+// cancelServing applies a [CancelType] notification: the handler serving
+// that request id sees its context cancelled. Unknown ids (finished
+// already) are ignored.
+func (p *Peer) cancelServing(payload json.RawMessage) {
+	var c CancelPayload
+	if json.Unmarshal(payload, &c) != nil {
+		p.dropped.Add(1)
+		return
+	}
+	p.mu.Lock()
+	cancel := p.serving[c.ID]
+	p.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
 func (p *Peer) enqueueNotify(f Frame) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -630,3 +630,75 @@ func TestCloseClosesSocketBeforeCancellingRead(t *testing.T) {
 		t.Fatal("the read's context was cancelled before the socket was closed")
 	}
 }
+
+// TestCancelReachesHandler: a request whose caller gives up sends a cancel
+// notification on the wire, and the other side's handler sees its context
+// cancelled.
+func TestCancelReachesHandler(t *testing.T) {
+	a, b := newPair(t, nil, nil)
+	started := make(chan struct{})
+	stopped := make(chan error, 1)
+	b.Handle("slow", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		close(started)
+		<-ctx.Done()
+		stopped <- ctx.Err()
+		return nil, ctx.Err()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { _, err := a.Request(ctx, "slow", nil, time.Minute); errc <- err }()
+	wait(t, started, "the handler to start")
+	cancel()
+	if err := wait(t, errc, "Request to return"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Request: %v", err)
+	}
+	if err := wait(t, stopped, "the handler's context to be cancelled"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("handler ctx: %v", err)
+	}
+}
+
+// TestCancelFrameOnWire pins the cancel notification's exact frame.
+func TestCancelFrameOnWire(t *testing.T) {
+	p, raw := rawSide(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { _, err := p.Request(ctx, "t", nil, time.Minute); errc <- err }()
+	if got := recv(t, raw); got != `{"k":"req","id":"1","type":"t"}` {
+		t.Fatalf("request frame %s", got)
+	}
+	cancel()
+	if got := recv(t, raw); got != `{"k":"ntf","type":"cancel","payload":{"id":"1"}}` {
+		t.Fatalf("cancel frame %s", got)
+	}
+	wait(t, errc, "Request to return")
+}
+
+// TestRequestSettledWaitsForAnswer: after a cancel, RequestSettled returns
+// only once the other side answered (or the timeout passed).
+func TestRequestSettledWaitsForAnswer(t *testing.T) {
+	p, raw := rawSide(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { _, err := p.RequestSettled(ctx, "t", nil, time.Minute); errc <- err }()
+	recv(t, raw)
+	cancel()
+	recv(t, raw) // the cancel
+	select {
+	case err := <-errc:
+		t.Fatalf("returned before the answer: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	send(t, raw, `{"k":"res","id":"1","ok":true,"result":{}}`)
+	if err := wait(t, errc, "RequestSettled to return"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	// Without an answer it gives up at the timeout.
+	ctx, cancel = context.WithCancel(context.Background())
+	go func() { _, err := p.RequestSettled(ctx, "t", nil, 100*time.Millisecond); errc <- err }()
+	recv(t, raw)
+	cancel()
+	recv(t, raw)
+	if err := wait(t, errc, "RequestSettled to give up"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}

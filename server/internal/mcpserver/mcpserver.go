@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	stdlog "log"
 	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -22,17 +21,6 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/tools"
-)
-
-// Defaults of [Options].
-const (
-	// DefaultWorkerPoolSize is how many tools/call requests run at once.
-	// mcp-go's default of 5 would serialise a sixth parallel call behind
-	// the others; calls to different tabs must run in parallel.
-	DefaultWorkerPoolSize = 64
-	// DefaultQueueSize is how many tools/call requests may wait for a
-	// worker.
-	DefaultQueueSize = 1000
 )
 
 // Instructions is what initialize tells the model about monkbrowse.
@@ -51,12 +39,6 @@ type Options struct {
 	Name, Version string
 	// Instructions replaces the default instructions for the model.
 	Instructions string
-	// WorkerPoolSize is how many tool calls run at once (at most 100, the
-	// mcp-go limit). Zero: DefaultWorkerPoolSize.
-	WorkerPoolSize int
-	// QueueSize is how many calls may wait for a worker. Zero:
-	// DefaultQueueSize.
-	QueueSize int
 	// Logger receives mcp-go's errors and the server's own diagnostics.
 	// Nil discards them.
 	Logger *zerolog.Logger
@@ -88,12 +70,6 @@ func New(c tools.Caller, opts *Options) *Server {
 	if o.Instructions == "" {
 		o.Instructions = Instructions
 	}
-	if o.WorkerPoolSize <= 0 {
-		o.WorkerPoolSize = DefaultWorkerPoolSize
-	}
-	if o.QueueSize <= 0 {
-		o.QueueSize = DefaultQueueSize
-	}
 	s := &Server{opts: o, log: zerolog.Nop()}
 	if o.Logger != nil {
 		s.log = *o.Logger
@@ -123,14 +99,12 @@ func (s *Server) Caller() tools.Caller { return s.caller.Load().c }
 func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
 
 // ServeStdio serves MCP over in and out until in ends (nil: a normal end of
-// the AI app's session) or ctx is cancelled. mcp-go keeps the stdio session
-// in a package variable, so serve one stdio stream per process.
+// the AI app's session) or ctx is cancelled. Tool calls go through the
+// inbox (inbox.go): per-tab FIFOs in the order they were read, cancellation
+// of queued calls; everything else is mcp-go's. mcp-go keeps the stdio
+// session in a package variable, so serve one stdio stream per process.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	st := server.NewStdioServer(s.mcp)
-	st.SetErrorLogger(stdlog.New(s.log, "mcp: ", 0))
-	server.WithWorkerPoolSize(s.opts.WorkerPoolSize)(st)
-	server.WithQueueSize(s.opts.QueueSize)(st)
-	err := st.Listen(ctx, in, out)
+	err := s.serve(ctx, in, out)
 	if err != nil && ctx.Err() != nil {
 		return nil // cancelled: a requested stop, not a failure
 	}

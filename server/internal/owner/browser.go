@@ -94,6 +94,10 @@ func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(con
 		return err
 	}
 	defer release()
+	if ctx.Err() != nil {
+		// Cancelled as its turn came: nothing is sent.
+		return fmt.Errorf("the call was cancelled before its turn on %s; nothing was sent: %w", whereTarget(t), ctx.Err())
+	}
 	select {
 	case <-c.peer.Done():
 		// The connection closed while this call waited: the turn was

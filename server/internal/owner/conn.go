@@ -50,13 +50,16 @@ var _ tools.Session = (*session)(nil)
 func (s *session) Request(ctx context.Context, typ string, payload, out any) error {
 	timeout := s.c.o.timeoutFor(typ)
 	s.sent.Add(1)
-	raw, err := s.c.peer.Request(ctx, typ, payload, timeout)
+	// Settled: a cancelled call keeps its tab until the extension has
+	// answered the cancel (or the timeout passed), so the next call never
+	// reaches a page the cancelled one is still working on.
+	raw, err := s.c.peer.RequestSettled(ctx, typ, payload, timeout)
 	var te *messaging.RequestTimeoutError
 	retried := false
 	if errors.As(err, &te) && protocol.IsRetryable(typ) && ctx.Err() == nil {
 		retried = true
 		s.c.o.log.Debug().Str("type", typ).Str("profile", s.c.slug).Msg("retrying a timed-out read once")
-		raw, err = s.c.peer.Request(ctx, typ, payload, timeout)
+		raw, err = s.c.peer.RequestSettled(ctx, typ, payload, timeout)
 	}
 	if err != nil {
 		return s.explain(ctx, typ, timeout, retried, err)

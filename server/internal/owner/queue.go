@@ -26,6 +26,9 @@ type queues struct {
 // called exactly once (further calls do nothing), or an error: ctx's, or the
 // connection's closing error.
 func (qs *queues) acquire(ctx context.Context, tabID int) (func(), error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // a cancelled call never takes a turn
+	}
 	qs.mu.Lock()
 	if qs.closed != nil {
 		err := qs.closed
