@@ -107,7 +107,7 @@ func TestUploadFile(t *testing.T) {
 	s := shared(t)
 	ctx := testContext(t, testTimeout)
 	tab, slot := s.openShared(ctx, t, "/upload.html")
-	dir := t.TempDir()
+	dir := s.uploads // the owner's --upload-root
 	file := filepath.Join(dir, "notes.txt")
 	content := "hello upload 123\nsecond line"
 	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {

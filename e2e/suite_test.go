@@ -23,6 +23,9 @@ type suite struct {
 	port, controlPort int
 	home              string
 	label             string
+	// uploads is the owner's --upload-root: browser_upload_file reads only
+	// files inside it.
+	uploads string
 }
 
 // newSuite starts an owner and a browser (profile label) and waits until
@@ -39,8 +42,12 @@ func newSuite(ctx context.Context, t testing.TB, p *prerequisites, fx *harness.F
 	if s.home, err = os.MkdirTemp(p.tmp, "home-"); err != nil {
 		return nil, err
 	}
+	if s.uploads, err = os.MkdirTemp(p.tmp, "uploads-"); err != nil {
+		return nil, err
+	}
 	s.server, err = harness.StartServer(ctx, harness.ServerConfig{
 		Bin: p.bin, Port: s.port, ControlPort: s.controlPort, Home: s.home, Name: "owner-" + label, Log: logSink(),
+		Args: []string{"--upload-root", s.uploads},
 	})
 	if err != nil {
 		return nil, err

@@ -298,7 +298,13 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	raw, err := c.peer.Request(ctx, protocol.MsgCallTool, protocol.CallTool{Name: name, Args: args}, c.callTimeout)
+	// The grants of this process's own AI app (its flags, the file it read
+	// under its roots) go with the call: the owner applies them, not its own.
+	var grants *protocol.AppGrants
+	if g := protocol.GrantsFrom(ctx); *g != (protocol.AppGrants{}) {
+		grants = g
+	}
+	raw, err := c.peer.Request(ctx, protocol.MsgCallTool, protocol.CallTool{Name: name, Args: args, Grants: grants}, c.callTimeout)
 	if err == nil {
 		var res protocol.CallToolResult
 		if err := json.Unmarshal(raw, &res); err != nil {

@@ -31,6 +31,10 @@ type FwdHelloAck struct {
 type CallTool struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
+	// Grants are what the forwarder's own AI app allows (its flags and its
+	// MCP client's roots, applied in the forwarder's process): the owner
+	// applies these, never its own. Absent: nothing is granted.
+	Grants *AppGrants `json:"grants,omitempty"`
 }
 
 // ContentItem is one MCP content item: {"type":"text","text":…} or

@@ -15,7 +15,6 @@ import (
 
 // Defaults of [Options].
 const (
-	DefaultUploadLimit  = 25 << 20
 	DefaultWaitPoll     = 250 * time.Millisecond
 	DefaultWaitForText  = 10 * time.Second
 	maxWait             = 60 * time.Second
@@ -26,9 +25,6 @@ const (
 // Options configures a [Dispatcher]. A nil *Options, and every zero field,
 // means the default.
 type Options struct {
-	// UploadLimit is the largest file browser_upload_file reads, in bytes.
-	// Zero means DefaultUploadLimit (25 MiB).
-	UploadLimit int64
 	// WaitPoll is how often browser_wait looks for its text. Zero means
 	// DefaultWaitPoll (250 ms).
 	WaitPoll time.Duration
@@ -56,9 +52,6 @@ func NewDispatcher(b Browser, opts *Options) *Dispatcher {
 	var o Options
 	if opts != nil {
 		o = *opts
-	}
-	if o.UploadLimit <= 0 {
-		o.UploadLimit = DefaultUploadLimit
 	}
 	if o.WaitPoll <= 0 {
 		o.WaitPoll = DefaultWaitPoll

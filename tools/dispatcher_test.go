@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -67,36 +65,62 @@ func TestActionSnapshotFailureKeepsTheActionsSuccess(t *testing.T) {
 	}
 }
 
-func TestUploadRefusals(t *testing.T) {
-	dir := t.TempDir()
-	small := filepath.Join(dir, "small.txt")
-	big := filepath.Join(dir, "big.bin")
-	os.WriteFile(small, []byte("hi"), 0o600)
-	os.WriteFile(big, make([]byte, 2048), 0o600)
+func TestUploadUsesOnlyTheFileTheAppsProcessRead(t *testing.T) {
 	var sent protocol.UploadFileRequest
 	d := NewDispatcher(fakeBrowser{answer: func(typ string, payload any, _ any) error {
 		if typ == protocol.MsgUploadFile {
 			sent = payload.(protocol.UploadFileRequest)
 		}
 		return nil
-	}}, &Options{UploadLimit: 1024})
-	cases := map[string]string{
-		"relative/file.txt":               "needs an absolute path",
-		filepath.Join(dir, "missing.txt"): "There is no file at",
-		dir:                               "is a folder",
-		big:                               "more than the upload limit of 1.0 KiB",
-		"/dev/null":                       "not a regular file",
+	}}, nil)
+	args := `{"element":"f","ref":"e7","path":"/home/a/small.txt"}`
+	// No grants (an older forwarder): refused, and the dispatcher reads
+	// nothing itself.
+	r, _ := d.CallTool(context.Background(), "browser_upload_file", json.RawMessage(args))
+	if !r.IsError || !strings.Contains(r.Content[0].Text, "did not read the file") || sent.Name != "" {
+		t.Fatalf("without grants: %+v sent %+v", r, sent)
 	}
-	for path, want := range cases {
-		args, _ := json.Marshal(map[string]any{"element": "f", "ref": "e7", "path": path})
-		r := callRaw(t, d, "browser_upload_file", string(args))
-		if !r.IsError || !strings.Contains(r.Content[0].Text, want) {
-			t.Errorf("%s: %+v", path, r)
+	ctx := protocol.WithGrants(context.Background(), &protocol.AppGrants{Upload: &protocol.UploadedFile{Path: "/home/a/small.txt", Name: "small.txt", Size: 2, Data: "aGk="}})
+	r, _ = d.CallTool(ctx, "browser_upload_file", json.RawMessage(args))
+	if r.IsError || sent.Name != "small.txt" || sent.Data != "aGk=" || sent.TabID != 7 || !strings.Contains(r.Content[0].Text, "small.txt (2 bytes)") {
+		t.Fatalf("upload: %+v sent %+v", r, sent)
+	}
+	// A file read for another path is never sent.
+	r, _ = d.CallTool(ctx, "browser_upload_file", json.RawMessage(`{"element":"f","ref":"e7","path":"/home/a/other.txt"}`))
+	if !r.IsError {
+		t.Fatalf("mismatched path: %+v", r)
+	}
+}
+
+func TestFileURLsNeedTheAppsFlag(t *testing.T) {
+	var navigated []string
+	d := NewDispatcher(fakeBrowser{answer: func(typ string, payload any, _ any) error {
+		switch p := payload.(type) {
+		case protocol.NavigateRequest:
+			navigated = append(navigated, p.URL)
+		case protocol.NewTabRequest:
+			navigated = append(navigated, p.URL)
+		}
+		return nil
+	}}, nil)
+	for _, u := range []string{"file:///etc/passwd", "FILE:///etc/passwd", " \tfi\tle:///etc/passwd", "file:/etc/passwd", "\u0000file:///etc/passwd"} {
+		for _, tool := range []string{"browser_navigate", "browser_new_tab"} {
+			args, _ := json.Marshal(map[string]string{"url": u})
+			r, _ := d.CallTool(context.Background(), tool, args)
+			if !r.IsError || !strings.Contains(r.Content[0].Text, "--allow-file-urls") {
+				t.Errorf("%s %q: %+v", tool, u, r)
+			}
 		}
 	}
-	args, _ := json.Marshal(map[string]any{"element": "f", "ref": "e7", "path": small})
-	if r := callRaw(t, d, "browser_upload_file", string(args)); r.IsError || sent.Name != "small.txt" || sent.Data != "aGk=" || sent.TabID != 7 {
-		t.Fatalf("upload: %+v sent %+v", r, sent)
+	if len(navigated) != 0 {
+		t.Fatalf("refused URLs reached the browser: %q", navigated)
+	}
+	ctx := protocol.WithGrants(context.Background(), &protocol.AppGrants{AllowFileURLs: true})
+	if r, _ := d.CallTool(ctx, "browser_navigate", json.RawMessage(`{"url":"file:///etc/hostname"}`)); r.IsError {
+		t.Fatalf("with the flag: %+v", r)
+	}
+	if len(navigated) != 1 || navigated[0] != "file:///etc/hostname" {
+		t.Fatalf("navigated %q", navigated)
 	}
 }
 

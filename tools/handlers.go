@@ -93,7 +93,7 @@ func tabOnly(t Target) any { return protocol.TabRequest{TabID: t.TabID} }
 
 // normalizeURL adds https:// to an address without a scheme.
 func normalizeURL(u string) string {
-	u = strings.TrimSpace(u)
+	u = cleanURL(u)
 	lower := strings.ToLower(u)
 	for _, p := range []string{"about:", "data:", "javascript:", "chrome:", "file:", "blob:", "view-source:", "mailto:"} {
 		if strings.HasPrefix(lower, p) {
@@ -115,6 +115,9 @@ var localHostRe = regexp.MustCompile(`(?i)^(localhost|127\.\d+\.\d+\.\d+|\[::1\]
 
 func (d *Dispatcher) navigate(ctx context.Context, a protocol.NavigateArgs) (protocol.CallToolResult, error) {
 	url := normalizeURL(a.URL)
+	if why := fileURLRefusal(ctx, url); why != "" {
+		return protocol.CallToolResult{}, errors.New(why)
+	}
 	return d.act(ctx, a.Target, protocol.MsgNavigate,
 		func(t Target) any { return protocol.NavigateRequest{URL: url, TabID: t.TabID} },
 		func(t Target) string { return fmt.Sprintf("Navigated %s to %s.", where(t), url) })
@@ -205,17 +208,16 @@ func (d *Dispatcher) drag(ctx context.Context, a protocol.DragArgs) (protocol.Ca
 }
 
 func (d *Dispatcher) uploadFile(ctx context.Context, a protocol.UploadFileArgs) (protocol.CallToolResult, error) {
-	// Read before taking the tab's turn: a slow disk must not hold the tab.
-	f, err := readUpload(a.Path, d.opts.UploadLimit)
+	f, err := uploadOf(ctx, a.Path)
 	if err != nil {
 		return protocol.CallToolResult{}, err
 	}
 	return d.act(ctx, a.Target, protocol.MsgUploadFile,
 		func(t Target) any {
-			return protocol.UploadFileRequest{Ref: a.Ref, Name: f.name, Data: f.data, TabID: t.TabID}
+			return protocol.UploadFileRequest{Ref: a.Ref, Name: f.Name, Data: f.Data, TabID: t.TabID}
 		},
 		func(t Target) string {
-			return fmt.Sprintf("Put %s (%d bytes) into %s in %s.", f.name, f.size, describe(a.Element, a.Ref), where(t))
+			return fmt.Sprintf("Put %s (%d bytes) into %s in %s.", f.Name, f.Size, describe(a.Element, a.Ref), where(t))
 		})
 }
 
@@ -418,6 +420,9 @@ func (d *Dispatcher) newTab(ctx context.Context, a protocol.NewTabArgs) (protoco
 	url := ""
 	if strings.TrimSpace(a.URL) != "" {
 		url = normalizeURL(a.URL)
+		if why := fileURLRefusal(ctx, url); why != "" {
+			return protocol.CallToolResult{}, errors.New(why)
+		}
 	}
 	var res protocol.NewTabResult
 	var target Target

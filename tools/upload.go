@@ -1,65 +1,68 @@
 package tools
 
 import (
-	"encoding/base64"
-	"errors"
+	"context"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"strings"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
-type upload struct {
-	name string
-	size int64
-	data string // base64
+// uploadOf returns the file the calling AI app's own monkbrowse process read
+// for this browser_upload_file call (protocol.AppGrants.Upload). The
+// dispatcher never reads files itself: which files an app may upload is
+// decided by that app's --upload-root folders and its MCP client's roots,
+// in its own process (server/internal/files).
+func uploadOf(ctx context.Context, path string) (*protocol.UploadedFile, error) {
+	f := protocol.GrantsFrom(ctx).Upload
+	if f == nil {
+		return nil, fmt.Errorf("browser_upload_file could not use %s: the monkbrowse process of the AI app that made this call did not read the file "+
+			"(it is probably an older monkbrowse version). Update monkbrowse for every AI app and restart them.", path)
+	}
+	if f.Path != path {
+		return nil, fmt.Errorf("browser_upload_file: the file read (%s) is not the path asked for (%s); this is a bug in monkbrowse, try again.", f.Path, path)
+	}
+	return f, nil
 }
 
-// readUpload reads the file for browser_upload_file. Only an absolute path
-// to a regular file within limit is read; every refusal says why and what to
-// do instead.
-func readUpload(path string, limit int64) (upload, error) {
-	if !filepath.IsAbs(path) {
-		return upload{}, fmt.Errorf("browser_upload_file needs an absolute path (starting with / on macOS and Linux, or a drive letter on Windows); %q is relative. Pass the full path of the file.", path)
+// fileURLRefusal returns why the calling app may not open url, or "". Only a
+// process started with --allow-file-urls lets its app open file: URLs: an AI
+// reading a page could otherwise be talked into reading the person's files
+// (unpacked extensions loaded from the command line have file access).
+func fileURLRefusal(ctx context.Context, url string) string {
+	if urlScheme(url) != "file" || protocol.GrantsFrom(ctx).AllowFileURLs {
+		return ""
 	}
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return upload{}, fmt.Errorf("There is no file at %s. Check the path (it must exist on the computer running monkbrowse).", path)
-	case errors.Is(err, fs.ErrPermission):
-		return upload{}, fmt.Errorf("monkbrowse may not read %s (permission denied). Choose a file the user running monkbrowse can read.", path)
-	case err != nil:
-		return upload{}, fmt.Errorf("monkbrowse could not read %s: %v.", path, err)
-	case fi.IsDir():
-		return upload{}, fmt.Errorf("%s is a folder; browser_upload_file takes one regular file. Pass the path of a file inside it.", path)
-	case !fi.Mode().IsRegular():
-		return upload{}, fmt.Errorf("%s is not a regular file (it is a device, pipe or socket); browser_upload_file only reads regular files.", path)
-	case fi.Size() > limit:
-		return upload{}, fmt.Errorf("%s is %s, more than the upload limit of %s. Choose a smaller file.", path, sizeText(fi.Size()), sizeText(limit))
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return upload{}, fmt.Errorf("monkbrowse could not open %s: %v.", path, err)
-	}
-	defer f.Close()
-	// Read at most limit+1 bytes: the file may have grown since Stat.
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return upload{}, fmt.Errorf("monkbrowse could not read %s: %v.", path, err)
-	}
-	if int64(len(data)) > limit {
-		return upload{}, fmt.Errorf("%s is more than the upload limit of %s. Choose a smaller file.", path, sizeText(limit))
-	}
-	return upload{name: filepath.Base(path), size: int64(len(data)), data: base64.StdEncoding.EncodeToString(data)}, nil
+	return fmt.Sprintf("monkbrowse does not open file: URLs (%s): pages on this computer's disk are not shared with the AI. "+
+		"If the person wants the AI to open local files, they add --allow-file-urls to monkbrowse's arguments in the AI app's MCP server settings and restart the app. "+
+		"To show a page, serve it over http (for example `python3 -m http.server` in its folder) and open http://localhost:8000/.", url)
 }
 
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+// cleanURL prepares a URL the way the URL standard does before parsing
+// (what Chrome and the extension's new URL() see): leading and trailing C0
+// controls and spaces are stripped, and tabs and newlines removed anywhere,
+// so "fi\tle:" cannot pass the scheme check as something else.
+func cleanURL(u string) string {
+	u = strings.TrimFunc(u, func(r rune) bool { return r <= 0x20 })
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, u)
+}
+
+// urlScheme returns the lower-cased scheme of a cleaned URL, or "".
+func urlScheme(u string) string {
+	for i, r := range u {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+		case i > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.'):
+		case i > 0 && r == ':':
+			return strings.ToLower(u[:i])
+		default:
+			return ""
+		}
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return ""
 }

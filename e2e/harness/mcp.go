@@ -43,6 +43,8 @@ type ServerConfig struct {
 	// ModernProtocol negotiates the newest MCP protocol instead of the
 	// initialize handshake that today's MCP hosts use.
 	ModernProtocol bool
+	// Args are more command-line flags (e.g. --upload-root DIR).
+	Args []string
 }
 
 // Server is one monkbrowse process spoken to over stdio by an MCP client, as
@@ -101,6 +103,7 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if cfg.MaxProfiles > 0 {
 		args = append(args, "--max-profiles", strconv.Itoa(cfg.MaxProfiles))
 	}
+	args = append(args, cfg.Args...)
 	var logw io.Writer = s.log
 	if cfg.Log != nil {
 		logw = io.MultiWriter(s.log, &prefixWriter{w: cfg.Log, prefix: "[" + cfg.Name + "] "})

@@ -76,6 +76,48 @@ func (s *syncBuffer) String() string {
 // startProc runs monkbrowse --port 0 and learns the port from its log.
 func startProc(t *testing.T, legacy bool, args ...string) *proc {
 	t.Helper()
+	return startProcWith(t, procOptions{legacy: legacy, args: args})
+}
+
+// procOptions varies startProc: processes that share home and controlPort
+// form one shared daemon (the first is the owner); roots, when set, are the
+// MCP client's roots (the client then declares the roots capability).
+type procOptions struct {
+	legacy      bool
+	home        string
+	controlPort int
+	roots       *clientRoots
+	forwarder   bool // do not wait for the extension port (a forwarder has none)
+	args        []string
+}
+
+// clientRoots is an MCP client's roots, changeable during a test.
+type clientRoots struct {
+	mu   sync.Mutex
+	uris []string
+	asks int
+}
+
+func (r *clientRoots) set(uris ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.uris = uris
+}
+
+func (r *clientRoots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asks++
+	res := &mcp.ListRootsResult{Roots: []mcp.Root{}}
+	for _, u := range r.uris {
+		res.Roots = append(res.Roots, mcp.Root{URI: u, Name: filepath.Base(u)})
+	}
+	return res, nil
+}
+
+func startProcWith(t *testing.T, o procOptions) *proc {
+	t.Helper()
+	legacy, args := o.legacy, o.args
 	pr, pw := io.Pipe()
 	p := &proc{stderr: &syncBuffer{}}
 	addr := make(chan string, 1)
@@ -95,8 +137,14 @@ func startProc(t *testing.T, legacy bool, args ...string) *proc {
 	}()
 	// Every process gets its own control port and home (for the control
 	// token), so tests never meet a real monkbrowse or each other.
-	env := []string{"HOME=" + t.TempDir()}
-	base := []string{"--port", "0", "--control-port", strconv.Itoa(freePort(t)), "--log-level", "debug"}
+	if o.home == "" {
+		o.home = t.TempDir()
+	}
+	if o.controlPort == 0 {
+		o.controlPort = freePort(t)
+	}
+	env := []string{"HOME=" + o.home}
+	base := []string{"--port", "0", "--control-port", strconv.Itoa(o.controlPort), "--log-level", "debug"}
 	tr := transport.NewStdioWithOptions(binPath, env, append(base, args...),
 		transport.WithCommandStderrWriter(pw))
 	if err := tr.Start(context.Background()); err != nil {
@@ -106,7 +154,15 @@ func startProc(t *testing.T, legacy bool, args ...string) *proc {
 	if legacy {
 		opts = append(opts, client.WithLegacyProtocolOnly())
 	}
+	if o.roots != nil {
+		opts = append(opts, client.WithRootsHandler(o.roots))
+	}
 	p.c = client.NewClient(tr, opts...)
+	// Start (the transport has started already) installs the handler of the
+	// server's requests, such as roots/list.
+	if err := p.c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		p.c.Close()
 		pw.Close()
@@ -125,6 +181,9 @@ func startProc(t *testing.T, legacy bool, args ...string) *proc {
 	}
 	if res.ServerInfo.Name != "monkbrowse" || !strings.Contains(res.Instructions, "browser_list_tabs") {
 		t.Fatalf("initialize result %+v", res)
+	}
+	if o.forwarder {
+		return p
 	}
 	select {
 	case a := <-addr:
@@ -251,7 +310,8 @@ func TestToolsList(t *testing.T) {
 }
 
 func TestEveryToolEndToEnd(t *testing.T) {
-	p := startProc(t, true)
+	uploads := t.TempDir()
+	p := startProc(t, true, "--upload-root", uploads)
 	e := p.connect(t, fakeext.Options{Label: "Work", Tabs: e2eTabs()})
 
 	ok(t, p.call(t, "browser_list_tabs", nil), `profile "work" (Work, connected)`, "tab 1 (active): Page https://a.example/", "tab 2: Page https://b.example/")
@@ -292,7 +352,7 @@ func TestEveryToolEndToEnd(t *testing.T) {
 	ok(t, p.call(t, "browser_scroll", map[string]any{"direction": "down", "amount": 300}), "Scrolled down by 300 pixels")
 	ok(t, p.call(t, "browser_drag", map[string]any{"startElement": "Go", "startRef": "e3", "endElement": "Search", "endRef": "e2"}), "Dragged")
 
-	file := filepath.Join(t.TempDir(), "report.txt")
+	file := filepath.Join(uploads, "report.txt")
 	os.WriteFile(file, []byte("quarterly numbers"), 0o600)
 	ok(t, p.call(t, "browser_upload_file", map[string]any{"element": "Attachment", "ref": "e7", "path": file}), "Put report.txt (17 bytes)", "[ref=e7]: report.txt")
 

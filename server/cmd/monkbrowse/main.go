@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -35,6 +36,8 @@ type config struct {
 	port, controlPort, maxProfiles int
 	logLevel                       string
 	allowIDs                       listFlag
+	uploadRoots                    listFlag
+	allowFileURLs                  bool
 	version, help                  bool
 }
 
@@ -67,7 +70,9 @@ func newFlags(name string, cfg *config, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&cfg.controlPort, "control-port", owner.DefaultControlPort, "`port` on 127.0.0.1 where monkbrowse processes of several AI apps find each other")
 	fs.IntVar(&cfg.maxProfiles, "max-profiles", owner.DefaultMaxProfiles, "most Chrome profiles connected at once")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "stderr log `level`: debug, info, warn, error")
-	fs.Var(&cfg.allowIDs, "allow-extension-id", "only accept the extension with this `id` (repeatable or comma-separated; default: any extension, never a web page)")
+	fs.Var(&cfg.allowIDs, "allow-extension-id", "also accept the extension with this `id` on the extension port, besides monkbrowse's own (repeatable or comma-separated; for your own build of the extension)")
+	fs.Var(&cfg.uploadRoots, "upload-root", "let browser_upload_file read files inside this `folder` (repeatable; the AI app's MCP roots count too; hidden files never)")
+	fs.BoolVar(&cfg.allowFileURLs, "allow-file-urls", false, "let the AI open file: URLs (pages on this computer's disk) with browser_navigate and browser_new_tab")
 	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
 	fs.BoolVar(&cfg.help, "help", false, "print this help and exit")
 	fs.Usage = func() {
@@ -177,7 +182,21 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 	ran := make(chan error, 1)
 	go func() { ran <- d.Run(dctx) }()
 
-	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log})
+	// The upload roots and --allow-file-urls are this AI app's own: they are
+	// applied in this process whatever its role (DESIGN §8).
+	roots := make([]string, 0, len(cfg.uploadRoots))
+	for _, r := range cfg.uploadRoots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			log.Warn().Err(err).Str("root", r).Msg("--upload-root ignored")
+			continue
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			log.Warn().Str("root", abs).Msg("--upload-root is not an existing folder; it allows nothing until it exists")
+		}
+		roots = append(roots, abs)
+	}
+	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log, UploadRoots: roots, AllowFileURLs: cfg.allowFileURLs})
 	serveErr := srv.ServeStdio(ctx, stdin, stdout)
 	stopDaemon() // hand over (as owner) and release the ports
 	if err := <-ran; err != nil {

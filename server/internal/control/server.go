@@ -29,6 +29,10 @@ import (
 // fwd_hello before it is closed.
 const DefaultHelloTimeout = 10 * time.Second
 
+// MaxFrame bounds one frame from a forwarder (a call_tool carrying a
+// 25 MiB upload is ~34 MiB of base64).
+const MaxFrame = 64 << 20
+
 // Caller runs a tool by name, as tools.Caller does (the method set is
 // repeated here so that this package does not depend on the tools package).
 type Caller interface {
@@ -154,7 +158,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) startConn(ws *websocket.Conn) {
-	c := &conn{sock: &rejectingSocket{PeerSocket: wsconn.New(ws, nil)}}
+	// An upload travels in call_tool: 25 MiB in base64 is more than
+	// wsconn's default limit.
+	c := &conn{sock: &rejectingSocket{PeerSocket: wsconn.New(ws, &wsconn.Options{ReadLimit: MaxFrame})}}
 	c.peer = messaging.NewPeer(c.sock, &messaging.Options{
 		Logger: slog.New(slog.DiscardHandler),
 		OnClose: func(error) {
@@ -246,6 +252,10 @@ func (s *Server) handleCallTool(c *conn) messaging.Handler {
 		pid := c.info.PID
 		s.mu.Unlock()
 		ctx = tools.WithClient(ctx, fmt.Sprintf("forwarder pid %d", pid))
+		// What the forwarder's own AI app allows (its flags; the upload its
+		// process read under its roots). Never this process's grants: a call
+		// without any (an older forwarder) is allowed nothing.
+		ctx = protocol.WithGrants(ctx, ct.Grants)
 		res, err := s.cfg.Caller.CallTool(ctx, ct.Name, ct.Args)
 		if errors.Is(err, ErrLeaving) {
 			return nil, errors.New(forwarder.RefusedLeaving)

@@ -165,6 +165,12 @@ func (ib *inbox) route(line []byte) bool {
 		}
 		ib.enqueue(&call{id: idKey(e.ID), rawID: e.ID, msg: append(json.RawMessage(nil), bytes.TrimSpace(line)...), key: queueKey(e.Params.Name, e.Params.Arguments)})
 		return true
+	case string(mcp.MethodNotificationRootsListChanged):
+		// Applied here, in read order: a browser_upload_file read after it
+		// asks the client for its roots again (mcp-go's handler would run
+		// later, racing the call).
+		ib.s.rootsChanged()
+		return false
 	case "notifications/cancelled":
 		if len(e.Params.RequestID) > 0 {
 			ib.cancel(idKey(e.Params.RequestID))

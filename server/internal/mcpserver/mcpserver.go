@@ -13,13 +13,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/rs/zerolog"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/files"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
@@ -42,7 +45,27 @@ type Options struct {
 	// Logger receives mcp-go's errors and the server's own diagnostics.
 	// Nil discards them.
 	Logger *zerolog.Logger
+
+	// What this AI app allows (DESIGN §8). They are applied here, in the
+	// process the app launched, whatever its role: a forwarder reads the
+	// upload itself and sends the grants with the call, so the owner never
+	// applies its own flags or roots to another app's call.
+
+	// UploadRoots are the folders given with --upload-root; the MCP
+	// client's roots are added to them.
+	UploadRoots []string
+	// UploadLimit is the largest file uploaded; 0 means files.DefaultLimit.
+	UploadLimit int64
+	// AllowFileURLs (--allow-file-urls) lets browser_navigate and
+	// browser_new_tab open file: URLs.
+	AllowFileURLs bool
 }
+
+// rootsTimeout bounds the wait for the MCP client's roots/list answer.
+const rootsTimeout = 10 * time.Second
+
+// rootsInput is the key of the roots input request (newest MCP protocol).
+const rootsInput = "roots"
 
 // Server is the MCP endpoint. SetCaller may be called at any time, from any
 // goroutine; a call already running keeps the Caller it started with.
@@ -51,6 +74,14 @@ type Server struct {
 	log    zerolog.Logger
 	mcp    *server.MCPServer
 	caller atomic.Pointer[callerBox]
+
+	// The MCP client's roots as last read (initialize-era clients; the
+	// newest protocol sends them with the call). roots/list_changed
+	// invalidates them.
+	rootsMu    sync.Mutex
+	roots      []string
+	rootsValid bool
+	rootsGen   uint64
 }
 
 type callerBox struct{ c tools.Caller }
@@ -85,7 +116,20 @@ func New(c tools.Caller, opts *Options) *Server {
 		st = append(st, server.ServerTool{Tool: t, Handler: s.handle})
 	}
 	s.mcp.AddTools(st...)
+	// Over stdio the inbox applies roots/list_changed in read order; this
+	// covers other transports (in-process clients in tests).
+	s.mcp.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, func(context.Context, mcp.JSONRPCNotification) { s.rootsChanged() })
 	return s
+}
+
+// rootsChanged forgets the MCP client's roots: the next upload reads them
+// again.
+func (s *Server) rootsChanged() {
+	s.rootsMu.Lock()
+	s.rootsValid, s.roots = false, nil
+	s.rootsGen++
+	s.rootsMu.Unlock()
+	s.log.Debug().Msg("the MCP client's roots changed; they are read again at the next upload")
 }
 
 // SetCaller swaps the Caller that later tool calls go to.
@@ -144,12 +188,85 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		}
 		args = b
 	}
+	grants := &protocol.AppGrants{AllowFileURLs: s.opts.AllowFileURLs}
+	if name == "browser_upload_file" {
+		var a struct {
+			Path *string `json:"path"`
+		}
+		// Malformed arguments go on to the dispatcher, whose validation
+		// names the field.
+		if json.Unmarshal(args, &a) == nil && a.Path != nil && *a.Path != "" {
+			roots, supports, more := s.clientRoots(ctx, req)
+			if more != nil {
+				return more, nil
+			}
+			f, err := files.Read(*a.Path, files.Policy{Roots: s.opts.UploadRoots, ClientRoots: roots, ClientSupportsRoots: supports, Limit: s.opts.UploadLimit})
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			grants.Upload = f
+		}
+	}
+	ctx = protocol.WithGrants(ctx, grants)
 	res, err := s.Caller().CallTool(ctx, name, args)
 	if err != nil {
 		s.log.Warn().Err(err).Str("tool", name).Msg("tool call could not be made")
 		return mcp.NewToolResultError(fmt.Sprintf("monkbrowse could not run %s: %v. Try again in a moment.", name, err)), nil
 	}
 	return ToMCP(res), nil
+}
+
+// clientRoots returns the MCP client's roots (URIs) and whether it declares
+// the roots capability. A client on the newest protocol is asked with an
+// input request (more is the result to return; the call comes back with the
+// answer); an initialize-era client is asked with roots/list once, and again
+// after it announces roots/list_changed. A client that fails to answer
+// counts as having no roots (the --upload-root folders still apply).
+func (s *Server) clientRoots(ctx context.Context, req mcp.CallToolRequest) (roots []string, supports bool, more *mcp.CallToolResult) {
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		if info.ClientCapabilities == nil || info.ClientCapabilities.Roots == nil {
+			return nil, false, nil
+		}
+		if r := server.RootsResponse(req.Params.InputResponses, rootsInput); r != nil {
+			return rootURIs(r), true, nil
+		}
+		return nil, true, server.NewInputRequestBuilder("").Roots(rootsInput).ToolResult()
+	}
+	sess, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
+	if !ok || sess.GetClientCapabilities().Roots == nil {
+		return nil, false, nil
+	}
+	s.rootsMu.Lock()
+	if s.rootsValid {
+		r := s.roots
+		s.rootsMu.Unlock()
+		return r, true, nil
+	}
+	gen := s.rootsGen
+	s.rootsMu.Unlock()
+	rctx, cancel := context.WithTimeout(ctx, rootsTimeout)
+	defer cancel()
+	res, err := s.mcp.RequestRoots(rctx, mcp.ListRootsRequest{Request: mcp.Request{Method: string(mcp.MethodListRoots)}})
+	if err != nil || res == nil {
+		s.log.Warn().Err(err).Msg("the MCP client did not answer roots/list; only --upload-root folders apply")
+		return nil, true, nil
+	}
+	r := rootURIs(res)
+	s.rootsMu.Lock()
+	if s.rootsGen == gen {
+		s.roots, s.rootsValid = r, true
+	}
+	s.rootsMu.Unlock()
+	s.log.Debug().Strs("roots", r).Msg("read the MCP client's roots")
+	return r, true, nil
+}
+
+func rootURIs(r *mcp.ListRootsResult) []string {
+	out := make([]string, 0, len(r.Roots))
+	for _, root := range r.Roots {
+		out = append(out, root.URI)
+	}
+	return out
 }
 
 // ToMCP converts a protocol result to mcp-go's form.
