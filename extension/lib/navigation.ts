@@ -41,6 +41,31 @@ export const NAV_QUIET_AFTER_REPLY_MS = 20;
 export const NAV_LOAD_TIMEOUT_MS = 20_000;
 /** After an abandoned navigation, how long to look for the one that replaced it. */
 export const NAV_REPLACED_MS = 50;
+/**
+ * browser_navigate: after the navigation was abandoned (net::ERR_ABORTED)
+ * with nothing committed, how long to wait for a navigation replacing it
+ * before answering that the tab stayed where it was.
+ */
+export const NAV_ABANDONED_MS = 750;
+
+/**
+ * The answer to a browser_navigate whose navigation was abandoned without
+ * loading anything. Chrome aborts an extension's chrome.tabs.update to a
+ * data: URL (top-level data: navigations are only allowed when the person
+ * types them, or in a new tab), and a download or a 204 response ends the
+ * same way; without this the call waited for its 50 s timeout.
+ */
+export function abandonedNavigationError(url: string, currentUrl?: string): string {
+  const stays = currentUrl ? `; the tab stays on ${currentUrl}` : "; the tab stays on its page";
+  if (/^data:/i.test(url)) {
+    return `Chrome did not open ${clip(url)} in this tab: it blocks data: URLs loaded into an existing tab${stays}. Open it in a new tab with browser_new_tab (url: the same data: URL), which Chrome allows.`;
+  }
+  return `navigating to ${clip(url)} was abandoned without loading a new page (a download, an empty 204 response, or Chrome blocked it)${stays}.`;
+}
+
+function clip(url: string): string {
+  return url.length > 200 ? url.slice(0, 200) + "…" : url;
+}
 
 export interface NavTiming {
   graceMs: number;

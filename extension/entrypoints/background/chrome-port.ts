@@ -2,7 +2,7 @@
 // decisions (which tab, shared or not, restricted or not) are in lib/.
 
 import type { BrowserPort, TabLike } from "../../lib/executor";
-import type { NavEvent } from "../../lib/navigation";
+import { abandonedNavigationError, NAV_ABANDONED_MS, type NavEvent } from "../../lib/navigation";
 import type { CsMessage, CsOp, CsOps, CsReply } from "../../lib/messages";
 import { errorText } from "../../lib/peer";
 import type { Consent, Shares } from "../../lib/storage";
@@ -51,6 +51,12 @@ export interface WaitOptions {
   /** Fail with noStartError when no navigation has even started within this many ms. */
   startTimeoutMs?: number;
   noStartError?: string;
+  /**
+   * The URL navigated to, when an abandoned navigation (net::ERR_ABORTED
+   * with nothing committed and nothing replacing it) should fail the wait
+   * at once instead of running into the timeout.
+   */
+  failAbandoned?: string;
 }
 
 export function waitForNewPage(
@@ -95,8 +101,15 @@ export function waitForNewPage(
         h(d);
       };
     const isBlank = (url: string) => opts.ignoreBlank === true && url === "about:blank";
+    // Set when the navigation was abandoned with nothing committed; a new
+    // navigation of the tab (one replacing it) clears it.
+    let abandoned: ReturnType<typeof setTimeout> | undefined;
     const onBefore = routed((d: chrome.webNavigation.WebNavigationBaseCallbackDetails) => {
-      if (mine(d) && !isBlank(d.url)) begun = true;
+      if (mine(d) && !isBlank(d.url)) {
+        begun = true;
+        if (abandoned !== undefined) clearTimeout(abandoned);
+        abandoned = undefined;
+      }
     });
     const onCommitted = routed((d: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => {
       if (!mine(d) || committed || isBlank(d.url)) return;
@@ -111,7 +124,19 @@ export function waitForNewPage(
       if (!mine(d)) return;
       // An aborted load that is replaced by another navigation also lands here;
       // only fail when nothing committed.
-      if (d.error === "net::ERR_ABORTED") return;
+      // When nothing replaces it (Chrome blocked a data: URL, a download),
+      // answer instead of waiting for the timeout.
+      if (d.error === "net::ERR_ABORTED") {
+        if (committed || opts.failAbandoned === undefined) return;
+        if (abandoned !== undefined) clearTimeout(abandoned);
+        const url = opts.failAbandoned;
+        abandoned = setTimeout(() => {
+          if (committed) return;
+          void getTab(tabId).then((t) => finish(new Error(abandonedNavigationError(url, t?.url))));
+        }, NAV_ABANDONED_MS);
+        timers.push(abandoned);
+        return;
+      }
       finish(new Error(`${what} failed: ${d.error} (${d.url})`));
     });
     const onSameDoc = routed((d: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => {
@@ -403,6 +428,7 @@ export function makeChromePort(deps: {
     navigate: (tabId, url) =>
       waitForNewPage(tabId, `navigating to ${url}`, () => chrome.tabs.update(tabId, { url }), {
         ignoreBlank: url !== "about:blank",
+        failAbandoned: url,
       }),
     history: historyNav,
     watchNavigation,
