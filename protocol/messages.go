@@ -1,6 +1,10 @@
 package protocol
 
-import "time"
+import (
+	"time"
+
+	"github.com/monkbrowse/monkbrowse/messaging"
+)
 
 // Wire message types sent by the server to the extension (DESIGN §5.1).
 const (
@@ -34,6 +38,16 @@ const (
 	MsgHello       = "hello"
 	MsgTabsChanged = "tabs_changed"
 )
+
+// MsgCancel is the notify a side sends when it gave up on a request it sent
+// (the AI app cancelled the call): {"id": the request's id}. The receiver
+// stops what it can (waits, settles, navigation waits) and still answers
+// the request. Either direction, both ports (DESIGN §5.4, §6). The
+// messaging layer sends and applies it.
+const MsgCancel = messaging.CancelType
+
+// Cancel is the payload of MsgCancel.
+type Cancel = messaging.CancelPayload
 
 // TabInfo describes one shared tab. Slot is the number the person sees in
 // the popup and the AI uses as `tab`.

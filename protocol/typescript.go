@@ -19,14 +19,15 @@ func TypeScript() []byte {
 	fmt.Fprintf(&b, "export const SERVER_VERSION = %q;\n", Version)
 	fmt.Fprintf(&b, "export const DEFAULT_TIMEOUT_MS = %d;\n", DefaultTimeout.Milliseconds())
 	fmt.Fprintf(&b, "export const MSG_HELLO = %q;\n", MsgHello)
-	fmt.Fprintf(&b, "export const MSG_TABS_CHANGED = %q;\n\n", MsgTabsChanged)
+	fmt.Fprintf(&b, "export const MSG_TABS_CHANGED = %q;\n", MsgTabsChanged)
+	fmt.Fprintf(&b, "export const MSG_CANCEL = %q;\n\n", MsgCancel)
 
 	// Every type reachable from the catalog and the handshake, in a stable order.
 	roots := []any{TabInfo{}, ConsoleEntry{}}
 	for _, w := range WireMessages {
 		roots = append(roots, w.Request, w.Response)
 	}
-	roots = append(roots, Hello{}, HelloAck{}, LegacyHelloAck{}, TabsChanged{})
+	roots = append(roots, Hello{}, HelloAck{}, LegacyHelloAck{}, TabsChanged{}, Cancel{})
 	for _, r := range roots {
 		g.collect(reflect.TypeOf(r))
 	}

@@ -22,7 +22,8 @@ export interface ConnectionDeps {
   /** Opens a socket; resolves once it is open, rejects when it cannot be. */
   openSocket(url: string): Promise<PeerSocket>;
   /** Runs one wire request (in the service worker). */
-  exec(type: string, payload: unknown): Promise<unknown>;
+  /** Runs one wire request; signal aborts when the server cancels it. */
+  exec(type: string, payload: unknown, signal: AbortSignal): Promise<unknown>;
   accepted(info: { assignedLabel: string; assignedSlug: string; serverVersion: string }): Promise<void>;
   status(s: Status): void;
   now?: () => number;
@@ -169,7 +170,7 @@ export class Connection {
     });
     this.peer = peer;
     for (const type of WIRE_TYPES) {
-      peer.handle(type, (payload) => this.deps.exec(type, payload));
+      peer.handle(type, (payload, signal) => this.deps.exec(type, payload, signal));
     }
 
     let ackRaw: unknown;

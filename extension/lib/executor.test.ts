@@ -260,9 +260,9 @@ describe("Executor: a navigation started by an action", () => {
   });
 
   /** Starts a request and tracks whether it has answered. */
-  function run(x: Executor, type: string, payload: unknown) {
+  function run(x: Executor, type: string, payload: unknown, signal?: AbortSignal) {
     const state = { done: false, result: undefined as unknown, error: undefined as unknown };
-    const promise = x.execute(type, payload).then(
+    const promise = x.execute(type, payload, signal).then(
       (r) => {
         state.done = true;
         state.result = r;
@@ -288,6 +288,29 @@ describe("Executor: a navigation started by an action", () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
     expect(b.navListeners).toEqual([]);
+  });
+
+  it("a cancel from the server abandons the wait for the action's navigation (issue 12)", async () => {
+    const { b, x } = setup({ realTiming: true });
+    b.csHook = (id) => b.emit(id, { kind: "start", url: page2 });
+    const ctl = new AbortController();
+    const { state } = run(x, "browser_click", { ref: "e1", element: "Next", tabId: 10 }, ctl.signal);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(state.done).toBe(false); // loading
+    ctl.abort();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(state).toEqual({ done: true, result: { tabId: 10 }, error: undefined });
+    expect(b.navListeners).toEqual([]);
+  });
+
+  it("a request cancelled before it started does nothing", async () => {
+    const { b, x } = setup();
+    const ctl = new AbortController();
+    ctl.abort();
+    await expect(x.execute("browser_click", { ref: "e1", element: "Go", tabId: 10 }, ctl.signal)).rejects.toThrow(
+      /cancelled by the server before it started; nothing was done/,
+    );
+    expect(b.calls).toEqual([]);
   });
 
   it("listens before sending the action, so an immediate navigation is not missed", async () => {

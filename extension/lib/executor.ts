@@ -52,9 +52,9 @@ export interface BrowserPort {
   getConsent(): Promise<Consent>;
   /** Shares a tab and returns its slot (idempotent). */
   share(tabId: number): Promise<number>;
-  /** Loads url and waits for the new page's load (bounded). */
-  navigate(tabId: number, url: string): Promise<void>;
-  history(tabId: number, what: "back" | "forward" | "reload"): Promise<void>;
+  /** Loads url and waits for the new page's load (bounded; signal stops the wait). */
+  navigate(tabId: number, url: string, signal?: AbortSignal): Promise<void>;
+  history(tabId: number, what: "back" | "forward" | "reload", signal?: AbortSignal): Promise<void>;
   /**
    * Calls listener with the tab's main-frame navigation events (see
    * navigation.ts) until the returned function is called. Listening has
@@ -165,10 +165,18 @@ export class Executor {
    * answers once the new page has loaded (bounded), so the snapshot the
    * server takes next shows it. See navigation.ts.
    */
-  private async csNavigating<K extends CsOp>(p: unknown, op: K, args: CsOps[K]["args"]): Promise<TabResult> {
+  private async csNavigating<K extends CsOp>(
+    p: unknown,
+    op: K,
+    args: CsOps[K]["args"],
+    signal?: AbortSignal,
+  ): Promise<TabResult> {
     const tab = await this.resolveTab(optionalTabId(p));
     // Listen before sending, so a navigation that starts at once is not missed.
     const watch = new NavigationWatch((id, l) => this.port.watchNavigation(id, l), tab.id, this.navTiming);
+    // A cancel abandons the wait for the action's effect (the action is done).
+    const stopWatch = () => watch.stop();
+    signal?.addEventListener("abort", stopWatch, { once: true });
     try {
       let pageSawNone = false;
       try {
@@ -181,12 +189,19 @@ export class Executor {
       }
       await watch.settle(pageSawNone);
     } finally {
+      signal?.removeEventListener("abort", stopWatch);
       watch.stop();
     }
     return { tabId: tab.id };
   }
 
-  async execute(type: string, payload: unknown): Promise<WireResponses[keyof WireResponses]> {
+  /**
+   * Runs one wire request. signal aborts when the server cancels the call:
+   * a request not begun yet does nothing, and the waits it can abandon
+   * (a navigation's load, an action's settle) end early.
+   */
+  async execute(type: string, payload: unknown, signal?: AbortSignal): Promise<WireResponses[keyof WireResponses]> {
+    if (signal?.aborted) throw new Error(`${type} was cancelled by the server before it started; nothing was done`);
     const p = payload;
     switch (type) {
       case "browser_navigate": {
@@ -196,7 +211,7 @@ export class Executor {
         if (why) throw new Error(why);
         // Navigating away from a restricted page is fine.
         const tab = await this.resolveTab(optionalTabId(req), { allowRestricted: true });
-        await this.port.navigate(tab.id, url);
+        await this.port.navigate(tab.id, url, signal);
         return { tabId: tab.id } satisfies TabResult;
       }
       case "browser_go_back":
@@ -204,14 +219,14 @@ export class Executor {
       case "browser_reload": {
         const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
         const what = type === "browser_go_back" ? "back" : type === "browser_go_forward" ? "forward" : "reload";
-        await this.port.history(tab.id, what);
+        await this.port.history(tab.id, what, signal);
         return { tabId: tab.id } satisfies TabResult;
       }
       case "browser_click":
       case "browser_hover": {
         const req = p as ElementRequest;
         const args = { ref: requireString(req, "ref") };
-        return type === "browser_click" ? this.csNavigating(p, "click", args) : this.cs(p, "hover", args);
+        return type === "browser_click" ? this.csNavigating(p, "click", args, signal) : this.cs(p, "hover", args);
       }
       case "browser_type": {
         const req = p as TypeRequest;
@@ -220,7 +235,7 @@ export class Executor {
         const args: CsOps["type"]["args"] = { ref: requireString(req, "ref"), text };
         if (req.submit) args.submit = true;
         // Only a submit (Enter) is expected to navigate.
-        return req.submit ? this.csNavigating(p, "type", args) : this.cs(p, "type", args);
+        return req.submit ? this.csNavigating(p, "type", args, signal) : this.cs(p, "type", args);
       }
       case "browser_select_option": {
         const req = p as SelectOptionRequest;
@@ -228,11 +243,11 @@ export class Executor {
         if (!Array.isArray(values) || !values.every((v) => typeof v === "string")) {
           throw new Error("values is required and must be an array of strings");
         }
-        return this.csNavigating(p, "select", { ref: requireString(req, "ref"), values: values as string[] });
+        return this.csNavigating(p, "select", { ref: requireString(req, "ref"), values: values as string[] }, signal);
       }
       case "browser_press_key": {
         const req = p as PressKeyRequest;
-        return this.csNavigating(p, "press_key", { key: requireString(req, "key") });
+        return this.csNavigating(p, "press_key", { key: requireString(req, "key") }, signal);
       }
       case "browser_scroll": {
         const req = asRecord(p) as ScrollRequest;
@@ -252,7 +267,12 @@ export class Executor {
       }
       case "browser_drag": {
         const req = p as DragRequest;
-        return this.csNavigating(p, "drag", { startRef: requireString(req, "startRef"), endRef: requireString(req, "endRef") });
+        return this.csNavigating(
+          p,
+          "drag",
+          { startRef: requireString(req, "startRef"), endRef: requireString(req, "endRef") },
+          signal,
+        );
       }
       case "browser_upload_file": {
         const req = p as UploadFileRequest;

@@ -17,7 +17,9 @@ export interface BgMessages {
   /** offscreen → bg: what to connect to and the hello to send first. */
   "connect-info": { req: Empty; res: { port: number; hello: Hello } };
   /** offscreen → bg: run one wire request from the server. */
-  exec: { req: { type: WireType | string; payload: unknown }; res: unknown };
+  exec: { req: { type: WireType | string; payload: unknown; callId?: string }; res: unknown };
+  /** offscreen → bg: the server cancelled the exec with this callId: stop what can be abandoned. */
+  cancel: { req: { callId: string }; res: null };
   /** offscreen → bg: the server accepted the hello. */
   accepted: { req: { assignedLabel: string; assignedSlug: string; serverVersion: string }; res: null };
   /** offscreen → bg: connection state changed (bg writes it to storage). */

@@ -188,7 +188,7 @@ export class NavigationWatch {
    */
   async explainsLostReply(): Promise<boolean> {
     const end = this.graceEnd(Date.now());
-    while (!this.crossDocument && !this.closed && Date.now() < end) await this.nap(end - Date.now());
+    while (!this.crossDocument && !this.closed && !this.stopped && Date.now() < end) await this.nap(end - Date.now());
     return this.crossDocument || this.closed;
   }
 
@@ -203,6 +203,7 @@ export class NavigationWatch {
     for (;;) {
       const now = Date.now();
       if (this.closed) return "closed";
+      if (this.stopped) return "none"; // abandoned (the call was cancelled)
       if (this.loading) {
         const deadline = (this.firstStartAt ?? now) + this.timing.loadTimeoutMs;
         if (now >= deadline) return "timeout";

@@ -35,6 +35,29 @@ afterEach(() => {
 });
 
 describe("Peer", () => {
+  it("a cancel notify aborts the handler's signal; the handler still answers (issue 12)", async () => {
+    const s = new FakeSocket();
+    const p = new Peer(s);
+    let seen: AbortSignal | undefined;
+    p.handle("slow", (_payload, signal) => {
+      seen = signal;
+      return new Promise((resolve) => signal.addEventListener("abort", () => resolve({ stopped: true })));
+    });
+    s.deliver(`{"k":"req","id":"4","type":"slow","payload":{}}`);
+    s.deliver(`{"k":"req","id":"5","type":"slow","payload":{}}`);
+    await flush();
+    expect(seen?.aborted).toBe(false);
+    s.deliver(`{"k":"ntf","type":"cancel","payload":{"id":"4"}}`);
+    await flush();
+    expect(s.sent.map((f) => decodeFrame(f))).toEqual([{ k: "res", id: "4", ok: true, result: { stopped: true } }]);
+    // Unknown ids and malformed cancels are ignored.
+    s.deliver(`{"k":"ntf","type":"cancel","payload":{"id":"99"}}`);
+    s.deliver(`{"k":"ntf","type":"cancel","payload":{}}`);
+    await flush();
+    expect(s.sent.length).toBe(1);
+    p.close();
+  });
+
   it("numbers requests with incrementing decimal-string ids", async () => {
     const s = new FakeSocket();
     const p = new Peer(s);

@@ -4,7 +4,7 @@
 // the in-memory pipe().
 
 import { decodeFrame, encodeFrame, type Frame } from "./frame";
-import { DEFAULT_TIMEOUT_MS } from "./protocol.gen";
+import { DEFAULT_TIMEOUT_MS, MSG_CANCEL } from "./protocol.gen";
 
 /**
  * PeerSocket is what a Peer needs from a transport: one text frame per
@@ -51,7 +51,13 @@ export class PeerClosedError extends Error {
   }
 }
 
-export type Handler = (payload: unknown) => unknown;
+/**
+ * A request handler. signal aborts when the server sends a cancel notify
+ * for this request (MSG_CANCEL, DESIGN §6) or the peer closes; the handler
+ * should stop what it can abandon (waits, settles) and still return or
+ * throw: the answer is sent either way.
+ */
+export type Handler = (payload: unknown, signal: AbortSignal) => unknown;
 export type NotifyHandler = (payload: unknown) => void;
 
 export interface PeerOptions {
@@ -82,6 +88,8 @@ export class Peer {
   private pings: PendingPing[] = [];
   private readonly handlers = new Map<string, Handler>();
   private readonly notifyHandlers = new Map<string, NotifyHandler>();
+  /** Requests being served, by id: aborted by a cancel notify or on close. */
+  private readonly serving = new Map<string, AbortController>();
   private closedReason: string | undefined;
   private isClosed = false;
   private droppedCount = 0;
@@ -199,6 +207,8 @@ export class Peer {
       p.reject(new PeerClosedError());
     }
     this.pings = [];
+    for (const c of this.serving.values()) c.abort(new PeerClosedError());
+    this.serving.clear();
     this.opts.onClose?.(reason);
   }
 
@@ -245,6 +255,11 @@ export class Peer {
         return;
       }
       case "ntf": {
+        if (f.type === MSG_CANCEL) {
+          const id = (f.payload as { id?: unknown } | undefined)?.id;
+          if (typeof id === "string") this.serving.get(id)?.abort(new Error("cancelled by the server"));
+          return;
+        }
         const h = this.notifyHandlers.get(f.type);
         if (!h) return;
         try {
@@ -266,11 +281,15 @@ export class Peer {
       this.trySend({ k: "res", id, ok: false, error: `no handler for request "${type}"` });
       return;
     }
+    const ctl = new AbortController();
+    this.serving.set(id, ctl);
     try {
-      const result = await h(payload);
+      const result = await h(payload, ctl.signal);
       this.trySend({ k: "res", id, ok: true, result: result === undefined ? null : result });
     } catch (e) {
       this.trySend({ k: "res", id, ok: false, error: errorText(e) });
+    } finally {
+      if (this.serving.get(id) === ctl) this.serving.delete(id);
     }
   }
 }

@@ -6,6 +6,7 @@ export const SERVER_VERSION = "0.3.0";
 export const DEFAULT_TIMEOUT_MS = 30000;
 export const MSG_HELLO = "hello";
 export const MSG_TABS_CHANGED = "tabs_changed";
+export const MSG_CANCEL = "cancel";
 
 export interface TabInfo {
   tabId: number;
@@ -183,6 +184,10 @@ export interface LegacyHelloAck {
 
 export interface TabsChanged {
   tabs: TabInfo[];
+}
+
+export interface CancelPayload {
+  id: string;
 }
 
 /** Each wire type (server → extension request) and its request payload. */

@@ -57,6 +57,8 @@ export interface WaitOptions {
    * at once instead of running into the timeout.
    */
   failAbandoned?: string;
+  /** Stop waiting when it aborts (the server cancelled the call); the navigation itself may go on. */
+  signal?: AbortSignal;
 }
 
 export function waitForNewPage(
@@ -86,6 +88,7 @@ export function waitForNewPage(
       chrome.webNavigation.onReferenceFragmentUpdated.removeListener(onSameDoc);
       chrome.webNavigation.onHistoryStateUpdated.removeListener(onSameDoc);
       chrome.tabs.onRemoved.removeListener(onRemoved);
+      opts.signal?.removeEventListener("abort", onAbort);
       if (err) reject(err);
       else resolve();
     };
@@ -161,6 +164,12 @@ export function waitForNewPage(
         NAV_TIMEOUT_MS,
       ),
     );
+    const onAbort = () => finish(new Error(`${what} was cancelled by the server; the page may still be loading`));
+    if (opts.signal?.aborted) {
+      onAbort();
+      return;
+    }
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
     if (opts.startTimeoutMs !== undefined) {
       const ms = opts.startTimeoutMs;
       timers.push(
@@ -361,8 +370,8 @@ async function openTab(url: string): Promise<TabLike> {
   return t;
 }
 
-async function historyNav(tabId: number, what: "back" | "forward" | "reload"): Promise<void> {
-  if (what === "reload") return waitForNewPage(tabId, "reloading", () => chrome.tabs.reload(tabId));
+async function historyNav(tabId: number, what: "back" | "forward" | "reload", signal?: AbortSignal): Promise<void> {
+  if (what === "reload") return waitForNewPage(tabId, "reloading", () => chrome.tabs.reload(tabId), { signal });
   const label = what === "back" ? "going back" : "going forward";
   const inPage = () =>
     chrome.scripting.executeScript({
@@ -381,11 +390,14 @@ async function historyNav(tabId: number, what: "back" | "forward" | "reload"): P
     scriptable = false;
   }
   if (!scriptable) {
-    return waitForNewPage(tabId, label, () => (what === "back" ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId)));
+    return waitForNewPage(tabId, label, () => (what === "back" ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId)), {
+      signal,
+    });
   }
   return waitForNewPage(tabId, label, inPage, {
     startTimeoutMs: 3000,
     noStartError: `there is no ${what === "back" ? "previous" : "next"} page in tab ${tabId}'s history`,
+    signal,
   });
 }
 
@@ -425,10 +437,11 @@ export function makeChromePort(deps: {
     getShares: deps.getShares,
     getConsent: deps.getConsent,
     share: deps.share,
-    navigate: (tabId, url) =>
+    navigate: (tabId, url, signal) =>
       waitForNewPage(tabId, `navigating to ${url}`, () => chrome.tabs.update(tabId, { url }), {
         ignoreBlank: url !== "about:blank",
         failAbandoned: url,
+        signal,
       }),
     history: historyNav,
     watchNavigation,

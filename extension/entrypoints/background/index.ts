@@ -189,6 +189,9 @@ async function writeStatus(status: Status): Promise<void> {
 
 const executor = new Executor(makeChromePort({ getShares: readShares, share: shareOne, getConsent: readConsent }));
 
+/** Wire requests being executed, by the offscreen document's callId. */
+const running = new Map<string, AbortController>();
+
 type Handlers = { [K in keyof BgMessages]: (m: BgMessage<K>) => Promise<BgMessages[K]["res"]> };
 
 const handlers: Handlers = {
@@ -197,7 +200,19 @@ const handlers: Handlers = {
     const hello = buildHello({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version });
     return { port: settings.port, hello };
   },
-  exec: async (m) => executor.execute(m.type, m.payload),
+  exec: async (m) => {
+    const ctl = new AbortController();
+    if (m.callId) running.set(m.callId, ctl);
+    try {
+      return await executor.execute(m.type, m.payload, ctl.signal);
+    } finally {
+      if (m.callId) running.delete(m.callId);
+    }
+  },
+  cancel: async (m) => {
+    running.get(m.callId)?.abort(new Error("cancelled by the server"));
+    return null;
+  },
   accepted: async (m) => {
     await withIdentity((identity) =>
       chrome.storage.local.set({ [KEY_IDENTITY]: withAssigned(identity, m.assignedLabel, m.assignedSlug) }),

@@ -74,10 +74,22 @@ function openSocket(url: string): Promise<PeerSocket> {
   });
 }
 
+let nextCallId = 0;
+
 const conn = new Connection({
   connectInfo: () => toBg({ to: "bg", kind: "connect-info" }),
   openSocket,
-  exec: (type, payload) => toBg({ to: "bg", kind: "exec", type, payload }),
+  exec: (type, payload, signal) => {
+    // The service worker aborts this exec when the server cancels it.
+    const callId = `${Date.now().toString(36)}-${(nextCallId++).toString(36)}`;
+    const onAbort = () => {
+      toBg({ to: "bg", kind: "cancel", callId }).catch(() => undefined);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    return toBg({ to: "bg", kind: "exec", type, payload, callId }).finally(() =>
+      signal.removeEventListener("abort", onAbort),
+    );
+  },
   accepted: async (info) => {
     await toBg({ to: "bg", kind: "accepted", ...info });
   },

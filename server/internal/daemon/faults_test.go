@@ -1,0 +1,126 @@
+package daemon_test
+
+// Fault tests of issue 12 with real processes: cancellation direct and
+// forwarded.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
+)
+
+// cancelRecorder is a fake-extension hook: press_key "A" runs until the
+// server cancels it (or 20 s); every press_key is recorded in arrival order,
+// with "A-end" when A returns.
+type cancelRecorder struct {
+	mu        sync.Mutex
+	events    []string
+	aCanceled bool
+	aStarted  chan struct{}
+}
+
+func newCancelRecorder() *cancelRecorder { return &cancelRecorder{aStarted: make(chan struct{}, 1)} }
+
+func (r *cancelRecorder) hook(ctx context.Context, req fakeext.Request) error {
+	if req.Type != protocol.MsgPressKey {
+		return nil
+	}
+	var p struct {
+		Key string `json:"key"`
+	}
+	json.Unmarshal(req.Payload, &p)
+	r.mu.Lock()
+	r.events = append(r.events, p.Key)
+	r.mu.Unlock()
+	if p.Key != "A" {
+		return nil
+	}
+	r.aStarted <- struct{}{}
+	select {
+	case <-ctx.Done():
+	case <-time.After(20 * time.Second):
+	}
+	r.mu.Lock()
+	r.aCanceled = ctx.Err() != nil
+	r.events = append(r.events, "A-end")
+	r.mu.Unlock()
+	return fmt.Errorf("stopped")
+}
+
+func (r *cancelRecorder) snapshot() ([]string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events), r.aCanceled
+}
+
+// TestCancellationDirectAndForwarded pins issue 12's cancellation findings:
+// after notifications/cancelled, queued calls are never sent, the running
+// one is told to stop in the extension, and the next call reaches the page
+// only after the cancelled one has ended — for the owner's own app and
+// through a forwarder.
+func TestCancellationDirectAndForwarded(t *testing.T) {
+	ctx := watchdog(t, 120*time.Second)
+	_, ps, ext := startShared(ctx, t, 2)
+	for _, p := range ps {
+		t.Run(p.name, func(t *testing.T) {
+			rec := newCancelRecorder()
+			ext.setHook(rec.hook)
+			press := func(cctx context.Context, key string) error {
+				req := mcp.CallToolRequest{}
+				req.Params.Name = "browser_press_key"
+				req.Params.Arguments = map[string]any{"key": key, "tab": 1}
+				res, err := p.c.CallTool(cctx, req)
+				if err == nil && res.IsError {
+					return fmt.Errorf("tool error: %v", res.Content)
+				}
+				return err
+			}
+			ctxA, cancelA := context.WithCancel(ctx)
+			go press(ctxA, "A")
+			select {
+			case <-rec.aStarted:
+			case <-ctx.Done():
+				t.Fatal("A never reached the extension")
+			}
+			// B and C queue behind A; both are cancelled before their turn.
+			var queued []context.CancelFunc
+			for _, k := range []string{"B", "C"} {
+				cctx, cancel := context.WithCancel(ctx)
+				queued = append(queued, cancel)
+				go press(cctx, k)
+			}
+			time.Sleep(300 * time.Millisecond) // let the client write both requests
+			for _, cancel := range queued {
+				cancel()
+			}
+			dDone := make(chan error, 1)
+			go func() { dDone <- press(ctx, "D") }()
+			time.Sleep(300 * time.Millisecond) // D is queued behind A
+			cancelA()
+			select {
+			case err := <-dDone:
+				if err != nil {
+					t.Fatalf("D: %v", err)
+				}
+			case <-ctx.Done():
+				t.Fatal("D never answered")
+			}
+			events, aCanceled := rec.snapshot()
+			if !aCanceled {
+				t.Fatalf("the extension was not told to stop A (events %v)", events)
+			}
+			if !slices.Equal(events, []string{"A", "A-end", "D"}) {
+				t.Fatalf("the extension saw %v, want [A A-end D]: cancelled calls are never sent and D waits for A to end", events)
+			}
+		})
+	}
+}
