@@ -6,4 +6,5 @@ const ProtocolVersion = 1
 
 // Version is the product version of this monkbrowse release. The server
 // reports it in hello_ack and fwd_hello; the extension shows it in its popup.
-const Version = "0.3.0"
+// A var, so release builds stamp it (-ldflags -X, scripts/release).
+var Version = "0.3.0"

@@ -1,0 +1,3 @@
+module github.com/monkbrowse/monkbrowse/devtool
+
+go 1.25.0
