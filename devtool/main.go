@@ -21,6 +21,9 @@ const usage = `devtool — builds monkbrowse (the wrappers in scripts/ call this
   devtool release [-out DIR] [-platforms LIST] VERSION
                                     release artifacts in dist/ (see scripts/release)
   devtool verify DIR                check DIR/SHA256SUMS against the files in DIR
+  devtool reproduce [-platforms LIST] VERSION DIR
+                                    build VERSION again with an empty Go build cache into a
+                                    temporary directory and compare its files with DIR's
 `
 
 func main() {
@@ -55,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err == nil {
 			fmt.Fprintf(stdout, "verify: %d files match %s\n", n, filepath.Join(args[1], "SHA256SUMS"))
 		}
+	case "reproduce":
+		err = t.reproduce(args[1:], stdout)
 	default:
 		fmt.Fprintf(stderr, "devtool: unknown command %q\n%s", args[0], usage)
 		return 2

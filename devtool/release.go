@@ -282,3 +282,69 @@ func verifySums(dir string) (int, error) {
 	}
 	return n, nil
 }
+
+// reproduce builds VERSION again, for the given platforms and the extension,
+// with an empty Go build cache, and checks that every file it writes is
+// byte for byte the one in DIR.
+func (t *tool) reproduce(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
+	fs.SetOutput(t.log)
+	plats := fs.String("platforms", "linux/amd64", "comma-separated GOOS/GOARCH `list` to rebuild")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return errors.New("usage: devtool reproduce [-platforms LIST] VERSION DIR")
+	}
+	version, dir := fs.Arg(0), fs.Arg(1)
+	tmp, err := os.MkdirTemp("", "monkbrowse-reproduce-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	cache := filepath.Join(tmp, "gocache")
+	out := filepath.Join(tmp, "dist")
+	old, had := os.LookupEnv("GOCACHE")
+	os.Setenv("GOCACHE", cache)
+	err = t.release([]string{"-out", out, "-platforms", *plats, version}, io.Discard)
+	if had {
+		os.Setenv("GOCACHE", old)
+	} else {
+		os.Unsetenv("GOCACHE")
+	}
+	if err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, e := range ents {
+		if e.Name() == "SHA256SUMS" {
+			continue // lists only the rebuilt subset
+		}
+		a, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Name(), err)
+		}
+		if !bytes.Equal(a, b) {
+			return fmt.Errorf("%s differs from the rebuild with an empty build cache: not reproducible", e.Name())
+		}
+		fmt.Fprintf(stdout, "reproduce: %s identical (sha256 %s)\n", e.Name(), sha(a))
+		n++
+	}
+	if n == 0 {
+		return errors.New("the rebuild wrote nothing")
+	}
+	return nil
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
