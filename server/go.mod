@@ -3,6 +3,7 @@ module github.com/monkbrowse/monkbrowse/server
 go 1.25.5
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/gorilla/websocket v1.5.3
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/monkbrowse/monkbrowse/forwarder v0.0.0

@@ -11,9 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -22,6 +25,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/daemon"
 	"github.com/monkbrowse/monkbrowse/server/internal/doctor"
+	"github.com/monkbrowse/monkbrowse/server/internal/install"
 	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
 	"github.com/monkbrowse/monkbrowse/server/internal/owner"
 	"github.com/monkbrowse/monkbrowse/tools"
@@ -34,7 +38,7 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	port, controlPort, maxProfiles int
-	logLevel                       string
+	logLevel, listen               string
 	allowIDs                       listFlag
 	uploadRoots                    listFlag
 	allowFileURLs                  bool
@@ -59,6 +63,10 @@ const usageHead = `monkbrowse — let AI apps drive the Chrome tabs you share.
 Usage:
   monkbrowse [flags]          serve MCP on stdio (your AI app runs this)
   monkbrowse doctor [flags]   check the ports and the connection, and say what to do
+  monkbrowse install [--client NAME]… [--dry-run]
+                              add monkbrowse to the MCP clients on this machine
+  monkbrowse uninstall [--client NAME]… [--dry-run]
+                              remove exactly what install added
 
 Flags:
 `
@@ -67,6 +75,7 @@ func newFlags(name string, cfg *config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.IntVar(&cfg.port, "port", owner.DefaultPort, "`port` on 127.0.0.1 the Chrome extension connects to (set the same port in the extension's options; 0 picks a free one, for tests)")
+	fs.StringVar(&cfg.listen, "listen", "127.0.0.1", "`address` the extension port listens on: loopback by default; another one (0.0.0.0 for a container's published port) lets other machines reach it, and monkbrowse warns")
 	fs.IntVar(&cfg.controlPort, "control-port", owner.DefaultControlPort, "`port` on 127.0.0.1 where monkbrowse processes of several AI apps find each other")
 	fs.IntVar(&cfg.maxProfiles, "max-profiles", owner.DefaultMaxProfiles, "most Chrome profiles connected at once")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "stderr log `level`: debug, info, warn, error")
@@ -84,8 +93,13 @@ func newFlags(name string, cfg *config, out io.Writer) *flag.FlagSet {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sub := ""
-	if len(args) > 0 && args[0] == "doctor" {
-		sub, args = "doctor", args[1:]
+	if len(args) > 0 {
+		switch args[0] {
+		case "doctor":
+			sub, args = "doctor", args[1:]
+		case "install", "uninstall":
+			return runInstall(args[0], args[1:], stdout, stderr)
+		}
 	}
 	var cfg config
 	fs := newFlags("monkbrowse", &cfg, stderr)
@@ -121,13 +135,82 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
+	listenIP := net.ParseIP(cfg.listen)
+	if listenIP == nil {
+		fmt.Fprintf(stderr, "monkbrowse: --listen %q: give an IP address, such as 127.0.0.1 (the default) or 0.0.0.0\n", cfg.listen)
+		return 2
+	}
 	if sub == "doctor" {
 		return doctor.Run(ctx, doctor.Options{
 			Port: cfg.port, ControlPort: cfg.controlPort, Out: stdout,
 			QueryOwner: queryOwner,
 		})
 	}
+	if !listenIP.IsLoopback() {
+		log.Warn().Str("listen", cfg.listen).Msg("the extension port listens beyond this machine (--listen is not a loopback address): anyone who can reach it can try to connect. The Host and Origin checks still refuse web pages; keep it behind a firewall, or publish it only to loopback (docker run -p 127.0.0.1:9222:9222)")
+	}
 	return serve(ctx, cfg, &log, stdin, stdout, stderr)
+}
+
+// runInstall is `monkbrowse install` and `monkbrowse uninstall`.
+func runInstall(sub string, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("monkbrowse "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var clients listFlag
+	fs.Var(&clients, "client", "`name` of a client ("+strings.Join(install.ClientNames(), ", ")+"); repeatable; default: every client found on this machine")
+	dry := fs.Bool("dry-run", false, "print what would change and change nothing")
+	command := ""
+	if sub == "install" {
+		fs.StringVar(&command, "command", "", "absolute `path` of monkbrowse to configure (default: this program)")
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: monkbrowse %s [--client NAME]… [--dry-run]\n\n", sub)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "monkbrowse %s: unexpected argument %q\n", sub, fs.Arg(0))
+		return 2
+	}
+	env, err := install.EnvFromOS(runtime.GOOS)
+	if err != nil {
+		fmt.Fprintf(stderr, "monkbrowse %s: %v\n", sub, err)
+		return 1
+	}
+	o := install.Options{Env: env, Clients: clients, DryRun: *dry, Out: stdout}
+	if sub == "uninstall" {
+		err = install.Uninstall(o)
+	} else {
+		if command == "" {
+			if command, err = os.Executable(); err != nil {
+				fmt.Fprintf(stderr, "monkbrowse install: cannot find this program's path (%v): pass --command /absolute/path/to/monkbrowse\n", err)
+				return 1
+			}
+			if strings.HasPrefix(command, os.TempDir()) {
+				fmt.Fprintf(stderr, "monkbrowse install: warning: this program runs from a temporary directory (%s); clients will fail once it is gone. Build it (scripts/build) or download a release and run that copy.\n", command)
+			}
+		}
+		if abs, aerr := filepath.Abs(command); aerr == nil {
+			command = abs
+		}
+		o.Command = command
+		err = install.Install(o)
+		if err == nil && !*dry {
+			fmt.Fprintln(stdout, "Restart the AI app(s) to pick the change up, then run monkbrowse doctor.")
+		}
+	}
+	if err != nil {
+		if !errors.Is(err, install.ErrSomeFailed) {
+			fmt.Fprintf(stderr, "monkbrowse %s: %v\n", sub, err)
+		}
+		return 1
+	}
+	return 0
 }
 
 // serve runs the shared daemon and the MCP endpoint until stdin ends or a
@@ -147,10 +230,8 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 		ControlPort: cfg.controlPort,
 		Logger:      log,
 		StartOwner: func(ctx context.Context) (daemon.Owner, error) {
-			addr := ""
-			if cfg.port == 0 {
-				addr = "127.0.0.1:0" // --port 0: a free port chosen by the system (tests)
-			}
+			// --port 0: a free port chosen by the system (tests).
+			addr := net.JoinHostPort(cfg.listen, strconv.Itoa(cfg.port))
 			o, err := owner.Start(ctx, owner.Config{
 				Port: cfg.port, Addr: addr, ControlPort: cfg.controlPort, MaxProfiles: cfg.maxProfiles,
 				AllowedExtensionIDs: cfg.allowIDs, Logger: log,
