@@ -43,6 +43,8 @@ type Options struct {
 	QueryOwner func(ctx context.Context, controlPort int) (*OwnerStatus, error)
 	// Timeout bounds each probe. Zero: 2 s.
 	Timeout time.Duration
+	// GOOS picks the steps for loading the extension (empty: this OS).
+	GOOS string
 }
 
 // Run prints the diagnosis and returns the exit code: 0 when everything
@@ -127,7 +129,20 @@ func Run(ctx context.Context, o Options) int {
 	}
 
 	if !ctlHeld && !extHeld {
-		next = append(next, "Nothing is running, which is normal when no AI app is open. Add monkbrowse as an MCP server in your AI app (command: monkbrowse), start the app, then run monkbrowse doctor again.")
+		next = append(next, "Nothing is running, which is normal when no AI app is open. Add monkbrowse to your AI apps with `monkbrowse install` (or by hand: command = the path of monkbrowse), start the app, then run monkbrowse doctor again.")
+	}
+	connected := false
+	if status != nil {
+		for _, p := range status.Profiles {
+			connected = connected || p.Connected
+		}
+	}
+	if !connected {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Loading the extension (if you have not yet):")
+		for i, s := range LoadSteps(o.GOOS, protocol.Version, o.Port) {
+			fmt.Fprintf(w, "  %d. %s\n", i+1, s)
+		}
 	}
 	fmt.Fprintln(w)
 	if len(next) == 0 {

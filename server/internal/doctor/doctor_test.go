@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -62,4 +63,32 @@ func TestNothingRunning(t *testing.T) {
 	if code != 1 || !strings.Contains(out.String(), "is free") || !strings.Contains(out.String(), "Next steps") {
 		t.Fatalf("exit %d:\n%s", code, out.String())
 	}
+}
+
+// TestDoctorPrintsLoadStepsForEachOS: with no profile connected, doctor
+// gives the exact steps for loading the unpacked extension on that OS.
+func TestDoctorPrintsLoadStepsForEachOS(t *testing.T) {
+	for goos, want := range map[string][]string{
+		"darwin":  {"~/Library/Application Support/monkbrowse/extension", "unzip -o ~/Downloads/monkbrowse-extension-"},
+		"windows": {`%LOCALAPPDATA%\monkbrowse\extension`, "Expand-Archive"},
+		"linux":   {"~/.local/share/monkbrowse/extension", "unzip -o"},
+	} {
+		var out strings.Builder
+		Run(context.Background(), Options{Port: freePortForTest(t), ControlPort: freePortForTest(t), Out: &out, GOOS: goos, Timeout: 200 * time.Millisecond})
+		s := out.String()
+		for _, w := range append(want, "chrome://extensions", "Developer mode", "Load unpacked", ExtensionID) {
+			if !strings.Contains(s, w) {
+				t.Errorf("%s: doctor output lacks %q:\n%s", goos, w, s)
+			}
+		}
+	}
+}
+
+func freePortForTest(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
