@@ -7,7 +7,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
-// TestToolCatalog: the real binary lists exactly the 22 tools of the
+// TestToolCatalog: the real binary lists exactly the tools of the
 // protocol catalog, each with an object input schema, over the initialize
 // handshake that MCP hosts use.
 func TestToolCatalog(t *testing.T) {
@@ -26,9 +26,6 @@ func TestToolCatalog(t *testing.T) {
 	}
 	for _, tl := range protocol.Tools {
 		want = append(want, tl.Name)
-	}
-	if len(want) != 22 {
-		t.Errorf("the protocol catalog has %d tools, the design has 22", len(want))
 	}
 	// mcp-go lists tools sorted by name; compare the sets.
 	slices.Sort(got)

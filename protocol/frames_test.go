@@ -101,6 +101,17 @@ func vectors(t testing.TB) []vector {
 		MsgSwitchTab:      {SwitchTabRequest{TabID: 1850}, SwitchTabResult{ActiveTabID: 1850}},
 		MsgNewTab:         {NewTabRequest{URL: "https://example.org/"}, NewTabResult{TabID: 1901, Slot: 3}},
 		MsgCloseTab:       {CloseTabRequest{TabID: 1850}, TabResult{TabID: 1850}},
+		MsgFillForm:       {FillFormRequest{Fields: []FormFieldValue{{Ref: "e4", Element: "Email", Value: "ada@example.com"}, {Ref: "e5", Element: "Remember me", Value: "true"}}, TabID: 1843}, TabResult{TabID: 1843}},
+		MsgClickXY:        {ClickXYRequest{X: 120, Y: 80.5, TabID: 1843}, TabResult{TabID: 1843}},
+		MsgDragXY:         {DragXYRequest{StartX: 10, StartY: 20, EndX: 200, EndY: 20, TabID: 1843}, TabResult{TabID: 1843}},
+		MsgNetwork: {NetworkRequestsRequest{TabID: 1843, Filter: "/api/", Since: 3}, NetworkRequestsResult{TabID: 1843, URL: "https://example.com/login", Total: 9, Requests: []NetworkRequest{
+			{ID: 4, Method: "GET", URL: "https://example.com/api/me", Type: "xmlhttprequest", Status: 200, StatusText: "OK", Size: 312, MimeType: "application/json", Start: 1764500000123, Duration: 41.5, State: "done"},
+			{ID: 5, Method: "POST", URL: "https://example.com/api/track", Type: "ping", Start: 1764500000200, State: "failed", Error: "net::ERR_BLOCKED_BY_CLIENT"},
+		}}},
+		MsgDownloads: {DownloadsRequest{Wait: &DownloadsWait{URLContains: "report", TimeoutMs: 20000}}, DownloadsResult{Waited: true, Matched: 7, Downloads: []DownloadInfo{
+			{ID: 7, URL: "https://example.com/report.csv", Filename: "/home/ada/Downloads/report.csv", Mime: "text/csv", BytesReceived: 2048, TotalBytes: 2048, State: "complete", Start: 1764500000123, End: 1764500000456, TabID: 1843},
+		}}},
+		MsgPDF: {TabRequest{TabID: 1843}, PDFResult{TabID: 1843, Path: "/home/ada/Downloads/Sign in.pdf", Size: 48213}},
 	}
 	var vs []vector
 	for i, w := range WireMessages {

@@ -31,6 +31,12 @@ const (
 	MsgSwitchTab      = "browser_switch_tab"
 	MsgNewTab         = "browser_new_tab"
 	MsgCloseTab       = "browser_close_tab"
+	MsgFillForm       = "browser_fill_form"
+	MsgClickXY        = "browser_click_xy"
+	MsgDragXY         = "browser_drag_xy"
+	MsgNetwork        = "browser_network_requests"
+	MsgDownloads      = "browser_downloads"
+	MsgPDF            = "browser_pdf"
 )
 
 // Handshake messages sent by the extension to the server (DESIGN §5.2).
@@ -159,6 +165,137 @@ type CloseTabRequest struct {
 	TabID int `json:"tabId"`
 }
 
+// ScreenshotRequest captures the visible area, one element (Ref, cropped)
+// or the whole page (FullPage).
+type ScreenshotRequest struct {
+	TabID    int    `json:"tabId,omitempty"`
+	Ref      string `json:"ref,omitempty"`
+	FullPage bool   `json:"fullPage,omitempty"`
+}
+
+// FormFieldValue is one field of a fill-form request.
+type FormFieldValue struct {
+	Ref     string `json:"ref"`
+	Element string `json:"element"`
+	Value   string `json:"value"`
+}
+
+// FillFormRequest fills several fields in order, with one settle at the end.
+type FillFormRequest struct {
+	Fields []FormFieldValue `json:"fields"`
+	TabID  int              `json:"tabId,omitempty"`
+}
+
+// ClickXYRequest clicks at viewport coordinates (CSS pixels).
+type ClickXYRequest struct {
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Button string  `json:"button,omitempty"`
+	Double bool    `json:"double,omitempty"`
+	TabID  int     `json:"tabId,omitempty"`
+}
+
+// DragXYRequest presses at one viewport point, moves to another, releases.
+type DragXYRequest struct {
+	StartX float64 `json:"startX"`
+	StartY float64 `json:"startY"`
+	EndX   float64 `json:"endX"`
+	EndY   float64 `json:"endY"`
+	TabID  int     `json:"tabId,omitempty"`
+}
+
+// NetworkRequestsRequest asks for the tab's requests since its page loaded:
+// those whose URL contains Filter (case-insensitive) and numbered above Since.
+type NetworkRequestsRequest struct {
+	TabID         int    `json:"tabId,omitempty"`
+	Filter        string `json:"filter,omitempty"`
+	Since         int    `json:"since,omitempty"`
+	IncludeBodies bool   `json:"includeBodies,omitempty"`
+}
+
+// NetworkRequest is one request seen by chrome.webRequest. Start is
+// milliseconds since the Unix epoch; Duration is milliseconds (absent while
+// pending). Size is the response's Content-Length, absent when unknown.
+// State is "pending", "done" or "failed" (Error then says why, e.g.
+// net::ERR_BLOCKED_BY_CLIENT).
+type NetworkRequest struct {
+	ID            int     `json:"id"`
+	Method        string  `json:"method"`
+	URL           string  `json:"url"`
+	Type          string  `json:"type"`
+	Status        int     `json:"status,omitempty"`
+	StatusText    string  `json:"statusText,omitempty"`
+	Size          int64   `json:"size,omitempty"`
+	MimeType      string  `json:"mimeType,omitempty"`
+	Start         int64   `json:"start"`
+	Duration      float64 `json:"duration,omitempty"`
+	State         string  `json:"state"`
+	Error         string  `json:"error,omitempty"`
+	FromCache     bool    `json:"fromCache,omitempty"`
+	Body          string  `json:"body,omitempty"`
+	BodyBase64    bool    `json:"bodyBase64,omitempty"`
+	BodyTruncated bool    `json:"bodyTruncated,omitempty"`
+}
+
+// NetworkRequestsResult lists the matching requests, oldest first. Total is
+// how many the tab recorded since its page loaded (before filtering);
+// Dropped how many older ones were forgotten to stay bounded. BodiesNote
+// explains why bodies are missing when they were asked for.
+type NetworkRequestsResult struct {
+	TabID      int              `json:"tabId"`
+	URL        string           `json:"url"`
+	Requests   []NetworkRequest `json:"requests"`
+	Total      int              `json:"total"`
+	Dropped    int              `json:"dropped,omitempty"`
+	BodiesNote string           `json:"bodiesNote,omitempty"`
+}
+
+// DownloadsWait makes browser_downloads answer once a matching download
+// (URL or file name contains URLContains) has finished, within TimeoutMs.
+type DownloadsWait struct {
+	URLContains string `json:"urlContains,omitempty"`
+	TimeoutMs   int    `json:"timeoutMs,omitempty"`
+}
+
+// DownloadsRequest asks for the downloads of the profile's shared tabs.
+type DownloadsRequest struct {
+	Wait *DownloadsWait `json:"wait,omitempty"`
+}
+
+// DownloadInfo is one download started from a shared tab. Filename is the
+// full path on the browser's machine (empty until Chrome picked it). Times
+// are milliseconds since the Unix epoch. State is "in_progress",
+// "complete" or "interrupted" (Error says why).
+type DownloadInfo struct {
+	ID            int    `json:"id"`
+	URL           string `json:"url"`
+	Filename      string `json:"filename"`
+	Mime          string `json:"mime,omitempty"`
+	BytesReceived int64  `json:"bytesReceived"`
+	TotalBytes    int64  `json:"totalBytes,omitempty"`
+	State         string `json:"state"`
+	Error         string `json:"error,omitempty"`
+	Start         int64  `json:"start"`
+	End           int64  `json:"end,omitempty"`
+	TabID         int    `json:"tabId"`
+}
+
+// DownloadsResult lists downloads of shared tabs, newest first. With a
+// wait, Waited is set and Matched is the download that satisfied it (0
+// when the time ran out).
+type DownloadsResult struct {
+	Downloads []DownloadInfo `json:"downloads"`
+	Waited    bool           `json:"waited,omitempty"`
+	Matched   int            `json:"matched,omitempty"`
+}
+
+// PDFResult names the PDF file saved on the browser's machine.
+type PDFResult struct {
+	TabID int    `json:"tabId"`
+	Path  string `json:"path"`
+	Size  int64  `json:"size"`
+}
+
 // TabResult is the result of requests that answer with the resolved tab only.
 type TabResult struct {
 	TabID int `json:"tabId"`
@@ -179,9 +316,11 @@ type ConsoleLogsResult struct {
 }
 
 // ScreenshotResult carries a base64 PNG without a data: prefix.
+// Note says how it was taken when that matters (stitched, cropped).
 type ScreenshotResult struct {
 	TabID int    `json:"tabId"`
 	Data  string `json:"data"`
+	Note  string `json:"note,omitempty"`
 }
 
 // SnapshotResult is the page's accessibility snapshot in one round trip.
@@ -254,7 +393,9 @@ type Wire struct {
 const (
 	DefaultTimeout    = 30 * time.Second
 	NavigationTimeout = 60 * time.Second
-	ScreenshotTimeout = 15 * time.Second
+	ScreenshotTimeout = 45 * time.Second // a stitched full page takes up to 10 rate-limited captures
+	// DownloadsTimeout leaves room for the longest wait (45 s).
+	DownloadsTimeout = 55 * time.Second
 )
 
 // WireMessages is the catalog of §5.1 in a fixed order.
@@ -272,7 +413,7 @@ var WireMessages = []Wire{
 	{Type: MsgDrag, Request: DragRequest{}, Response: TabResult{}, Timeout: DefaultTimeout},
 	{Type: MsgUploadFile, Request: UploadFileRequest{}, Response: TabResult{}, Timeout: DefaultTimeout},
 	{Type: MsgGetConsoleLogs, Request: TabRequest{}, Response: ConsoleLogsResult{}, Timeout: DefaultTimeout},
-	{Type: MsgScreenshot, Request: TabRequest{}, Response: ScreenshotResult{}, Timeout: ScreenshotTimeout},
+	{Type: MsgScreenshot, Request: ScreenshotRequest{}, Response: ScreenshotResult{}, Timeout: ScreenshotTimeout},
 	{Type: MsgSnapshot, Request: TabRequest{}, Response: SnapshotResult{}, Timeout: DefaultTimeout, Retryable: true},
 	{Type: MsgGetText, Request: GetTextRequest{}, Response: TextResult{}, Timeout: DefaultTimeout, Retryable: true},
 	{Type: MsgEvaluate, Request: EvaluateRequest{}, Response: EvaluateResult{}, Timeout: DefaultTimeout},
@@ -282,6 +423,12 @@ var WireMessages = []Wire{
 	{Type: MsgSwitchTab, Request: SwitchTabRequest{}, Response: SwitchTabResult{}, Timeout: DefaultTimeout},
 	{Type: MsgNewTab, Request: NewTabRequest{}, Response: NewTabResult{}, Timeout: NavigationTimeout},
 	{Type: MsgCloseTab, Request: CloseTabRequest{}, Response: TabResult{}, Timeout: DefaultTimeout},
+	{Type: MsgFillForm, Request: FillFormRequest{}, Response: TabResult{}, Timeout: DefaultTimeout},
+	{Type: MsgClickXY, Request: ClickXYRequest{}, Response: TabResult{}, Timeout: DefaultTimeout},
+	{Type: MsgDragXY, Request: DragXYRequest{}, Response: TabResult{}, Timeout: DefaultTimeout},
+	{Type: MsgNetwork, Request: NetworkRequestsRequest{}, Response: NetworkRequestsResult{}, Timeout: DefaultTimeout, Retryable: true},
+	{Type: MsgDownloads, Request: DownloadsRequest{}, Response: DownloadsResult{}, Timeout: DownloadsTimeout},
+	{Type: MsgPDF, Request: TabRequest{}, Response: PDFResult{}, Timeout: NavigationTimeout},
 }
 
 var wireByType = func() map[string]Wire {

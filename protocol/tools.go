@@ -83,6 +83,49 @@ type (
 		Text string  `json:"text,omitempty" jsonschema_description:"Wait until this text appears in the page's visible text."`
 		Target
 	}
+	ScreenshotArgs struct {
+		Element  string `json:"element,omitempty" jsonschema_description:"A short description of the element to capture (optional)."`
+		Ref      string `json:"ref,omitempty" jsonschema_description:"Capture only this element (ref from the latest browser_snapshot), cropped to its box. Omit for the visible area."`
+		FullPage bool   `json:"fullPage,omitempty" jsonschema_description:"Capture the whole scrollable page instead of the visible area. With the debugger mode on it is one capture; without it the page is stitched from at most 10 screens and a taller page is refused."`
+		Target
+	}
+	FormField struct {
+		Element string `json:"element" jsonschema_description:"A short human description of the field, e.g. 'Email'."`
+		Ref     string `json:"ref" jsonschema:"minLength=1" jsonschema_description:"The field's ref from the latest browser_snapshot."`
+		Value   string `json:"value" jsonschema_description:"Text fields and text areas: the text (replaces their content). Selects: an option's value or label. Checkboxes and switches: true or false. Radio buttons: true selects it."`
+	}
+	FillFormArgs struct {
+		Fields []FormField `json:"fields" jsonschema:"minItems=1" jsonschema_description:"The fields to fill, in order."`
+		Target
+	}
+	ClickXYArgs struct {
+		X      float64 `json:"x" jsonschema:"minimum=0" jsonschema_description:"Horizontal position in CSS pixels from the left edge of the tab's visible area (the viewport, as in a browser_screenshot of the visible area)."`
+		Y      float64 `json:"y" jsonschema:"minimum=0" jsonschema_description:"Vertical position in CSS pixels from the top edge of the viewport."`
+		Button string  `json:"button,omitempty" jsonschema:"enum=left,enum=right,enum=middle" jsonschema_description:"Which mouse button. Default left."`
+		Double bool    `json:"double,omitempty" jsonschema_description:"Double-click instead of a single click."`
+		Target
+	}
+	DragXYArgs struct {
+		StartX float64 `json:"startX" jsonschema:"minimum=0" jsonschema_description:"Where the drag starts: CSS pixels from the viewport's left edge."`
+		StartY float64 `json:"startY" jsonschema:"minimum=0" jsonschema_description:"Where the drag starts: CSS pixels from the viewport's top edge."`
+		EndX   float64 `json:"endX" jsonschema:"minimum=0" jsonschema_description:"Where the drag ends: CSS pixels from the viewport's left edge."`
+		EndY   float64 `json:"endY" jsonschema:"minimum=0" jsonschema_description:"Where the drag ends: CSS pixels from the viewport's top edge."`
+		Target
+	}
+	NetworkRequestsArgs struct {
+		Filter        string `json:"filter,omitempty" jsonschema_description:"Only requests whose URL contains this text (case-insensitive), e.g. /api/ or .json."`
+		Since         int    `json:"since,omitempty" jsonschema:"minimum=0" jsonschema_description:"Only requests numbered above this (each request is listed with its number #N): pass the highest number you saw to get only newer ones."`
+		IncludeBodies bool   `json:"includeBodies,omitempty" jsonschema_description:"Also return response bodies (text, truncated). Needs the debugger mode, and only requests made while monkbrowse was attached to the tab have them."`
+		Target
+	}
+	DownloadWait struct {
+		URLContains string `json:"urlContains,omitempty" jsonschema_description:"Wait for a download whose URL or file name contains this text. Omit to wait for the next download to finish."`
+		TimeoutMs   int    `json:"timeoutMs,omitempty" jsonschema:"minimum=1,maximum=45000" jsonschema_description:"How long to wait in milliseconds (default 30000, at most 45000, below MCP clients' usual call timeout)."`
+	}
+	DownloadsArgs struct {
+		Profile string        `json:"profile,omitempty" jsonschema_description:"Which browser profile (slug, unique slug prefix or profileId). Omit when only one is connected or to use the one you acted on last."`
+		Wait    *DownloadWait `json:"wait,omitempty" jsonschema_description:"Wait for a download to finish before answering, e.g. right after clicking a download link."`
+	}
 	ListTabsArgs struct {
 		Profile string `json:"profile,omitempty" jsonschema_description:"Only list this profile (slug, unique slug prefix or profileId). Omit to list every profile."`
 	}
@@ -108,56 +151,74 @@ type Tool struct {
 	// Args is a zero value of the tool's argument struct.
 	Args any
 	// ReadOnly tools never change the page; Destructive ones may lose state
-	// (closing a tab).
+	// (closing a tab). Idempotent tools can be repeated with the same
+	// arguments without a further effect (reads; navigating to a URL).
+	// LocalOnly tools touch nothing beyond monkbrowse's own state (the tab
+	// listing): every other tool reaches into web pages, the open world.
 	ReadOnly    bool
 	Destructive bool
+	Idempotent  bool
+	LocalOnly   bool
 	// ChangesPage tools answer with a fresh snapshot after their result line.
 	ChangesPage bool
 }
 
 const afterAction = " Returns a result line followed by a fresh snapshot of the page (URL, title, elements with refs)."
 
-// Tools is the catalog in the order tools/list shows it.
+// Tools is the catalog in the order tools/list shows it. Descriptions say
+// when to use a tool rather than its neighbours.
 var Tools = []Tool{
-	{Name: "browser_navigate", Title: "Navigate", Args: NavigateArgs{}, ChangesPage: true,
-		Description: "Load a URL in a shared tab and wait for the page to finish loading. Use it to open a site or move to a known address." + afterAction},
+	{Name: "browser_navigate", Title: "Navigate", Args: NavigateArgs{}, ChangesPage: true, Idempotent: true,
+		Description: "Load a URL in a shared tab and wait for the page to finish loading. Use it to open a site or move to a known address; to follow a link on the page, browser_click it instead." + afterAction},
 	{Name: "browser_go_back", Title: "Go back", Args: TabArgs{}, ChangesPage: true,
 		Description: "Go back one page in the tab's history, like the browser's Back button." + afterAction},
 	{Name: "browser_go_forward", Title: "Go forward", Args: TabArgs{}, ChangesPage: true,
 		Description: "Go forward one page in the tab's history, like the browser's Forward button." + afterAction},
-	{Name: "browser_reload", Title: "Reload", Args: TabArgs{}, ChangesPage: true,
+	{Name: "browser_reload", Title: "Reload", Args: TabArgs{}, ChangesPage: true, Idempotent: true,
 		Description: "Reload the tab's page and wait for it to load." + afterAction},
-	{Name: "browser_snapshot", Title: "Page snapshot", Args: TabArgs{}, ReadOnly: true,
-		Description: "Read the page as an accessibility snapshot: one line per element with its role, name, state and a ref (e.g. [ref=e12]) that the acting tools take. Use it before clicking or typing, and after the page changes on its own. Returns the page URL, title and the snapshot."},
-	{Name: "browser_get_text", Title: "Get text", Args: GetTextArgs{}, ReadOnly: true,
-		Description: "Read the visible text of one element (by ref) or of the whole page. Use it for reading articles, tables or messages in full. Returns plain text."},
-	{Name: "browser_screenshot", Title: "Screenshot", Args: TabArgs{}, ReadOnly: true,
-		Description: "Take a PNG screenshot of the tab's visible area. A background tab is brought forward for the capture and the person's tab is given back afterwards. Returns an image; prefer browser_snapshot to find elements."},
-	{Name: "browser_get_console_logs", Title: "Console logs", Args: TabArgs{}, ReadOnly: true,
-		Description: "Read the page's console output (log, info, warn, error, debug), uncaught errors, and alert/confirm/prompt dialogs that monkbrowse answered so they did not block the page. Returns one line per entry with its level."},
-	{Name: "browser_evaluate", Title: "Evaluate JavaScript", Args: EvaluateArgs{},
-		Description: "Evaluate a JavaScript expression in the page and return its value as JSON. Use it for facts the snapshot does not show. Off by default: it is refused until the person switches on \"Let the AI run JavaScript in shared tabs\" for that browser profile (monkbrowse extension options or popup); prefer browser_snapshot and browser_get_text. Pages with a strict Content Security Policy refuse it too."},
-	{Name: "browser_click", Title: "Click", Args: ElementArgs{}, ChangesPage: true,
-		Description: "Click an element by its ref from the latest snapshot (buttons, links, checkboxes, radio buttons…)." + afterAction},
+	{Name: "browser_snapshot", Title: "Page snapshot", Args: TabArgs{}, ReadOnly: true, Idempotent: true,
+		Description: "Read the page as an accessibility snapshot: one line per element with its role, name, state and a ref (e.g. [ref=e12]) that the acting tools take. Use it first on a page, and again when the page changed on its own; prefer it to browser_screenshot for finding and reading elements. Returns the page URL, title and the snapshot."},
+	{Name: "browser_get_text", Title: "Get text", Args: GetTextArgs{}, ReadOnly: true, Idempotent: true,
+		Description: "Read the visible text of one element (by ref) or of the whole page. Use it for reading articles, tables or messages in full, where the snapshot's lines are too terse. Returns plain text."},
+	{Name: "browser_screenshot", Title: "Screenshot", Args: ScreenshotArgs{}, ReadOnly: true, Idempotent: true,
+		Description: "Take a PNG screenshot of the tab's visible area, of one element (ref, cropped to it) or of the whole page (fullPage). Use it to see layout, images, charts or canvas content the snapshot cannot describe, and to find coordinates for browser_click_xy. A background tab is brought forward for the capture and the person's tab is given back afterwards. Returns an image."},
+	{Name: "browser_get_console_logs", Title: "Console logs", Args: TabArgs{}, ReadOnly: true, Idempotent: true,
+		Description: "Read the page's console output (log, info, warn, error, debug), uncaught errors, and alert/confirm/prompt dialogs that monkbrowse answered so they did not block the page. Use it when a page misbehaves. Returns one line per entry with its level."},
+	{Name: "browser_network_requests", Title: "Network requests", Args: NetworkRequestsArgs{}, ReadOnly: true, Idempotent: true,
+		Description: "List the tab's network requests since its page loaded: method, URL, status, type, size when known, timing, and why a request failed or was blocked. Use it to check what a page fetched or sent (APIs, failed loads); filter by URL text and pass since to get only newer ones. With the debugger mode on, includeBodies adds response bodies. The list is bounded (newest kept)."},
+	{Name: "browser_evaluate", Title: "Evaluate JavaScript", Args: EvaluateArgs{}, Destructive: true,
+		Description: "Evaluate a JavaScript expression in the page and return its value as JSON. Use it for facts the snapshot and text do not show; to act on the page prefer the element tools, which wait for the page to settle. It can change anything the page's own scripts can. Off by default: it is refused until the person switches on \"Let the AI run JavaScript in shared tabs\" for that browser profile (monkbrowse extension options or popup); prefer browser_snapshot and browser_get_text. Pages with a strict Content Security Policy refuse it too."},
+	{Name: "browser_click", Title: "Click", Args: ElementArgs{}, ChangesPage: true, Destructive: true,
+		Description: "Click an element by its ref from the latest snapshot (buttons, links, checkboxes, radio buttons…). Use it rather than browser_click_xy whenever the element has a ref." + afterAction},
 	{Name: "browser_hover", Title: "Hover", Args: ElementArgs{}, ChangesPage: true,
 		Description: "Move the pointer over an element by its ref, e.g. to open a menu or show a tooltip." + afterAction},
-	{Name: "browser_type", Title: "Type text", Args: TypeArgs{}, ChangesPage: true,
-		Description: "Type text into an editable element (text field, text area, rich-text editor) by its ref, replacing its content; set submit to press Enter afterwards." + afterAction},
-	{Name: "browser_select_option", Title: "Select option", Args: SelectOptionArgs{}, ChangesPage: true,
+	{Name: "browser_type", Title: "Type text", Args: TypeArgs{}, ChangesPage: true, Destructive: true,
+		Description: "Type text into one editable element (text field, text area, rich-text editor) by its ref, replacing its content; set submit to press Enter afterwards. To fill several fields of a form at once use browser_fill_form." + afterAction},
+	{Name: "browser_fill_form", Title: "Fill form", Args: FillFormArgs{}, ChangesPage: true, Destructive: true,
+		Description: "Fill several form fields in one call: text fields and text areas (text), selects (option value or label), checkboxes (true/false) and radio buttons (true). Faster than one browser_type or browser_click per field: the page settles once and one change list comes back. Stops at the first field that fails and says which; the fields before it stay filled. It does not submit: click the submit button afterwards." + afterAction},
+	{Name: "browser_select_option", Title: "Select option", Args: SelectOptionArgs{}, ChangesPage: true, Destructive: true,
 		Description: "Choose one or more options in a select (drop-down or list box) by its ref, by option value or label." + afterAction},
-	{Name: "browser_press_key", Title: "Press key", Args: PressKeyArgs{}, ChangesPage: true,
+	{Name: "browser_press_key", Title: "Press key", Args: PressKeyArgs{}, ChangesPage: true, Destructive: true,
 		Description: "Press a key or key combination in the focused element, e.g. Enter, Escape, ArrowDown, Ctrl+A." + afterAction},
 	{Name: "browser_scroll", Title: "Scroll", Args: ScrollArgs{}, ChangesPage: true,
 		Description: "Scroll the page up, down, left or right by an amount, or scroll an element into view by its ref. Use it to load lazily loaded content." + afterAction},
-	{Name: "browser_drag", Title: "Drag and drop", Args: DragArgs{}, ChangesPage: true,
+	{Name: "browser_drag", Title: "Drag and drop", Args: DragArgs{}, ChangesPage: true, Destructive: true,
 		Description: "Drag one element onto another, both by ref from the latest snapshot." + afterAction},
-	{Name: "browser_upload_file", Title: "Upload file", Args: UploadFileArgs{}, ChangesPage: true,
+	{Name: "browser_click_xy", Title: "Click at coordinates", Args: ClickXYArgs{}, ChangesPage: true, Destructive: true,
+		Description: "Click at a point of the tab's viewport, in CSS pixels, e.g. read off a browser_screenshot of the visible area. A fallback for canvas apps, maps and whatever the snapshot cannot name: when the target has a ref, use browser_click." + afterAction},
+	{Name: "browser_drag_xy", Title: "Drag between coordinates", Args: DragXYArgs{}, ChangesPage: true, Destructive: true,
+		Description: "Press the mouse at one viewport point, move to another and release (CSS pixels), e.g. to draw on a canvas or move a slider handle. A fallback for what the snapshot cannot name: for elements with refs use browser_drag." + afterAction},
+	{Name: "browser_upload_file", Title: "Upload file", Args: UploadFileArgs{}, ChangesPage: true, Destructive: true,
 		Description: "Put a file from this computer into a file input (by ref). The server reads the file at the absolute path you give." + afterAction},
-	{Name: "browser_wait", Title: "Wait", Args: WaitArgs{}, ReadOnly: true,
+	{Name: "browser_downloads", Title: "Downloads", Args: DownloadsArgs{}, ReadOnly: true, Idempotent: true,
+		Description: "List the files the profile's shared tabs downloaded: file name, full path on the browser's computer, size and state (in progress, complete, interrupted). Downloads of tabs that are not shared are never listed. Use it after clicking a download link; set wait to answer only once the download finished (bounded)."},
+	{Name: "browser_pdf", Title: "Save as PDF", Args: TabArgs{},
+		Description: "Save the tab's page as a PDF file in the browser's download folder and return its path. Needs the debugger mode, which the person switches on in the monkbrowse options (Chrome shows a banner while it is used)."},
+	{Name: "browser_wait", Title: "Wait", Args: WaitArgs{}, ReadOnly: true, Idempotent: true,
 		Description: "Wait a number of seconds, or until a text appears on the page (bounded). Use it when a page updates on its own after an action. Returns how long it waited and whether the text appeared."},
-	{Name: "browser_list_tabs", Title: "List tabs", Args: ListTabsArgs{}, ReadOnly: true,
+	{Name: "browser_list_tabs", Title: "List tabs", Args: ListTabsArgs{}, ReadOnly: true, Idempotent: true, LocalOnly: true,
 		Description: "List every connected browser profile (slug, label, connected or not) with its shared tabs, numbered. Only tabs the person shared are visible. Use the numbers as `tab` and the slugs as `profile` in the other tools."},
-	{Name: "browser_switch_tab", Title: "Switch tab", Args: SwitchTabArgs{},
+	{Name: "browser_switch_tab", Title: "Switch tab", Args: SwitchTabArgs{}, Idempotent: true,
 		Description: "Bring a shared tab to the front of its window and make it the default tab for later calls. Returns the tab now active."},
 	{Name: "browser_new_tab", Title: "New tab", Args: NewTabArgs{},
 		Description: "Open a new tab (optionally at a URL). The new tab is shared automatically. Returns its number."},

@@ -33,7 +33,7 @@ func TestTypeScriptContents(t *testing.T) {
 		"  browser_click: ElementRequest;",
 		"  browser_snapshot: SnapshotResult;",
 		"  browser_navigate: 60000,",
-		"  browser_screenshot: 15000,",
+		"  browser_screenshot: 45000,",
 		"export interface Hello {",
 		"export interface LegacyHelloAck {",
 	} {

@@ -32,7 +32,7 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// Dispatcher runs the 22 AI-facing tools over a [Browser]. It implements
+// Dispatcher runs the AI-facing tools of protocol.Tools over a [Browser]. It implements
 // [Caller] and is safe for concurrent use.
 type Dispatcher struct {
 	b        Browser

@@ -36,6 +36,12 @@ func (d *Dispatcher) routes() map[string]handler {
 		"browser_switch_tab":       bind(d.switchTab),
 		"browser_new_tab":          bind(d.newTab),
 		"browser_close_tab":        bind(d.closeTab),
+		"browser_fill_form":        bind(d.fillForm),
+		"browser_click_xy":         bind(d.clickXY),
+		"browser_drag_xy":          bind(d.dragXY),
+		"browser_network_requests": bind(d.networkRequests),
+		"browser_downloads":        bind(d.downloads),
+		"browser_pdf":              bind(d.pdf),
 	}
 }
 
@@ -245,18 +251,6 @@ func (d *Dispatcher) getText(ctx context.Context, a protocol.GetTextArgs) (proto
 		return TextResult("The page has no visible text (it may still be loading: try browser_wait, or browser_snapshot to see its elements)."), nil
 	}
 	return TextResult(res.Text), nil
-}
-
-func (d *Dispatcher) screenshot(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
-	var res protocol.ScreenshotResult
-	t, err := d.read(ctx, a.Target, protocol.MsgScreenshot, tabOnly, &res)
-	if err != nil {
-		return protocol.CallToolResult{}, err
-	}
-	if res.Data == "" {
-		return protocol.CallToolResult{}, fmt.Errorf("The browser returned an empty screenshot of %s. Try again, or use browser_snapshot to read the page.", where(t))
-	}
-	return ImageResult(fmt.Sprintf("Screenshot of %s (visible area, PNG).", where(t)), res.Data), nil
 }
 
 func (d *Dispatcher) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {

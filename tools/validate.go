@@ -34,6 +34,9 @@ type propSchema struct {
 	MinLength *int        `json:"minLength"`
 	MinItems  *int        `json:"minItems"`
 	Items     *propSchema `json:"items"`
+	// Objects (browser_fill_form's fields, browser_downloads' wait).
+	Properties map[string]*propSchema `json:"properties"`
+	Required   []string               `json:"required"`
 }
 
 var (
@@ -201,6 +204,40 @@ func checkValue(name string, p *propSchema, v json.RawMessage) string {
 		if !bytes.Equal(v, []byte("true")) && !bytes.Equal(v, []byte("false")) {
 			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got)
 		}
+	case "object":
+		var obj map[string]json.RawMessage
+		if v[0] != '{' || json.Unmarshal(v, &obj) != nil {
+			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got)
+		}
+		keys := make([]string, 0, len(p.Properties))
+		for k := range p.Properties {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var unknown []string
+		for k := range obj {
+			if _, ok := p.Properties[k]; !ok {
+				unknown = append(unknown, k)
+			}
+		}
+		sort.Strings(unknown)
+		if len(unknown) > 0 {
+			return fmt.Sprintf("field %q has unknown field %q (its fields are %s)", name, unknown[0], strings.Join(keys, ", "))
+		}
+		for _, k := range p.Required {
+			if iv, ok := obj[k]; !ok || bytes.Equal(bytes.TrimSpace(iv), []byte("null")) {
+				return fmt.Sprintf("field %q is missing its required field %q (%s)", name, k, expected(p.Properties[k]))
+			}
+		}
+		for _, k := range keys {
+			iv, ok := obj[k]
+			if !ok || bytes.Equal(bytes.TrimSpace(iv), []byte("null")) {
+				continue
+			}
+			if msg := checkValue(name+"."+k, p.Properties[k], iv); msg != "" {
+				return msg
+			}
+		}
 	case "array":
 		var items []json.RawMessage
 		if v[0] != '[' || json.Unmarshal(v, &items) != nil {
@@ -236,6 +273,16 @@ func expected(p *propSchema) string {
 		s = "a number"
 	case "boolean":
 		s = "true or false"
+	case "object":
+		s = "an object"
+		if len(p.Properties) > 0 {
+			keys := make([]string, 0, len(p.Properties))
+			for k := range p.Properties {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			s = "an object with " + strings.Join(keys, ", ")
+		}
 	case "array":
 		s = "a list"
 		if p.Items != nil {

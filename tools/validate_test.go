@@ -35,6 +35,15 @@ func TestValidateArgs(t *testing.T) {
 		{"browser_wait", `{"time":61}`, []string{`field "time" must be at most 60`}},
 		{"browser_wait", `{"time":-1}`, []string{`field "time" must be at least 0`}},
 		{"browser_list_tabs", `{"tab":1}`, []string{`unknown field "tab"`}},
+		{"browser_fill_form", `{"fields":[{"element":"Email","ref":"e1","value":"a"}]}`, nil},
+		{"browser_fill_form", `{"fields":[]}`, []string{`field "fields" must hold at least 1 item`}},
+		{"browser_fill_form", `{"fields":[{"element":"Email","ref":"e1"}]}`, []string{`field "fields[0]" is missing its required field "value" (a string)`}},
+		{"browser_fill_form", `{"fields":[{"element":"Email","ref":"e1","value":true}]}`, []string{`field "fields[0].value" must be a string, got a boolean true`}},
+		{"browser_fill_form", `{"fields":[{"element":"Email","ref":"e1","value":"a","name":"x"}]}`, []string{`field "fields[0]" has unknown field "name" (its fields are element, ref, value)`}},
+		{"browser_fill_form", `{"fields":["e1"]}`, []string{`field "fields[0]" must be an object with element, ref, value`}},
+		{"browser_downloads", `{"wait":{"timeoutMs":50000}}`, []string{`field "wait.timeoutMs" must be at most 45000`}},
+		{"browser_downloads", `{"wait":{}}`, nil},
+		{"browser_click_xy", `{"x":-1,"y":2}`, []string{`field "x" must be at least 0`}},
 		{"browser_drag", `{}`, []string{`"startElement"`, `"startRef"`, `"endElement"`, `"endRef"`}},
 	}
 	for _, c := range cases {

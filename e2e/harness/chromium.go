@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/cdproto/target"
@@ -319,4 +320,15 @@ func (b *Browser) StopServiceWorkers(ctx context.Context, via *Tab) error {
 		return fmt.Errorf("ServiceWorker.stopAllWorkers: %w", err)
 	}
 	return nil
+}
+
+// AllowDownloads makes the browser save downloads in dir without asking.
+// Chrome's own download records (chrome.downloads) are kept as usual.
+func (b *Browser) AllowDownloads(ctx context.Context, dir string) error {
+	c, cancel := bounded(ctx, b.ctx)
+	defer cancel()
+	_, err := chromedp.CallBrowser(c, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir,
+	})
+	return err
 }

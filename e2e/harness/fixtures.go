@@ -2,14 +2,18 @@ package harness
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"io/fs"
 	"mime"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // OtherOriginPlaceholder in a fixture page is replaced by the second
@@ -95,6 +99,9 @@ func (f *Fixtures) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	if serveDynamic(w, r) {
+		return
+	}
 	name := strings.TrimPrefix(path.Clean(p), "/")
 	b, err := fs.ReadFile(f.files, name)
 	if err != nil {
@@ -116,3 +123,50 @@ func (f *Fixtures) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	_, _ = w.Write(b)
 }
+
+// serveDynamic answers the generated endpoints the fixture pages use:
+//
+//   - /api/<name>?status=N — JSON {"api":"<name>","token":"api-body-<name>"}
+//     with status N (default 200), for network listings and their bodies;
+//   - /dl/<name> — an attachment of DownloadSize bytes, for downloads;
+//   - /slow/<name>?ms=N — a text answer after N ms (at most 10 s).
+func serveDynamic(w http.ResponseWriter, r *http.Request) bool {
+	p := r.URL.Path
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	switch {
+	case strings.HasPrefix(p, "/api/"):
+		name := strings.TrimPrefix(p, "/api/")
+		status := http.StatusOK
+		if s, err := strconv.Atoi(r.URL.Query().Get("status")); err == nil && s >= 200 && s < 600 {
+			status = s
+		}
+		body := fmt.Sprintf(`{"api":%q,"token":"api-body-%s"}`, name, name)
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+		return true
+	case strings.HasPrefix(p, "/dl/"):
+		name := path.Base(p)
+		h.Set("Content-Type", "application/octet-stream")
+		h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+		h.Set("Content-Length", strconv.Itoa(DownloadSize))
+		_, _ = w.Write(bytes.Repeat([]byte("m"), DownloadSize))
+		return true
+	case strings.HasPrefix(p, "/slow/"):
+		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+		select {
+		case <-time.After(time.Duration(min(max(ms, 0), 10_000)) * time.Millisecond):
+		case <-r.Context().Done():
+			return true
+		}
+		h.Set("Content-Type", "text/plain")
+		_, _ = io.WriteString(w, "slow "+path.Base(p))
+		return true
+	}
+	return false
+}
+
+// DownloadSize is the size of every /dl/ file.
+const DownloadSize = 4096

@@ -4,6 +4,7 @@ import type { CsOp } from "./messages";
 import { isLostReply, NAV_GRACE_MS, NAV_LOAD_TIMEOUT_MS, NAV_QUIET_AFTER_REPLY_MS, type NavEvent } from "./navigation";
 import { shareTab } from "./slots";
 import type { Consent, Shares } from "./storage";
+import type { DownloadsRequest } from "./protocol.gen";
 
 class FakeBrowser implements BrowserPort {
   ownExtensionId = "emkgfnickjohaibbledibfemnfkoamdj";
@@ -77,6 +78,26 @@ class FakeBrowser implements BrowserPort {
   async screenshot(t: TabLike) {
     this.calls.push(`screenshot ${t.id}`);
     return "iVBORw0KGgo=";
+  }
+  async screenshotElement(t: TabLike, ref: string) {
+    this.calls.push(`screenshotElement ${t.id} ${ref}`);
+    return { data: "ELEM", note: "part" };
+  }
+  async screenshotFullPage(t: TabLike) {
+    this.calls.push(`screenshotFullPage ${t.id}`);
+    return { data: "FULL" };
+  }
+  async network(id: number, opts: { filter?: string; since?: number; includeBodies?: boolean }) {
+    this.calls.push(`network ${id} ${JSON.stringify(opts)}`);
+    return { url: "https://example.com/a", requests: [], total: 0 };
+  }
+  async downloads(req: DownloadsRequest) {
+    this.calls.push(`downloads ${JSON.stringify(req)}`);
+    return { downloads: [] };
+  }
+  async pdf(t: TabLike) {
+    this.calls.push(`pdf ${t.id}`);
+    return { path: "/tmp/a.pdf", size: 3 };
   }
   async evaluate(id: number, expr: string) {
     this.calls.push(`eval ${id} ${expr}`);
@@ -218,6 +239,42 @@ describe("Executor", () => {
     expect(b.calls.filter((c) => c.startsWith("eval"))).toEqual([]);
     b.consent = { evaluate: true };
     await expect(x.execute("browser_evaluate", { expression: "6*2", tabId: 10 })).resolves.toEqual({ tabId: 10, result: 12 });
+  });
+
+  it("screenshots one element or the whole page, and refuses both at once", async () => {
+    const { b, x } = setup();
+    await expect(x.execute("browser_screenshot", { tabId: 11, ref: "e3" })).resolves.toEqual({ tabId: 11, data: "ELEM", note: "part" });
+    await expect(x.execute("browser_screenshot", { tabId: 11, fullPage: true })).resolves.toEqual({ tabId: 11, data: "FULL" });
+    await expect(x.execute("browser_screenshot", { tabId: 11, ref: "e3", fullPage: true })).rejects.toThrow(/either ref/);
+    expect(b.calls).toEqual(expect.arrayContaining(["screenshotElement 11 e3", "screenshotFullPage 11"]));
+  });
+
+  it("fills forms and clicks at coordinates through the content script; checks their arguments", async () => {
+    const { b, x } = setup();
+    b.csReply.fill_form = { filled: 1, navStarted: false };
+    b.csReply.click_xy = { target: "<canvas>", navStarted: false };
+    b.csReply.drag_xy = { target: "<canvas>", navStarted: false };
+    await expect(x.execute("browser_fill_form", { tabId: 10, fields: [{ ref: "e1", element: "Email", value: "a@b" }] })).resolves.toEqual({ tabId: 10 });
+    expect(b.calls).toContain('cs 10 fill_form {"fields":[{"ref":"e1","value":"a@b","element":"Email"}]}');
+    await expect(x.execute("browser_fill_form", { tabId: 10, fields: [{ ref: "e1" }] })).rejects.toThrow(/fields\[0\] needs/);
+    await expect(x.execute("browser_fill_form", { tabId: 10, fields: [] })).rejects.toThrow(/non-empty list/);
+    await x.execute("browser_click_xy", { tabId: 10, x: 5, y: 6, button: "right" });
+    expect(b.calls).toContain('cs 10 click_xy {"x":5,"y":6,"button":"right"}');
+    await expect(x.execute("browser_click_xy", { tabId: 10, x: "5", y: 6 })).rejects.toThrow(/x is required/);
+    await expect(x.execute("browser_click_xy", { tabId: 10, x: 5, y: 6, button: "side" })).rejects.toThrow(/left, right or middle/);
+    await x.execute("browser_drag_xy", { tabId: 10, startX: 1, startY: 2, endX: 3, endY: 4 });
+    expect(b.calls).toContain('cs 10 drag_xy {"startX":1,"startY":2,"endX":3,"endY":4}');
+  });
+
+  it("reads network requests of shared tabs only and downloads profile-wide", async () => {
+    const { b, x } = setup();
+    await expect(x.execute("browser_network_requests", { tabId: 10, filter: "/api", since: 2 })).resolves.toEqual({
+      tabId: 10, url: "https://example.com/a", requests: [], total: 0,
+    });
+    expect(b.calls).toContain('network 10 {"filter":"/api","since":2}');
+    await expect(x.execute("browser_network_requests", { tabId: 13 })).rejects.toThrow(/not shared/);
+    await expect(x.execute("browser_downloads", { wait: { urlContains: "x", timeoutMs: 5 } })).resolves.toEqual({ downloads: [] });
+    expect(b.calls).toContain('downloads {"wait":{"urlContains":"x","timeoutMs":5}}');
   });
 
   it("lists shared tabs only, by slot, dropping closed ones", async () => {

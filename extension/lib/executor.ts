@@ -5,7 +5,16 @@
 
 import type { CsOp, CsOps } from "./messages";
 import type {
+  ClickXYRequest,
   ConsoleLogsResult,
+  DownloadsRequest,
+  DownloadsResult,
+  DragXYRequest,
+  FillFormRequest,
+  NetworkRequestsRequest,
+  NetworkRequestsResult,
+  PDFResult,
+  ScreenshotRequest,
   DragRequest,
   ElementRequest,
   EvaluateRequest,
@@ -68,6 +77,16 @@ export interface BrowserPort {
   saveRefBase(tabId: number, high: number): Promise<void>;
   /** Captures the tab as base64 PNG (no data: prefix), restoring the person's active tab. */
   screenshot(tab: TabLike): Promise<string>;
+  /** One element (by ref), cropped; a note when only part of it is visible. */
+  screenshotElement(tab: TabLike, ref: string): Promise<{ data: string; note?: string }>;
+  /** The whole page, stitched from viewport captures (bounded). */
+  screenshotFullPage(tab: TabLike): Promise<{ data: string; note?: string }>;
+  /** The tab's requests since its page loaded (lib/netlog.ts). */
+  network(tabId: number, opts: { filter?: string; since?: number; includeBodies?: boolean }): Promise<Omit<NetworkRequestsResult, "tabId">>;
+  /** Downloads of shared tabs, optionally waiting for one to finish. */
+  downloads(req: DownloadsRequest): Promise<DownloadsResult>;
+  /** Saves the page as PDF (debugger mode); the file's path and size. */
+  pdf(tab: TabLike): Promise<{ path: string; size: number }>;
   evaluate(tabId: number, expression: string): Promise<unknown>;
   /** Opens a tab and waits for its load. */
   openTab(url: string): Promise<TabLike>;
@@ -100,6 +119,12 @@ function optionalTabId(p: unknown): number | undefined {
 function requireString(p: unknown, field: string): string {
   const v = asRecord(p)[field];
   if (typeof v !== "string" || v === "") throw new Error(`${field} is required and must be a non-empty string`);
+  return v;
+}
+
+function requireNumber(p: unknown, field: string): number {
+  const v = asRecord(p)[field];
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new Error(`${field} is required and must be a number`);
   return v;
 }
 
@@ -286,9 +311,78 @@ export class Executor {
         return { tabId: tab.id, logs: Array.isArray(r?.logs) ? r.logs : [] } satisfies ConsoleLogsResult;
       }
       case "browser_screenshot": {
+        const req = asRecord(p) as ScreenshotRequest;
         const tab = await this.resolveTab(optionalTabId(p));
+        if (req.ref !== undefined && req.ref !== "" && req.fullPage) {
+          throw new Error("pass either ref (one element) or fullPage (the whole page), not both");
+        }
+        if (typeof req.ref === "string" && req.ref !== "") {
+          const r = await this.port.screenshotElement(tab, req.ref);
+          return { tabId: tab.id, ...r } satisfies ScreenshotResult;
+        }
+        if (req.fullPage === true) {
+          const r = await this.port.screenshotFullPage(tab);
+          return { tabId: tab.id, ...r } satisfies ScreenshotResult;
+        }
         const data = await this.port.screenshot(tab);
         return { tabId: tab.id, data } satisfies ScreenshotResult;
+      }
+      case "browser_fill_form": {
+        const fields = asRecord(p as FillFormRequest).fields;
+        if (!Array.isArray(fields) || fields.length === 0) throw new Error("fields is required and must be a non-empty list");
+        const clean = fields.map((f, i) => {
+          const o = asRecord(f);
+          if (typeof o.ref !== "string" || o.ref === "" || typeof o.value !== "string") {
+            throw new Error(`fields[${i}] needs a non-empty ref and a string value`);
+          }
+          return { ref: o.ref, value: o.value, ...(typeof o.element === "string" ? { element: o.element } : {}) };
+        });
+        return this.csNavigating(p, "fill_form", { fields: clean });
+      }
+      case "browser_click_xy": {
+        const req = asRecord(p) as unknown as ClickXYRequest;
+        const args: CsOps["click_xy"]["args"] = { x: requireNumber(p, "x"), y: requireNumber(p, "y") };
+        if (req.button !== undefined) {
+          if (!["left", "right", "middle"].includes(req.button)) throw new Error(`button must be left, right or middle (got ${JSON.stringify(req.button)})`);
+          args.button = req.button;
+        }
+        if (req.double === true) args.double = true;
+        return this.csNavigating(p, "click_xy", args);
+      }
+      case "browser_drag_xy": {
+        const args: DragXYRequest = {
+          startX: requireNumber(p, "startX"),
+          startY: requireNumber(p, "startY"),
+          endX: requireNumber(p, "endX"),
+          endY: requireNumber(p, "endY"),
+        };
+        return this.csNavigating(p, "drag_xy", args);
+      }
+      case "browser_network_requests": {
+        const req = asRecord(p) as NetworkRequestsRequest;
+        const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+        const opts: { filter?: string; since?: number; includeBodies?: boolean } = {};
+        if (typeof req.filter === "string" && req.filter !== "") opts.filter = req.filter;
+        if (typeof req.since === "number" && req.since > 0) opts.since = req.since;
+        if (req.includeBodies === true) opts.includeBodies = true;
+        const r = await this.port.network(tab.id, opts);
+        return { tabId: tab.id, ...r } satisfies NetworkRequestsResult;
+      }
+      case "browser_downloads": {
+        const wait = asRecord(p).wait;
+        const req: DownloadsRequest = {};
+        if (wait !== undefined && wait !== null) {
+          const w = asRecord(wait);
+          req.wait = {};
+          if (typeof w.urlContains === "string" && w.urlContains !== "") req.wait.urlContains = w.urlContains;
+          if (typeof w.timeoutMs === "number" && w.timeoutMs > 0) req.wait.timeoutMs = w.timeoutMs;
+        }
+        return this.port.downloads(req);
+      }
+      case "browser_pdf": {
+        const tab = await this.resolveTab(optionalTabId(p));
+        const r = await this.port.pdf(tab);
+        return { tabId: tab.id, ...r } satisfies PDFResult;
       }
       case "browser_snapshot": {
         const tab = await this.resolveTab(optionalTabId(p));

@@ -75,6 +75,37 @@ export interface CsOps {
   upload: { args: { ref: string; name: string; data: string; mimeType?: string }; result: Empty };
   get_text: { args: { ref?: string }; result: { text: string } };
   console_logs: { args: Empty; result: { logs: ConsoleEntry[] } };
+  fill_form: { args: { fields: { ref: string; element?: string; value: string }[] }; result: { filled: number } };
+  click_xy: { args: { x: number; y: number; button?: string; double?: boolean }; result: { target: string } };
+  drag_xy: { args: { startX: number; startY: number; endX: number; endY: number }; result: { target: string } };
+  /** The element's box in the top-level viewport (CSS px), scrolled into view unless scroll is false. */
+  rect: { args: { ref: string; scroll?: boolean }; result: ElementBox };
+  metrics: { args: Empty; result: PageMetrics };
+  scroll_to: { args: { x: number; y: number }; result: { scrollX: number; scrollY: number } };
+  /** Waits for the DOM to settle (after trusted input sent through the debugger). */
+  settle: { args: Empty; result: Empty };
+}
+
+export interface ElementBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** The visible part, clipped to the viewport. */
+  visible: { x: number; y: number; width: number; height: number };
+  dpr: number;
+  viewportWidth: number;
+  viewportHeight: number;
+}
+
+export interface PageMetrics {
+  scrollX: number;
+  scrollY: number;
+  width: number;
+  height: number;
+  viewportWidth: number;
+  viewportHeight: number;
+  dpr: number;
 }
 export type CsOp = keyof CsOps;
 export interface CsMessage<K extends CsOp = CsOp> {

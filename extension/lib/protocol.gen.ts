@@ -87,9 +87,16 @@ export interface ConsoleLogsResult {
   logs: ConsoleEntry[];
 }
 
+export interface ScreenshotRequest {
+  tabId?: number;
+  ref?: string;
+  fullPage?: boolean;
+}
+
 export interface ScreenshotResult {
   tabId: number;
   data: string;
+  note?: string;
 }
 
 export interface SnapshotResult {
@@ -156,6 +163,103 @@ export interface CloseTabRequest {
   tabId: number;
 }
 
+export interface FillFormRequest {
+  fields: FormFieldValue[];
+  tabId?: number;
+}
+
+export interface FormFieldValue {
+  ref: string;
+  element: string;
+  value: string;
+}
+
+export interface ClickXYRequest {
+  x: number;
+  y: number;
+  button?: string;
+  double?: boolean;
+  tabId?: number;
+}
+
+export interface DragXYRequest {
+  startX: number;
+  startY: number;
+  endX: number;
+  endY: number;
+  tabId?: number;
+}
+
+export interface NetworkRequestsRequest {
+  tabId?: number;
+  filter?: string;
+  since?: number;
+  includeBodies?: boolean;
+}
+
+export interface NetworkRequestsResult {
+  tabId: number;
+  url: string;
+  requests: NetworkRequest[];
+  total: number;
+  dropped?: number;
+  bodiesNote?: string;
+}
+
+export interface NetworkRequest {
+  id: number;
+  method: string;
+  url: string;
+  type: string;
+  status?: number;
+  statusText?: string;
+  size?: number;
+  mimeType?: string;
+  start: number;
+  duration?: number;
+  state: string;
+  error?: string;
+  fromCache?: boolean;
+  body?: string;
+  bodyBase64?: boolean;
+  bodyTruncated?: boolean;
+}
+
+export interface DownloadsRequest {
+  wait?: DownloadsWait;
+}
+
+export interface DownloadsWait {
+  urlContains?: string;
+  timeoutMs?: number;
+}
+
+export interface DownloadsResult {
+  downloads: DownloadInfo[];
+  waited?: boolean;
+  matched?: number;
+}
+
+export interface DownloadInfo {
+  id: number;
+  url: string;
+  filename: string;
+  mime?: string;
+  bytesReceived: number;
+  totalBytes?: number;
+  state: string;
+  error?: string;
+  start: number;
+  end?: number;
+  tabId: number;
+}
+
+export interface PDFResult {
+  tabId: number;
+  path: string;
+  size: number;
+}
+
 export interface Hello {
   protocol: number;
   profileId: string;
@@ -205,7 +309,7 @@ export interface WireRequests {
   browser_drag: DragRequest;
   browser_upload_file: UploadFileRequest;
   browser_get_console_logs: TabRequest;
-  browser_screenshot: TabRequest;
+  browser_screenshot: ScreenshotRequest;
   browser_snapshot: TabRequest;
   browser_get_text: GetTextRequest;
   browser_evaluate: EvaluateRequest;
@@ -215,6 +319,12 @@ export interface WireRequests {
   browser_switch_tab: SwitchTabRequest;
   browser_new_tab: NewTabRequest;
   browser_close_tab: CloseTabRequest;
+  browser_fill_form: FillFormRequest;
+  browser_click_xy: ClickXYRequest;
+  browser_drag_xy: DragXYRequest;
+  browser_network_requests: NetworkRequestsRequest;
+  browser_downloads: DownloadsRequest;
+  browser_pdf: TabRequest;
 }
 
 /** Each wire type and the result the extension answers with. */
@@ -242,6 +352,12 @@ export interface WireResponses {
   browser_switch_tab: SwitchTabResult;
   browser_new_tab: NewTabResult;
   browser_close_tab: TabResult;
+  browser_fill_form: TabResult;
+  browser_click_xy: TabResult;
+  browser_drag_xy: TabResult;
+  browser_network_requests: NetworkRequestsResult;
+  browser_downloads: DownloadsResult;
+  browser_pdf: PDFResult;
 }
 
 export type WireType = keyof WireRequests;
@@ -270,6 +386,12 @@ export const WIRE_TYPES: readonly WireType[] = [
   "browser_switch_tab",
   "browser_new_tab",
   "browser_close_tab",
+  "browser_fill_form",
+  "browser_click_xy",
+  "browser_drag_xy",
+  "browser_network_requests",
+  "browser_downloads",
+  "browser_pdf",
 ];
 
 /** How long the server waits for each wire type, in milliseconds. */
@@ -287,7 +409,7 @@ export const TIMEOUTS_MS: Record<WireType, number> = {
   browser_drag: 30000,
   browser_upload_file: 30000,
   browser_get_console_logs: 30000,
-  browser_screenshot: 15000,
+  browser_screenshot: 45000,
   browser_snapshot: 30000,
   browser_get_text: 30000,
   browser_evaluate: 30000,
@@ -297,6 +419,12 @@ export const TIMEOUTS_MS: Record<WireType, number> = {
   browser_switch_tab: 30000,
   browser_new_tab: 60000,
   browser_close_tab: 30000,
+  browser_fill_form: 30000,
+  browser_click_xy: 30000,
+  browser_drag_xy: 30000,
+  browser_network_requests: 30000,
+  browser_downloads: 55000,
+  browser_pdf: 60000,
 };
 
 /** Idempotent reads the server sends once more after a timeout. */
@@ -306,4 +434,5 @@ export const RETRYABLE: readonly WireType[] = [
   "getUrl",
   "getTitle",
   "list_tabs",
+  "browser_network_requests",
 ];

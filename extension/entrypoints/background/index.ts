@@ -27,6 +27,7 @@ import {
   type Status,
 } from "../../lib/storage";
 import { forgetRefBase, getTab, makeChromePort } from "./chrome-port";
+import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
 
 const OFFSCREEN_PATH = "offscreen.html";
 const KEEPALIVE_ALARM = "monkbrowse-keepalive";
@@ -75,6 +76,7 @@ function updateShares<T>(fn: (s: Shares) => { shares: Shares; out: T }): Promise
     const { shares, out } = fn(before);
     if (shares !== before) {
       await chrome.storage.local.set({ [KEY_SHARES]: shares });
+      setShared(shares);
       scheduleTabsPush();
     }
     return out;
@@ -279,6 +281,9 @@ function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendRespo
 
 export default defineBackground(() => {
   chrome.runtime.onMessage.addListener(onMessage);
+  // Before anything async: Chrome delivers events that woke the worker only
+  // to listeners added in its first turn.
+  installNetwork(readShares);
 
   chrome.runtime.onStartup.addListener(() => {
     // Tab ids are per browser session: shares of the last session would point
@@ -308,6 +313,7 @@ export default defineBackground(() => {
   chrome.tabs.onActivated.addListener(() => scheduleTabsPush());
   chrome.tabs.onRemoved.addListener((tabId) => {
     forgetRefBase(tabId);
+    forgetNetTab(tabId);
     void updateShares((s) => ({ shares: unshareTab(s, tabId), out: undefined }));
   });
   chrome.tabs.onReplaced.addListener((added, removed) => {

@@ -42,7 +42,7 @@ export const MAX_TEXT = 100_000;
 
 // ---------- pointer ----------
 
-function scrollIntoViewCentered(el: Element): void {
+export function scrollIntoViewCentered(el: Element): void {
   try {
     el.scrollIntoView?.({ block: "center", inline: "center", behavior: "instant" as ScrollBehavior });
   } catch {
@@ -58,7 +58,7 @@ function centerOf(el: Element): Point {
 const NON_BUBBLING = new Set(["pointerenter", "pointerleave", "mouseenter", "mouseleave"]);
 
 /** Dispatches a pointer/mouse event at pt; returns false when a listener cancelled it. */
-function mouse(el: Element, type: string, pt: Point, init: MouseEventInit & { buttons?: number } = {}): boolean {
+export function mouse(el: Element, type: string, pt: Point, init: MouseEventInit & { buttons?: number } = {}): boolean {
   const win = windowOf(el);
   const pointer = type.startsWith("pointer");
   const Ctor: typeof MouseEvent = pointer && typeof win.PointerEvent === "function" ? win.PointerEvent : win.MouseEvent;
@@ -83,7 +83,7 @@ function mouse(el: Element, type: string, pt: Point, init: MouseEventInit & { bu
 // The element the pointer was last moved onto, to send it the leave events.
 let hovered: WeakRef<Element> | null = null;
 
-function moveOnto(el: Element, pt: Point): void {
+export function moveOnto(el: Element, pt: Point): void {
   const prev = hovered?.deref();
   if (prev && prev !== el && prev.isConnected && !prev.contains(el)) {
     const ppt = centerOf(prev);
@@ -114,7 +114,7 @@ function isFocusable(el: Element): boolean {
   return isContentEditable(el) && editingHost(el) === el;
 }
 
-function focusTarget(el: Element): HTMLElement | null {
+export function focusTarget(el: Element): HTMLElement | null {
   for (let e: Element | null = el; e; e = parentOrHost(e)) {
     if (isFocusable(e)) return e as HTMLElement;
   }

@@ -3,6 +3,9 @@
 // no extension APIs, so it is tested in a DOM environment.
 
 import { click, drag, getText, hover, pressKey, scroll, selectOption, typeText, upload } from "./actions";
+import { fillForm, type FillField } from "./fillform";
+import { elementRect, pageMetrics, scrollToPoint } from "./geometry";
+import { clickAt, dragAt } from "./xy";
 import type { ConsoleBuffer } from "./console";
 import { PageError, type RefRegistry } from "./refs";
 import { buildSnapshot } from "./snapshot";
@@ -27,14 +30,17 @@ export interface PageContext {
 }
 
 /** Actions that may make the page load another document; their answer says whether one began. */
-export const NAVIGATING_OPS: ReadonlySet<string> = new Set(["click", "type", "select", "press_key", "drag"]);
+export const NAVIGATING_OPS: ReadonlySet<string> = new Set(["click", "type", "select", "press_key", "drag", "fill_form", "click_xy", "drag_xy"]);
 
 /** The ops after which the page gets a moment to settle before the answer. */
-export const SETTLING_OPS: ReadonlySet<string> = new Set(["click", "hover", "type", "select", "press_key", "scroll", "drag"]);
+export const SETTLING_OPS: ReadonlySet<string> = new Set([
+  "click", "hover", "type", "select", "press_key", "scroll", "drag", "fill_form", "click_xy", "drag_xy", "settle",
+]);
 
 export type CsOp =
   | "snapshot" | "click" | "hover" | "type" | "select" | "press_key" | "scroll"
-  | "drag" | "upload" | "get_text" | "console_logs";
+  | "drag" | "upload" | "get_text" | "console_logs"
+  | "fill_form" | "click_xy" | "drag_xy" | "rect" | "metrics" | "scroll_to" | "settle";
 
 /** A message from the service worker: {cs: true, op, args}. */
 export interface CsMessage {
@@ -52,6 +58,12 @@ export function isCsMessage(msg: unknown): msg is CsMessage {
 function str(args: Record<string, unknown>, field: string): string {
   const v = args[field];
   if (typeof v !== "string" || v === "") throw new PageError(`${field} is missing; it must be a non-empty string`);
+  return v;
+}
+
+function num(args: Record<string, unknown>, field: string): number {
+  const v = args[field];
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new PageError(`${field} is missing; it must be a number`);
   return v;
 }
 
@@ -123,6 +135,36 @@ async function runOp(ctx: PageContext, op: string, args: Record<string, unknown>
       return getText(ctx.refs, ctx.doc, { ref: typeof args.ref === "string" && args.ref !== "" ? args.ref : undefined });
     case "console_logs":
       return { logs: ctx.logs.list() };
+    case "fill_form": {
+      if (!Array.isArray(args.fields)) throw new PageError("fields is missing; it must be a list of {element, ref, value}");
+      const fields: FillField[] = args.fields.map((f, i) => {
+        const o = (f ?? {}) as Record<string, unknown>;
+        if (typeof o.ref !== "string" || typeof o.value !== "string") {
+          throw new PageError(`fields[${i}] needs a ref and a string value`);
+        }
+        return { ref: o.ref, value: o.value, element: typeof o.element === "string" ? o.element : undefined };
+      });
+      return fillForm(ctx.refs, fields);
+    }
+    case "click_xy":
+      return clickAt(ctx.doc, {
+        x: num(args, "x"),
+        y: num(args, "y"),
+        button: typeof args.button === "string" && args.button !== "" ? args.button : undefined,
+        double: args.double === true,
+      });
+    case "drag_xy":
+      return dragAt(ctx.doc, { startX: num(args, "startX"), startY: num(args, "startY"), endX: num(args, "endX"), endY: num(args, "endY") });
+    case "rect":
+      return elementRect(ctx.refs, str(args, "ref"), args.scroll !== false);
+    case "metrics":
+      return pageMetrics(ctx.doc);
+    case "scroll_to":
+      return scrollToPoint(ctx.doc, num(args, "x"), num(args, "y"));
+    case "settle":
+      // Nothing to do: handleOp settles after it (trusted input sent by the
+      // service worker through the debugger).
+      return {};
     default:
       throw new PageError(`unknown content-script op ${JSON.stringify(op)}`);
   }

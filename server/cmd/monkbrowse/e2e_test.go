@@ -285,7 +285,7 @@ func TestToolsList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 22 || len(protocol.Tools) != 22 {
+	if len(res.Tools) != len(protocol.Tools) {
 		t.Fatalf("%d tools", len(res.Tools))
 	}
 	byName := map[string]mcp.Tool{}

@@ -167,9 +167,8 @@ func Tools() []mcp.Tool {
 			Title:           t.Title,
 			ReadOnlyHint:    mcp.ToBoolPtr(t.ReadOnly),
 			DestructiveHint: mcp.ToBoolPtr(t.Destructive),
-			IdempotentHint:  mcp.ToBoolPtr(t.ReadOnly),
-			// Every tool but the tab listing reaches into web pages.
-			OpenWorldHint: mcp.ToBoolPtr(t.Name != "browser_list_tabs"),
+			IdempotentHint:  mcp.ToBoolPtr(t.Idempotent),
+			OpenWorldHint:   mcp.ToBoolPtr(!t.LocalOnly),
 		}
 		out = append(out, mt)
 	}

@@ -79,7 +79,7 @@ func TestSwappableCaller(t *testing.T) {
 
 func TestToolsCatalog(t *testing.T) {
 	ts := Tools()
-	if len(ts) != 22 {
+	if len(ts) != len(protocol.Tools) {
 		t.Fatalf("%d tools", len(ts))
 	}
 	for _, mt := range ts {

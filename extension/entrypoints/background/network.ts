@@ -1,0 +1,190 @@
+// chrome.webRequest and chrome.downloads for browser_network_requests and
+// browser_downloads. Only shared tabs are recorded. The log lives in memory
+// and is saved to chrome.storage.session (debounced), because Chrome
+// suspends the service worker when it is idle: a log kept only in memory
+// would be empty by the time the AI asks.
+
+import { matchesWait, matchTab, toDownloadInfo, type DownloadItemLike } from "../../lib/downloads";
+import { NetLog, toWire, type NetState } from "../../lib/netlog";
+import type { DownloadInfo, DownloadsRequest, DownloadsResult, NetworkRequest } from "../../lib/protocol.gen";
+import type { Shares } from "../../lib/storage";
+
+const STATE_KEY = "netlog";
+const DL_KEY = "downloadTabs";
+const SAVE_DELAY_MS = 250;
+/** A wait answers at most this long after it was asked (below the 55 s wire timeout). */
+export const MAX_WAIT_MS = 45_000;
+/** Only downloads that started this long before a wait, or later, can satisfy it. */
+const WAIT_LOOKBACK_MS = 60_000;
+
+let log = new NetLog();
+let downloadTabs: Record<string, number> = {};
+let shared = new Set<number>();
+let ready: Promise<void> | undefined;
+let saveTimer: ReturnType<typeof setTimeout> | undefined;
+
+function load(readShares: () => Promise<Shares>): Promise<void> {
+  ready ??= (async () => {
+    const [got, shares] = await Promise.all([chrome.storage.session.get([STATE_KEY, DL_KEY]), readShares()]);
+    const st = got[STATE_KEY] as NetState | undefined;
+    if (st && typeof st === "object" && st.tabs && Array.isArray(st.recent)) log = new NetLog(st);
+    const dl = got[DL_KEY];
+    if (dl && typeof dl === "object") downloadTabs = dl as Record<string, number>;
+    shared = new Set(Object.keys(shares).map(Number));
+  })().catch(() => undefined);
+  return ready;
+}
+
+function save(): void {
+  if (saveTimer !== undefined) return;
+  saveTimer = setTimeout(() => {
+    saveTimer = undefined;
+    log.prune(Date.now());
+    void chrome.storage.session.set({ [STATE_KEY]: log.state, [DL_KEY]: downloadTabs }).catch(() => undefined);
+  }, SAVE_DELAY_MS);
+}
+
+let readSharesFn: () => Promise<Shares> = async () => ({});
+
+/** Every event waits for the saved state, then applies in arrival order. */
+let chain: Promise<unknown> = Promise.resolve();
+function apply(fn: () => void): void {
+  chain = chain
+    .then(() => load(readSharesFn))
+    .then(() => {
+      fn();
+      save();
+    })
+    .catch(() => undefined);
+}
+
+/** Called when shares change: unshared tabs' logs are forgotten at once. */
+export function setShared(shares: Shares): void {
+  apply(() => {
+    const next = new Set(Object.keys(shares).map(Number));
+    for (const id of shared) if (!next.has(id)) log.forget(id);
+    for (const k of Object.keys(log.state.tabs)) if (!next.has(Number(k))) log.forget(Number(k));
+    shared = next;
+  });
+}
+
+export function forgetTab(tabId: number): void {
+  apply(() => log.forget(tabId));
+}
+
+const FILTER: chrome.webRequest.RequestFilter = { urls: ["<all_urls>"] };
+
+/** Registers the listeners; call once, synchronously, when the worker starts. */
+export function installNetwork(readShares: () => Promise<Shares>): void {
+  readSharesFn = readShares;
+  void load(readShares);
+  chrome.webRequest.onBeforeRequest.addListener(
+    (d) => {
+      if (d.tabId < 0) return undefined;
+      apply(() => {
+        if (!shared.has(d.tabId)) return;
+        log.begin({ requestId: d.requestId, tabId: d.tabId, frameId: d.frameId, method: d.method, url: d.url, type: d.type, timeStamp: d.timeStamp });
+      });
+      return undefined;
+    },
+    FILTER,
+  );
+  chrome.webRequest.onResponseStarted.addListener(
+    (d) => {
+      if (d.tabId < 0) return;
+      apply(() => log.response(d));
+    },
+    FILTER,
+    ["responseHeaders"],
+  );
+  chrome.webRequest.onCompleted.addListener(
+    (d) => {
+      if (d.tabId < 0) return;
+      apply(() => log.complete(d));
+    },
+    FILTER,
+    ["responseHeaders"],
+  );
+  chrome.webRequest.onErrorOccurred.addListener(
+    (d) => {
+      if (d.tabId < 0) return;
+      apply(() => log.fail(d));
+    },
+    FILTER,
+  );
+  chrome.webNavigation.onCommitted.addListener((d) => {
+    if (d.frameId !== 0) return;
+    apply(() => log.committed(d.tabId, d.url));
+  });
+  chrome.downloads.onCreated.addListener((item) => {
+    apply(() => {
+      const tab = matchTab(item as DownloadItemLike, log.state.recent, {});
+      if (tab !== undefined && shared.has(tab)) downloadTabs[String(item.id)] = tab;
+    });
+  });
+}
+
+export async function networkRequests(
+  tabId: number,
+  opts: { filter?: string; since?: number },
+): Promise<{ url: string; requests: NetworkRequest[]; total: number; dropped: number }> {
+  await load(readSharesFn);
+  await chain;
+  const r = log.list(tabId, opts);
+  return { ...r, requests: r.requests.map(toWire) };
+}
+
+/** The raw entries (with Chrome's request ids) for attaching bodies. */
+export async function networkEntries(tabId: number, opts: { filter?: string; since?: number }) {
+  await load(readSharesFn);
+  await chain;
+  return log.list(tabId, opts).requests;
+}
+
+async function sharedDownloads(): Promise<DownloadInfo[]> {
+  await load(readSharesFn);
+  await chain;
+  const items = (await chrome.downloads.search({ orderBy: ["-startTime"], limit: 500 })) as unknown as DownloadItemLike[];
+  const out: DownloadInfo[] = [];
+  for (const it of items) {
+    const tab = matchTab(it, log.state.recent, downloadTabs);
+    // Only tabs shared now: a tab that was unshared takes its downloads with it.
+    if (tab === undefined || !shared.has(tab)) continue;
+    if (downloadTabs[String(it.id)] === undefined) {
+      downloadTabs[String(it.id)] = tab;
+      save();
+    }
+    out.push(toDownloadInfo(it, tab));
+  }
+  return out;
+}
+
+export async function downloads(req: DownloadsRequest): Promise<DownloadsResult> {
+  const wait = req.wait;
+  if (!wait) return { downloads: await sharedDownloads() };
+  const timeout = Math.min(Math.max(wait.timeoutMs ?? 30_000, 1), MAX_WAIT_MS);
+  const asked = Date.now();
+  const deadline = asked + timeout;
+  const satisfied = (list: DownloadInfo[]) =>
+    list.find((d) => d.state !== "in_progress" && d.start >= asked - WAIT_LOOKBACK_MS && matchesWait(d, wait.urlContains));
+  for (;;) {
+    const list = await sharedDownloads();
+    const hit = satisfied(list);
+    if (hit) return { downloads: list, waited: true, matched: hit.id };
+    const left = deadline - Date.now();
+    if (left <= 0) return { downloads: list, waited: true };
+    // Wake on any download change, or poll every second (a change of an
+    // unshared tab's download also wakes us, harmlessly).
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        chrome.downloads.onChanged.removeListener(done);
+        chrome.downloads.onCreated.removeListener(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.min(left, 1000));
+      chrome.downloads.onChanged.addListener(done);
+      chrome.downloads.onCreated.addListener(done);
+    });
+  }
+}

@@ -1,0 +1,73 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// TestFormatNetworkBounded: many requests and large bodies still make a
+// bounded answer that says what was left out and how to read on.
+func TestFormatNetworkBounded(t *testing.T) {
+	var reqs []protocol.NetworkRequest
+	for i := 1; i <= 400; i++ {
+		reqs = append(reqs, protocol.NetworkRequest{ID: i, Method: "GET", URL: "https://a.test/" + strings.Repeat("x", 1000), Type: "fetch", Status: 200, State: "done",
+			Body: strings.Repeat("b", 5000)})
+	}
+	out := FormatNetwork("tab 1", protocol.NetworkRequestsArgs{IncludeBodies: true}, protocol.NetworkRequestsResult{Requests: reqs, Total: 400, Dropped: 3})
+	if len(out) > maxNetworkText+20_000 {
+		t.Errorf("answer is %d characters", len(out))
+	}
+	for _, want := range []string{"the 250 oldest are left out (pass since=250", "3 earlier request(s) were forgotten", "#400 GET", "bodies in this answer reached their limit"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("answer lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "#250 GET") {
+		t.Error("a left-out request is listed")
+	}
+}
+
+func TestFormatNetworkStates(t *testing.T) {
+	out := FormatNetwork("tab 2", protocol.NetworkRequestsArgs{Filter: "api"}, protocol.NetworkRequestsResult{URL: "https://a.test/", Total: 5, Requests: []protocol.NetworkRequest{
+		{ID: 1, Method: "POST", URL: "https://a.test/api", Type: "xmlhttprequest", Status: 201, StatusText: "Created", Size: 2048, Duration: 12.4, State: "done"},
+		{ID: 2, Method: "GET", URL: "https://ads.test/api", Type: "script", State: "failed", Error: "net::ERR_BLOCKED_BY_CLIENT"},
+		{ID: 3, Method: "GET", URL: "https://a.test/api/slow", Type: "fetch", State: "pending"},
+	}})
+	for _, want := range []string{
+		`3 request(s) in tab 2 since https://a.test/ loaded, URL containing "api", oldest first:`,
+		"#1 POST https://a.test/api → 201 Created, xmlhttprequest, 2.0 kB, 12 ms",
+		"#2 GET https://ads.test/api → blocked: net::ERR_BLOCKED_BY_CLIENT, script",
+		"#3 GET https://a.test/api/slow → pending, fetch",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("answer lacks %q:\n%s", want, out)
+		}
+	}
+	empty := FormatNetwork("tab 2", protocol.NetworkRequestsArgs{Since: 9}, protocol.NetworkRequestsResult{Total: 9})
+	if !strings.Contains(empty, "No requests in tab 2") || !strings.Contains(empty, "numbered above #9") {
+		t.Errorf("empty answer: %s", empty)
+	}
+}
+
+func TestFormatDownloads(t *testing.T) {
+	dl := protocol.DownloadInfo{ID: 7, URL: "https://a.test/r.csv", Filename: "/home/ada/Downloads/r.csv", BytesReceived: 4096, State: "complete", TabID: 3}
+	out := FormatDownloads("work", &protocol.DownloadsWait{URLContains: "r.csv", TimeoutMs: 1000}, protocol.DownloadsResult{Downloads: []protocol.DownloadInfo{dl}, Waited: true, Matched: 7})
+	if !strings.Contains(out, `A download matching "r.csv" finished: r.csv — /home/ada/Downloads/r.csv (complete, 4.0 kB`) {
+		t.Errorf("%s", out)
+	}
+	out = FormatDownloads("work", &protocol.DownloadsWait{TimeoutMs: 1500}, protocol.DownloadsResult{Waited: true})
+	if !strings.Contains(out, "No download from a shared tab finished within 1.5s") || !strings.Contains(out, `No downloads from the shared tabs of profile "work"`) {
+		t.Errorf("%s", out)
+	}
+	var many []protocol.DownloadInfo
+	for i := 0; i < 60; i++ {
+		many = append(many, protocol.DownloadInfo{ID: i, URL: fmt.Sprint("https://a.test/", i), State: "in_progress", BytesReceived: 1, TotalBytes: 10})
+	}
+	out = FormatDownloads("work", nil, protocol.DownloadsResult{Downloads: many})
+	if !strings.Contains(out, "(10 older download(s) left out)") || !strings.Contains(out, "in progress, 1 B of 10 B") {
+		t.Errorf("%s", out)
+	}
+}
