@@ -23,7 +23,7 @@ func ExampleCheckHello() {
 
 func ExampleTimeoutFor() {
 	fmt.Println(protocol.TimeoutFor(protocol.MsgNavigate), protocol.IsRetryable(protocol.MsgSnapshot), protocol.IsRetryable(protocol.MsgClick))
-	// Output: 1m0s true false
+	// Output: 45s true false
 }
 
 func ExampleSlugify() {

@@ -391,10 +391,11 @@ type Wire struct {
 
 // Timeouts (DESIGN §5.1).
 const (
-	DefaultTimeout    = 30 * time.Second
-	NavigationTimeout = 60 * time.Second
+	DefaultTimeout    = 25 * time.Second
+	NavigationTimeout = 45 * time.Second
 	ScreenshotTimeout = 45 * time.Second // a stitched full page takes up to 10 rate-limited captures
-	// DownloadsTimeout leaves room for the longest wait (45 s).
+	// DownloadsTimeout leaves room for the longest wait (45 s); the owner
+	// clamps every wire timeout to the call's 55 s budget anyway.
 	DownloadsTimeout = 55 * time.Second
 )
 

@@ -79,7 +79,7 @@ type (
 		Target
 	}
 	WaitArgs struct {
-		Time float64 `json:"time,omitempty" jsonschema:"minimum=0,maximum=60" jsonschema_description:"Seconds to wait. With text: the most to wait for it (default 10)."`
+		Time float64 `json:"time,omitempty" jsonschema:"minimum=0,maximum=50" jsonschema_description:"Seconds to wait. With text: the most to wait for it (default 10)."`
 		Text string  `json:"text,omitempty" jsonschema_description:"Wait until this text appears in the page's visible text."`
 		Target
 	}

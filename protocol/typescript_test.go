@@ -32,7 +32,7 @@ func TestTypeScriptContents(t *testing.T) {
 		"export interface WireRequests {",
 		"  browser_click: ElementRequest;",
 		"  browser_snapshot: SnapshotResult;",
-		"  browser_navigate: 60000,",
+		"  browser_navigate: 45000,",
 		"  browser_screenshot: 45000,",
 		"export interface Hello {",
 		"export interface LegacyHelloAck {",

@@ -17,10 +17,20 @@ import (
 const (
 	DefaultWaitPoll     = 250 * time.Millisecond
 	DefaultWaitForText  = 10 * time.Second
-	maxWait             = 60 * time.Second
+	maxWait             = 50 * time.Second // below CallBudget (issue 12)
 	panicReportingHint  = "This is a bug in monkbrowse; the call did nothing more. Try again, and report it if it repeats."
 	unknownToolTemplate = "There is no tool named %q in monkbrowse. The tools are: %s."
 )
+
+// CallBudget is the longest one tool call may take, counted from when
+// monkbrowse read it (time queued included): below the 60 s that MCP
+// clients commonly wait, so the AI gets monkbrowse's explanation instead of
+// a bare "Request timed out". The wire timeouts, the one retry of reads and
+// browser_wait's maximum all fit inside it (DECISIONS.md, issue 12).
+const CallBudget = 55 * time.Second
+
+// ErrCallBudget is the cause of a call's context when CallBudget ran out.
+var ErrCallBudget = errors.New("tools: the call's time budget ran out")
 
 // Options configures a [Dispatcher]. A nil *Options, and every zero field,
 // means the default.
@@ -102,10 +112,18 @@ func (d *Dispatcher) CallTool(ctx context.Context, name string, args json.RawMes
 // explain words a handler error for the AI. Errors from the Browser already
 // are; a cancelled context is said plainly.
 func (d *Dispatcher) explain(ctx context.Context, name string, err error) string {
+	if errors.Is(context.Cause(ctx), ErrCallBudget) && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrCallBudget)) {
+		return BudgetMessage(name)
+	}
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return fmt.Sprintf("%s was cancelled before it finished (the MCP client cancelled the call or monkbrowse is shutting down).", name)
 	}
 	return err.Error()
+}
+
+// BudgetMessage explains a call stopped by CallBudget.
+func BudgetMessage(name string) string {
+	return fmt.Sprintf("%s did not finish within monkbrowse's %s limit per call (kept below MCP clients' usual 60 s timeout), counting the time it waited behind earlier calls to the same tab. The page may be busy or slow to load. Take a browser_snapshot to see the tab's state before trying again.", name, CallBudget)
 }
 
 // bind decodes validated arguments into T and calls fn.

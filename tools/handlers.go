@@ -296,7 +296,7 @@ var errNotResolved = errors.New("not resolved")
 func (d *Dispatcher) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallToolResult, error) {
 	if a.Text == "" {
 		if a.Time <= 0 {
-			return protocol.CallToolResult{}, errors.New("browser_wait needs `time` (seconds to wait, at most 60) or `text` (wait until it appears on the page), or both. Call it again with one of them.")
+			return protocol.CallToolResult{}, errors.New("browser_wait needs `time` (seconds to wait, at most 50) or `text` (wait until it appears on the page), or both. Call it again with one of them.")
 		}
 		dur := time.Duration(a.Time * float64(time.Second))
 		t := time.NewTimer(dur)

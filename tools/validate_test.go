@@ -32,7 +32,7 @@ func TestValidateArgs(t *testing.T) {
 		{"browser_select_option", `{"element":"x","ref":"e1","values":[]}`, []string{`field "values" must hold at least 1 item`}},
 		{"browser_select_option", `{"element":"x","ref":"e1","values":"a"}`, []string{`field "values" must be a list of strings`}},
 		{"browser_select_option", `{"element":"x","ref":"e1","values":[1]}`, []string{`field "values[0]" must be a string`}},
-		{"browser_wait", `{"time":61}`, []string{`field "time" must be at most 60`}},
+		{"browser_wait", `{"time":51}`, []string{`field "time" must be at most 50`}},
 		{"browser_wait", `{"time":-1}`, []string{`field "time" must be at least 0`}},
 		{"browser_list_tabs", `{"tab":1}`, []string{`unknown field "tab"`}},
 		{"browser_fill_form", `{"fields":[{"element":"Email","ref":"e1","value":"a"}]}`, nil},

@@ -3,7 +3,7 @@
 
 export const PROTOCOL_VERSION = 1 as const;
 export const SERVER_VERSION = "0.3.0";
-export const DEFAULT_TIMEOUT_MS = 30000;
+export const DEFAULT_TIMEOUT_MS = 25000;
 export const MSG_HELLO = "hello";
 export const MSG_TABS_CHANGED = "tabs_changed";
 export const MSG_CANCEL = "cancel";
@@ -396,35 +396,35 @@ export const WIRE_TYPES: readonly WireType[] = [
 
 /** How long the server waits for each wire type, in milliseconds. */
 export const TIMEOUTS_MS: Record<WireType, number> = {
-  browser_navigate: 60000,
-  browser_go_back: 60000,
-  browser_go_forward: 60000,
-  browser_reload: 60000,
-  browser_click: 30000,
-  browser_hover: 30000,
-  browser_type: 30000,
-  browser_select_option: 30000,
-  browser_press_key: 30000,
-  browser_scroll: 30000,
-  browser_drag: 30000,
-  browser_upload_file: 30000,
-  browser_get_console_logs: 30000,
+  browser_navigate: 45000,
+  browser_go_back: 45000,
+  browser_go_forward: 45000,
+  browser_reload: 45000,
+  browser_click: 25000,
+  browser_hover: 25000,
+  browser_type: 25000,
+  browser_select_option: 25000,
+  browser_press_key: 25000,
+  browser_scroll: 25000,
+  browser_drag: 25000,
+  browser_upload_file: 25000,
+  browser_get_console_logs: 25000,
   browser_screenshot: 45000,
-  browser_snapshot: 30000,
-  browser_get_text: 30000,
-  browser_evaluate: 30000,
-  getUrl: 30000,
-  getTitle: 30000,
-  list_tabs: 30000,
-  browser_switch_tab: 30000,
-  browser_new_tab: 60000,
-  browser_close_tab: 30000,
-  browser_fill_form: 30000,
-  browser_click_xy: 30000,
-  browser_drag_xy: 30000,
-  browser_network_requests: 30000,
+  browser_snapshot: 25000,
+  browser_get_text: 25000,
+  browser_evaluate: 25000,
+  getUrl: 25000,
+  getTitle: 25000,
+  list_tabs: 25000,
+  browser_switch_tab: 25000,
+  browser_new_tab: 45000,
+  browser_close_tab: 25000,
+  browser_fill_form: 25000,
+  browser_click_xy: 25000,
+  browser_drag_xy: 25000,
+  browser_network_requests: 25000,
   browser_downloads: 55000,
-  browser_pdf: 60000,
+  browser_pdf: 45000,
 };
 
 /** Idempotent reads the server sends once more after a timeout. */

@@ -9,10 +9,10 @@ import type { Consent, Shares } from "../../lib/storage";
 import { evalInPage, EVAL_CSP_ERROR } from "./evaluate";
 import { downloads, networkRequests } from "./network";
 
-/** Longest a navigation may take before we answer anyway (below the 60 s wire timeout). */
-const NAV_TIMEOUT_MS = 50_000;
+/** Longest a navigation may take before we answer anyway (below the 45 s wire timeout, issue 12). */
+const NAV_TIMEOUT_MS = 40_000;
 /** Once the new page has committed, how long to wait for its load event. */
-const LOAD_AFTER_COMMIT_MS = 45_000;
+const LOAD_AFTER_COMMIT_MS = 35_000;
 export const BODIES_NEED_DEBUGGER =
   "Response bodies need the debugger mode, which is off: the person can switch it on in the monkbrowse options (For this Chrome profile).";
 export const PDF_NEEDS_DEBUGGER =

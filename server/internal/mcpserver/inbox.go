@@ -12,9 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/monkbrowse/monkbrowse/tools"
 )
 
 // inbox is monkbrowse's reading layer in front of mcp-go (issue 12, DESIGN
@@ -60,7 +63,8 @@ type call struct {
 	rawID     json.RawMessage
 	msg       json.RawMessage
 	key       string // "" runs at once, in no queue
-	ctx       context.Context
+	readAt    time.Time
+	ctx       context.Context // ends at readAt + tools.CallBudget
 	cancel    context.CancelFunc
 	cancelled bool // by notifications/cancelled: never run, or no response
 	started   bool
@@ -163,7 +167,7 @@ func (ib *inbox) route(line []byte) bool {
 		if len(e.ID) == 0 || string(e.ID) == "null" {
 			return false
 		}
-		ib.enqueue(&call{id: idKey(e.ID), rawID: e.ID, msg: append(json.RawMessage(nil), bytes.TrimSpace(line)...), key: queueKey(e.Params.Name, e.Params.Arguments)})
+		ib.enqueue(&call{readAt: time.Now(), id: idKey(e.ID), rawID: e.ID, msg: append(json.RawMessage(nil), bytes.TrimSpace(line)...), key: queueKey(e.Params.Name, e.Params.Arguments)})
 		return true
 	case string(mcp.MethodNotificationRootsListChanged):
 		// Applied here, in read order: a browser_upload_file read after it
@@ -237,7 +241,8 @@ func (ib *inbox) enqueue(c *call) {
 	if ib.closed {
 		return
 	}
-	c.ctx, c.cancel = context.WithCancel(ib.base)
+	// The budget counts from the read, so time queued is included.
+	c.ctx, c.cancel = context.WithDeadlineCause(ib.base, c.readAt.Add(ib.s.opts.CallBudget), tools.ErrCallBudget)
 	ib.byID[c.id] = c
 	if c.key == "" {
 		c.started = true
@@ -282,6 +287,11 @@ func (ib *inbox) drain(key string, q *callQueue) {
 			c.started = true
 		}
 		ib.mu.Unlock()
+		if !skip && ib.spent(c) {
+			// Its budget ran out while it waited: answer without running it.
+			ib.answer(c, mcp.NewToolResultError(tools.BudgetMessage(toolName(c.msg))+" It was never started."))
+			continue
+		}
 		if !skip {
 			ib.run(c)
 		}
@@ -306,6 +316,10 @@ func (ib *inbox) run(c *call) {
 	if drop || resp == nil {
 		return
 	}
+	ib.write(resp)
+}
+
+func (ib *inbox) write(resp any) {
 	b, err := json.Marshal(resp)
 	if err != nil {
 		ib.s.log.Error().Err(err).Msg("encoding a tool call's response")
@@ -314,6 +328,34 @@ func (ib *inbox) run(c *call) {
 	if _, err := ib.out.Write(append(b, '\n')); err != nil {
 		ib.s.log.Debug().Err(err).Msg("writing a tool call's response")
 	}
+}
+
+// spent reports whether c's budget ran out (or nearly: less than a
+// twentieth of it is left, too little to send a request and hear back) while
+// it waited.
+func (ib *inbox) spent(c *call) bool {
+	if c.ctx.Err() != nil {
+		return errors.Is(context.Cause(c.ctx), tools.ErrCallBudget)
+	}
+	return time.Until(c.readAt.Add(ib.s.opts.CallBudget)) < ib.s.opts.CallBudget/20
+}
+
+// answer writes result as c's response without running it.
+func (ib *inbox) answer(c *call, result *mcp.CallToolResult) {
+	ib.mu.Lock()
+	ib.forget(c)
+	drop := c.cancelled
+	ib.mu.Unlock()
+	if drop {
+		return
+	}
+	ib.write(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(c.rawID), result))
+}
+
+func toolName(msg json.RawMessage) string {
+	var e envelope
+	_ = json.Unmarshal(msg, &e)
+	return e.Params.Name
 }
 
 func (ib *inbox) handle(c *call) (resp mcp.JSONRPCMessage) {

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,9 +25,13 @@ type rawSession struct {
 	done  chan error
 }
 
-func startRaw(t *testing.T, c tools.Caller) *rawSession {
+func startRaw(t *testing.T, c tools.Caller, opts ...Options) *rawSession {
 	t.Helper()
-	s := New(c, nil)
+	var o *Options
+	if len(opts) > 0 {
+		o = &opts[0]
+	}
+	s := New(c, o)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	rs := &rawSession{in: inW, resps: make(chan map[string]any, 4096), done: make(chan error, 1)}
@@ -211,5 +217,34 @@ func TestInboxCancellation(t *testing.T) {
 	}
 	if len(ran) != 3 {
 		t.Fatalf("ran %v, want A, C, D", ran)
+	}
+}
+
+// TestInboxBudgetCountsQueuedTime: a call that waits in its tab's FIFO past
+// the budget is answered with monkbrowse's explanation without running, and
+// the running one's context carries the budget's cause.
+func TestInboxBudgetCountsQueuedTime(t *testing.T) {
+	var ran atomic.Int32
+	rs := startRaw(t, tools.CallerFunc(func(ctx context.Context, _ string, _ json.RawMessage) (protocol.CallToolResult, error) {
+		ran.Add(1)
+		<-ctx.Done()
+		if !errors.Is(context.Cause(ctx), tools.ErrCallBudget) {
+			return tools.ErrorResult("wrong cause"), nil
+		}
+		return tools.ErrorResult(tools.BudgetMessage("browser_snapshot")), nil
+	}), Options{CallBudget: 300 * time.Millisecond})
+	rs.write(t, callLine(1, "browser_snapshot", `{"tab":1}`), callLine(2, "browser_snapshot", `{"tab":1}`))
+	for range 2 {
+		m := rs.next(t)
+		text := fmt.Sprint(m["result"])
+		if !strings.Contains(text, "limit per call") {
+			t.Fatalf("answer %v lacks the budget explanation", m)
+		}
+		if m["id"] == float64(2) && !strings.Contains(text, "never started") {
+			t.Fatalf("the queued call's answer %v should say it never started", m)
+		}
+	}
+	if n := ran.Load(); n != 1 {
+		t.Fatalf("%d calls ran; the one whose budget ran out in the queue must not", n)
 	}
 }

@@ -42,6 +42,9 @@ type Options struct {
 	Name, Version string
 	// Instructions replaces the default instructions for the model.
 	Instructions string
+	// CallBudget bounds each tool call from when it was read (time queued
+	// included). Zero: tools.CallBudget.
+	CallBudget time.Duration
 	// Logger receives mcp-go's errors and the server's own diagnostics.
 	// Nil discards them.
 	Logger *zerolog.Logger
@@ -100,6 +103,9 @@ func New(c tools.Caller, opts *Options) *Server {
 	}
 	if o.Instructions == "" {
 		o.Instructions = Instructions
+	}
+	if o.CallBudget <= 0 {
+		o.CallBudget = tools.CallBudget
 	}
 	s := &Server{opts: o, log: zerolog.Nop()}
 	if o.Logger != nil {

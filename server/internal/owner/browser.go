@@ -88,6 +88,9 @@ func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(cont
 func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(context.Context, tools.Target, tools.Session) error) error {
 	release, err := c.queues.acquire(ctx, t.TabID)
 	if err != nil {
+		if errors.Is(context.Cause(ctx), tools.ErrCallBudget) {
+			return fmt.Errorf("This call waited for its turn on %s until monkbrowse's %s limit per call ran out (earlier calls to the tab were slow); nothing was sent to the page. Take a browser_snapshot to see the tab's state, then try again.", whereTarget(t), tools.CallBudget)
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("the call was cancelled while it waited for its turn on %s: %w", whereTarget(t), err)
 		}

@@ -48,7 +48,7 @@ var _ tools.Session = (*session)(nil)
 // for retryable reads after a timeout (never for actions), errors worded for
 // the AI, and the tab cache kept current from answers that describe tabs.
 func (s *session) Request(ctx context.Context, typ string, payload, out any) error {
-	timeout := s.c.o.timeoutFor(typ)
+	timeout := clampToBudget(ctx, s.c.o.timeoutFor(typ))
 	s.sent.Add(1)
 	// Settled: a cancelled call keeps its tab until the extension has
 	// answered the cancel (or the timeout passed), so the next call never
@@ -56,7 +56,8 @@ func (s *session) Request(ctx context.Context, typ string, payload, out any) err
 	raw, err := s.c.peer.RequestSettled(ctx, typ, payload, timeout)
 	var te *messaging.RequestTimeoutError
 	retried := false
-	if errors.As(err, &te) && protocol.IsRetryable(typ) && ctx.Err() == nil {
+	if errors.As(err, &te) && protocol.IsRetryable(typ) && ctx.Err() == nil && clampToBudget(ctx, timeout) >= min(timeout, minRetry) {
+		timeout = clampToBudget(ctx, timeout)
 		retried = true
 		s.c.o.log.Debug().Str("type", typ).Str("profile", s.c.slug).Msg("retrying a timed-out read once")
 		raw, err = s.c.peer.RequestSettled(ctx, typ, payload, timeout)
@@ -71,6 +72,27 @@ func (s *session) Request(ctx context.Context, typ string, payload, out any) err
 		}
 	}
 	return nil
+}
+
+// budgetMargin is left between a request's wire timeout and the end of the
+// call's budget, so the wire timeout fires first and the AI reads which
+// request the browser did not answer.
+const budgetMargin = 2 * time.Second
+
+// minRetry is the least time worth a retry of a timed-out read.
+const minRetry = 3 * time.Second
+
+// clampToBudget shortens timeout so it ends budgetMargin before ctx's
+// deadline (the call's budget, tools.CallBudget).
+func clampToBudget(ctx context.Context, timeout time.Duration) time.Duration {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return timeout
+	}
+	if left := time.Until(dl) - budgetMargin; left < timeout {
+		return max(left, 100*time.Millisecond)
+	}
+	return timeout
 }
 
 func (s *session) explain(ctx context.Context, typ string, timeout time.Duration, retried bool, err error) error {

@@ -39,6 +39,10 @@ func (g *gate) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	g.mu.Unlock()
 	defer g.done()
 
+	// A forwarded call has no deadline of its own: give it the budget
+	// here (a direct one already has it from the MCP reading layer).
+	ctx, cancelBudget := context.WithTimeoutCause(ctx, tools.CallBudget, tools.ErrCallBudget)
+	defer cancelBudget()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(g.hard, cancel)
