@@ -64,6 +64,30 @@ func (b *Browser) NewBackgroundTab(ctx context.Context, url string) (*Tab, error
 	return t, nil
 }
 
+// NewUnfocusedWindow opens url in a new window that does not take the
+// focus (Target.createTarget with newWindow=true, focus=false): the page is
+// visible but its document does not have focus, as when the person works in
+// another application.
+func (b *Browser) NewUnfocusedWindow(ctx context.Context, url string) (*Tab, error) {
+	c, cancel := bounded(ctx, b.ctx)
+	defer cancel()
+	res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{
+		URL: url, NewWindow: ptr(true), Focus: ptr(false),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening an unfocused window: %w", err)
+	}
+	t, err := b.AttachTab(ctx, res.TargetID)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.WaitLoaded(ctx); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
 func ptr[T any](v T) *T { return &v }
 
 // AttachTab attaches to an existing page target. Close closes the tab.

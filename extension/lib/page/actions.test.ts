@@ -151,6 +151,40 @@ describe("type", () => {
     expect(input).toHaveBeenCalled();
   });
 
+  it("contenteditable: an editor that handles beforeinput itself gets it first, and the DOM is left to it", async () => {
+    document.body.innerHTML = `<div id="e" contenteditable="true">old</div>`;
+    const el = document.getElementById("e")!;
+    const seen: string[] = [];
+    el.addEventListener("beforeinput", (e) => {
+      const ie = e as InputEvent;
+      seen.push(`${ie.inputType}:${ie.data ?? ""}:${ie.cancelable}`);
+      e.preventDefault();
+      if (ie.inputType === "insertText") el.textContent = `[${ie.data}]`; // the editor's own model
+    });
+    await op("type", { ref: refOf("#e"), text: "hello" });
+    expect(seen).toEqual(["insertText:hello:true"]);
+    expect(el.textContent).toBe("[hello]");
+    await op("press_key", { key: "Backspace" });
+    expect(seen).toEqual(["insertText:hello:true", "deleteContentBackward::true"]);
+    expect(el.textContent).toBe("[hello]");
+  });
+
+  it("submit: the Enter comes after the page's scheduled re-render of the last input (Preact-like)", async () => {
+    document.body.innerHTML = `<input id="q">`;
+    const el = document.getElementById("q") as HTMLInputElement;
+    let draft = "";
+    let sent = "";
+    el.addEventListener("input", () => {
+      const v = el.value;
+      void Promise.resolve().then(() => Promise.resolve()).then(() => (draft = v)); // a render two microtasks later
+    });
+    el.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") sent = draft;
+    });
+    await op("type", { ref: refOf("#q"), text: "ship it", submit: true });
+    expect(sent).toBe("ship it");
+  });
+
   it("follows a label to its control and refuses a button", async () => {
     document.body.innerHTML = `<label id="l">Name <input id="i"></label><button id="b">Go</button>`;
     await op("type", { ref: refOf("#l"), text: "Ada" });
@@ -295,11 +329,50 @@ describe("drag", () => {
       dropped = e.dataTransfer?.getData("text/plain") ?? "";
     });
     await op("drag", { startRef: refOf("#src"), endRef: refOf("#dst") });
-    expect(seen).toEqual([
-      "mousedown@src", "dragstart@src", "drag@src", "dragenter@dst", "dragover@dst", "drop@dst", "dragend@src", "mouseup@dst",
-    ]);
+    // While over the source itself the drag visits it too (as in a browser); the rest in order.
+    const main = seen.filter((x) => !/^drag(enter|over|leave)?@src$/.test(x)).filter((x, i, l) => x !== l[i - 1]);
+    expect(main).toEqual(["mousedown@src", "dragstart@src", "dragenter@dst", "dragover@dst", "drop@dst", "dragend@src", "mouseup@dst"]);
+    expect(seen).toContain("drag@src");
     expect(transfers.size).toBe(1);
     expect(dropped).toBe("item-1");
+  });
+
+  it("drives pointer-event libraries when the source is not draggable: press, moves past a threshold, release", async () => {
+    document.body.innerHTML = `<div id="src">Card</div><div id="dst">Column</div>`;
+    const seen: string[] = [];
+    let down: { x: number; y: number } | null = null;
+    let activated = false;
+    document.addEventListener("pointerdown", (e) => {
+      down = { x: e.clientX, y: e.clientY };
+      seen.push("pointerdown");
+    });
+    document.addEventListener("pointermove", (e) => {
+      if (down && e.buttons === 1 && Math.hypot(e.clientX - down.x, e.clientY - down.y) >= 8 && !activated) {
+        activated = true;
+        seen.push("activated");
+      }
+    });
+    document.addEventListener("pointerup", () => seen.push("pointerup"));
+    document.addEventListener("dragstart", () => seen.push("dragstart"));
+    await op("drag", { startRef: refOf("#src"), endRef: refOf("#dst") });
+    expect(seen).toEqual(["pointerdown", "activated", "pointerup"]);
+  });
+
+  it("lets the page run between the drag's phases", async () => {
+    document.body.innerHTML = `<div id="src" draggable="true">Item</div><div id="dst">Bin</div>`;
+    const dst = document.getElementById("dst")!;
+    // Like SortableJS: accepts drops only once its next-tick start ran.
+    let started = false;
+    document.getElementById("src")!.addEventListener("dragstart", () => {
+      setTimeout(() => (started = true), 0);
+    });
+    dst.addEventListener("dragover", (e) => {
+      if (started) e.preventDefault();
+    });
+    const drop = vi.fn();
+    dst.addEventListener("drop", drop);
+    await op("drag", { startRef: refOf("#src"), endRef: refOf("#dst") });
+    expect(drop).toHaveBeenCalledTimes(1);
   });
 
   it("does not drop where dragover was not accepted", async () => {

@@ -37,6 +37,154 @@ interface Point {
   y: number;
 }
 
+// ---------- yielding to the page ----------
+//
+// A person's input arrives as separate tasks: the page's microtasks, its
+// framework's scheduled renders and the browser's own follow-up events
+// (selectionchange, focus) run between a pointerdown and the pointerup,
+// between focus and the first key. Actions therefore await the page between
+// their phases: a task turn (a MessageChannel message, not throttled in
+// hidden tabs) everywhere, an animation frame only between drag phases and
+// only in a visible document (hidden tabs run no frames).
+
+/** Lets the page run its pending microtasks and the tasks queued before now. */
+export function pageTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    let ch: MessageChannel;
+    try {
+      ch = new MessageChannel();
+    } catch {
+      setTimeout(resolve, 0);
+      return;
+    }
+    ch.port1.onmessage = () => {
+      ch.port1.close();
+      resolve();
+    };
+    ch.port2.postMessage(null);
+  });
+}
+
+/** The longest one drag phase waits for a frame. */
+export const DRAG_FRAME_MAX_MS = 50;
+
+/** Between drag phases: a task turn, then a frame where the page renders frames. */
+async function dragPause(win: Window): Promise<void> {
+  await pageTurn();
+  if (win.document?.visibilityState !== "hidden") await nextFrame(win, DRAG_FRAME_MAX_MS);
+  await pageTurn();
+}
+
+// ---------- focus without a focused window ----------
+//
+// When the document does not have focus (Chrome in the background, headless),
+// el.focus() moves the active element but fires no focus/blur events. These
+// helpers call the real methods and dispatch the events the browser would
+// have fired in a focused window, only when it fired none itself.
+
+function focusEvent(el: Element, type: "focus" | "blur" | "focusin" | "focusout", related: Element | null): void {
+  const win = windowOf(el);
+  const Ctor = typeof win.FocusEvent === "function" ? win.FocusEvent : win.Event;
+  el.dispatchEvent(
+    new Ctor(type, { bubbles: type === "focusin" || type === "focusout", composed: true, relatedTarget: related, view: win } as FocusEventInit),
+  );
+}
+
+/** Runs fn and reports whether el received type meanwhile. */
+function sawEvent(el: Element, type: string, fn: () => void): boolean {
+  let seen = false;
+  const on = (ev: Event) => {
+    if (ev.target === el || ev.composedPath?.()[0] === el) seen = true;
+  };
+  el.addEventListener(type, on, true);
+  try {
+    fn();
+  } finally {
+    el.removeEventListener(type, on, true);
+  }
+  return seen;
+}
+
+/** The focused element of el's own document (or shadow root), deeply. */
+function activeIn(el: Element): Element | null {
+  return deepActiveElement(el.ownerDocument);
+}
+
+/** Focuses el like a click or Tab in a focused window would, events included. */
+export function focusElement(el: HTMLElement, opts: FocusOptions = { preventScroll: true }): void {
+  const prev = activeIn(el);
+  if (prev === el) return;
+  const prevReal = prev && prev !== el.ownerDocument.body && prev !== el.ownerDocument.documentElement ? prev : null;
+  let blurred = false;
+  const focused = sawEvent(el, "focus", () => {
+    if (prevReal) blurred = sawEvent(prevReal, "blur", () => el.focus(opts));
+    else el.focus(opts);
+  });
+  if (focused || activeIn(el) !== el) return; // the browser fired them, or el took no focus
+  if (prevReal && !blurred && prevReal.isConnected) {
+    focusEvent(prevReal, "blur", el);
+    focusEvent(prevReal, "focusout", el);
+  }
+  focusEvent(el, "focus", prevReal);
+  focusEvent(el, "focusin", prevReal);
+}
+
+const isRealFocus = (e: Element | null): e is Element =>
+  !!e && e !== e.ownerDocument.body && e !== e.ownerDocument.documentElement;
+
+/**
+ * Notices focus moves the page makes itself during an action (react-select
+ * calls input.focus() in its mousedown handler; a dialog focuses its first
+ * field) and, in a document without focus, dispatches the blur/focus events a
+ * focused window would have fired. sync() after each phase; stop() at the end.
+ */
+class FocusWatch {
+  private last: Element | null;
+  private readonly focused = new Set<EventTarget>();
+  private readonly blurred = new Set<EventTarget>();
+  private readonly onFocus = (e: Event) => this.focused.add(e.composedPath?.()[0] ?? e.target!);
+  private readonly onBlur = (e: Event) => this.blurred.add(e.composedPath?.()[0] ?? e.target!);
+
+  constructor(private readonly doc: Document) {
+    this.last = deepActiveElement(doc);
+    doc.addEventListener("focus", this.onFocus, true);
+    doc.addEventListener("blur", this.onBlur, true);
+  }
+
+  sync(): void {
+    const now = deepActiveElement(this.doc);
+    if (now === this.last) return;
+    const prev = this.last;
+    this.last = now;
+    const prevReal = isRealFocus(prev) && prev.isConnected ? prev : null;
+    if (prevReal && !this.blurred.has(prevReal)) {
+      focusEvent(prevReal, "blur", isRealFocus(now) ? now : null);
+      focusEvent(prevReal, "focusout", isRealFocus(now) ? now : null);
+    }
+    if (isRealFocus(now) && !this.focused.has(now)) {
+      focusEvent(now, "focus", prevReal);
+      focusEvent(now, "focusin", prevReal);
+    }
+    this.focused.clear();
+    this.blurred.clear();
+  }
+
+  stop(): void {
+    this.sync();
+    this.doc.removeEventListener("focus", this.onFocus, true);
+    this.doc.removeEventListener("blur", this.onBlur, true);
+  }
+}
+
+/** Blurs el (the focused element) like a click elsewhere would, events included. */
+export function blurElement(el: HTMLElement): void {
+  if (activeIn(el) !== el) return;
+  const blurred = sawEvent(el, "blur", () => el.blur?.());
+  if (blurred || activeIn(el) === el) return;
+  focusEvent(el, "blur", null);
+  focusEvent(el, "focusout", null);
+}
+
 /** Longest text get_text returns. */
 export const MAX_TEXT = 100_000;
 
@@ -129,7 +277,7 @@ function ensureEnabled(el: Element, ref: string, what: string): void {
   }
 }
 
-export function click(refs: RefRegistry, ref: string): void {
+export async function click(refs: RefRegistry, ref: string): Promise<void> {
   const el = refs.resolve(ref);
   ensureEnabled(el, ref, "clicked");
   // An <option> inside a <select> is chosen, not clicked: the list is native UI.
@@ -144,23 +292,41 @@ export function click(refs: RefRegistry, ref: string): void {
   const pt = centerOf(el);
   moveOnto(el, pt);
   const doc = el.ownerDocument;
+  const watch = new FocusWatch(doc);
+  try {
+    await pressAndRelease(el, pt, watch);
+  } finally {
+    watch.stop();
+  }
+}
+
+async function pressAndRelease(el: Element, pt: Point, watch: FocusWatch): Promise<void> {
+  const doc = el.ownerDocument;
   const pointerOk = mouse(el, "pointerdown", pt, { buttons: 1, detail: 1 });
   // A cancelled pointerdown suppresses the compatibility mouse events (not the click).
   const downOk = pointerOk ? mouse(el, "mousedown", pt, { buttons: 1, detail: 1 }) : false;
   if (downOk) {
     const target = focusTarget(el);
     if (target) {
-      if (deepActiveElement(doc) !== target) target.focus({ preventScroll: true });
+      focusElement(target);
     } else {
-      const active = doc.activeElement as HTMLElement | null;
-      if (active && active !== doc.body && !active.contains(el)) active.blur?.();
+      const active = activeIn(el) as HTMLElement | null;
+      if (active && active !== doc.body && !active.contains(el)) blurElement(active);
     }
   }
-  mouse(el, "pointerup", pt, { detail: 1 });
-  if (pointerOk) mouse(el, "mouseup", pt, { detail: 1 });
+  watch.sync();
+  // The press and the release are separate tasks for the page (menus that
+  // open on pointerdown render before the pointerup arrives).
+  await pageTurn();
+  watch.sync();
+  const up = el.isConnected ? el : (doc.elementFromPoint?.(pt.x, pt.y) ?? el);
+  mouse(up, "pointerup", pt, { detail: 1 });
+  if (pointerOk) mouse(up, "mouseup", pt, { detail: 1 });
   // A click event runs the element's activation behaviour even when untrusted:
   // checkboxes toggle, links navigate, submit buttons submit, labels forward.
-  mouse(el, "click", pt, { detail: 1 });
+  if (up === el) mouse(el, "click", pt, { detail: 1 });
+  watch.sync();
+  await pageTurn();
 }
 
 export function hover(refs: RefRegistry, ref: string): void {
@@ -264,12 +430,18 @@ function execCommand(doc: Document, cmd: string, value?: string): boolean {
   }
 }
 
-/** Inserts text into a contenteditable at the selection, through the editor's own input path when possible. */
+/**
+ * Inserts text into a contenteditable at the selection the way typing does:
+ * a cancelable beforeinput first (editors such as Lexical handle it and
+ * cancel it), then, when nobody handled it, the browser's own editing
+ * (execCommand, which fires the input event), else a DOM edit.
+ */
 function insertIntoEditable(host: HTMLElement, text: string): void {
   const doc = host.ownerDocument;
-  if (execCommand(doc, "insertText", text)) return;
+  const inputType = text === "\n" ? "insertParagraph" : "insertText";
+  if (!inputEvent(host, "beforeinput", inputType, inputType === "insertText" ? text : null)) return;
+  if (inputType === "insertParagraph" ? execCommand(doc, "insertParagraph") : execCommand(doc, "insertText", text)) return;
   // Fallback (no execCommand): edit the DOM at the selection and tell the page.
-  if (!inputEvent(host, "beforeinput", "insertText", text)) return;
   const sel = doc.getSelection();
   const node = doc.createTextNode(text);
   if (sel && sel.rangeCount > 0 && host.contains(sel.getRangeAt(0).commonAncestorContainer)) {
@@ -284,6 +456,35 @@ function insertIntoEditable(host: HTMLElement, text: string): void {
     host.appendChild(node);
   }
   inputEvent(host, "input", "insertText", text);
+}
+
+/** Deletes in a contenteditable as Backspace/Delete would: beforeinput first, then the browser's editing. */
+function deleteInEditable(host: HTMLElement, forward: boolean): void {
+  const doc = host.ownerDocument;
+  const inputType = forward ? "deleteContentForward" : "deleteContentBackward";
+  if (!inputEvent(host, "beforeinput", inputType, null)) return;
+  if (execCommand(doc, forward ? "forwardDelete" : "delete")) return;
+  const sel = doc.getSelection();
+  if (sel && sel.rangeCount > 0 && !sel.isCollapsed && host.contains(sel.getRangeAt(0).commonAncestorContainer)) {
+    sel.getRangeAt(0).deleteContents();
+    inputEvent(host, "input", inputType, null);
+  }
+}
+
+/** Waits (bounded) for the selectionchange the browser fires after a selection move, so editors see it. */
+function selectionSettled(doc: Document): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      doc.removeEventListener("selectionchange", finish);
+      resolve();
+    };
+    doc.addEventListener("selectionchange", finish);
+    // A selection that did not change fires nothing: two task turns then.
+    void pageTurn().then(pageTurn).then(finish);
+  });
 }
 
 function selectAllIn(el: Element): void {
@@ -317,7 +518,16 @@ function textTarget(el: Element): Element {
   return el;
 }
 
-export function typeText(refs: RefRegistry, args: { ref: string; text: string; submit?: boolean }): void {
+export async function typeText(refs: RefRegistry, args: { ref: string; text: string; submit?: boolean }): Promise<void> {
+  const watch = new FocusWatch(refs.resolve(args.ref).ownerDocument);
+  try {
+    await typeInto(refs, args, watch);
+  } finally {
+    watch.stop();
+  }
+}
+
+async function typeInto(refs: RefRegistry, args: { ref: string; text: string; submit?: boolean }, watch: FocusWatch): Promise<void> {
   const found = refs.resolve(args.ref);
   const text = String(args.text ?? "");
   const el = textTarget(found);
@@ -329,17 +539,25 @@ export function typeText(refs: RefRegistry, args: { ref: string; text: string; s
     if (el.readOnly) {
       throw new PageError(`ref ${args.ref} (${describeElement(el)}) is read-only; it cannot be typed into`);
     }
-    el.focus({ preventScroll: false });
-    fillField(el, text);
+    focusElement(el, { preventScroll: false });
+    await pageTurn();
+    watch.sync();
+    await fillField(el, text);
   } else if (isContentEditable(el)) {
     const host = editingHost(el) ?? (el as HTMLElement);
-    host.focus({ preventScroll: false });
+    const doc = host.ownerDocument;
+    focusElement(host, { preventScroll: false });
+    await selectionSettled(doc);
     selectAllIn(host);
+    await selectionSettled(doc);
     const current = host.textContent ?? "";
     if (text === "") {
-      if (current !== "" && !execCommand(host.ownerDocument, "delete")) {
-        host.textContent = "";
-        inputEvent(host, "input", "deleteContentBackward", null);
+      if (current !== "") {
+        deleteInEditable(host, false);
+        if ((host.textContent ?? "") === current && !isEditorManaged(host)) {
+          host.textContent = "";
+          inputEvent(host, "input", "deleteContentBackward", null);
+        }
       }
     } else {
       insertIntoEditable(host, text);
@@ -349,11 +567,22 @@ export function typeText(refs: RefRegistry, args: { ref: string; text: string; s
       `ref ${args.ref} (${describeElement(found)}) does not take text; type into a textbox, searchbox or combobox ref, or click it first and use browser_press_key`,
     );
   }
-  if (args.submit) pressKeyOn(el, parseKeyCombo("Enter"));
+  if (args.submit) {
+    // The Enter is a separate task after the last input, as a person's is:
+    // frameworks that render in a microtask or task (Preact, Vue) see the text.
+    watch.sync();
+    await pageTurn();
+    pressKeyOn(el, parseKeyCombo("Enter"));
+  }
+}
+
+/** Editors that own their DOM (Lexical, ProseMirror) mark their root; never rewrite it behind them. */
+function isEditorManaged(host: Element): boolean {
+  return host.hasAttribute("data-lexical-editor") || host.classList.contains("ProseMirror");
 }
 
 /** Replaces the field's value with text, key by key where the field allows it. */
-function fillField(el: HTMLInputElement | HTMLTextAreaElement, text: string): void {
+async function fillField(el: HTMLInputElement | HTMLTextAreaElement, text: string): Promise<void> {
   const perChar = supportsSelection(el);
   const before = el.value;
   if (before !== "") {
@@ -370,6 +599,8 @@ function fillField(el: HTMLInputElement | HTMLTextAreaElement, text: string): vo
   }
   if (perChar) {
     for (const ch of text) {
+      // The page's microtasks (a framework's re-render of a controlled input) run between keys.
+      await Promise.resolve();
       const kp = charKey(ch);
       if (kp.key === "Enter" && !isTextArea(el)) continue;
       if (!key(el, "keydown", kp)) {
@@ -414,7 +645,7 @@ function optionLabel(o: HTMLOptionElement): string {
 }
 
 function chooseOptions(select: HTMLSelectElement, chosen: HTMLOptionElement[]): void {
-  select.focus?.({ preventScroll: true });
+  focusElement(select);
   const opts = Array.from(select.options);
   if (select.multiple) {
     for (const o of opts) o.selected = chosen.includes(o);
@@ -501,11 +732,18 @@ const MODIFIER_ORDER: Array<[keyof KeyPress["modifiers"], string, string, number
   ["shift", "Shift", "ShiftLeft", 16],
 ];
 
-export function pressKey(doc: Document, combo: string): void {
+export async function pressKey(doc: Document, combo: string): Promise<void> {
   const kp = parseKeyCombo(combo);
   const target = deepActiveElement(doc) ?? doc.body ?? doc.documentElement;
   if (!target) throw new PageError("the page has no document body to send keys to");
-  pressKeyOn(target, kp);
+  const watch = new FocusWatch(doc);
+  try {
+    pressKeyOn(target, kp);
+    watch.sync();
+    await pageTurn();
+  } finally {
+    watch.stop();
+  }
 }
 
 function pressKeyOn(target: Element, kp: KeyPress): void {
@@ -549,15 +787,25 @@ function defaultKeyAction(target: Element, kp: KeyPress): void {
     moveFocus(target, m.shift);
     return;
   }
+  // Editing shortcuts a browser performs in a contenteditable the editor did not handle.
+  if (editable && (m.ctrl || m.meta) && !m.alt) {
+    const k = kp.key.toLowerCase();
+    const cmd = EDIT_SHORTCUTS[m.shift && k === "z" ? "Z" : k];
+    if (cmd && inputEvent(editable, "beforeinput", cmd[1], null)) execCommand(doc, cmd[0]);
+    return;
+  }
   if (shortcut) return;
+  if (editable && (kp.key.startsWith("Arrow") || kp.key === "Home" || kp.key === "End")) {
+    moveSelection(doc, kp.key, m.shift);
+    return;
+  }
 
   switch (kp.key) {
     case "Enter":
       if (field && isTextArea(field)) insertIntoField(field, "\n");
       else if (field) implicitSubmit(field as HTMLInputElement);
-      else if (editable) {
-        if (!execCommand(doc, "insertParagraph")) insertIntoEditable(editable, "\n");
-      } else if (ACTIVATE_ON_ENTER(target)) activate(target);
+      else if (editable) insertIntoEditable(editable, "\n");
+      else if (ACTIVATE_ON_ENTER(target)) activate(target);
       return;
     case " ":
       if (field) insertIntoField(field, " ");
@@ -568,7 +816,7 @@ function defaultKeyAction(target: Element, kp: KeyPress): void {
     case "Backspace":
     case "Delete":
       if (field) deleteInField(field, kp.key === "Delete");
-      else if (editable) execCommand(doc, kp.key === "Delete" ? "forwardDelete" : "delete");
+      else if (editable) deleteInEditable(editable, kp.key === "Delete");
       return;
     case "Escape": {
       const dialog = target.closest("dialog");
@@ -610,6 +858,29 @@ function defaultKeyAction(target: Element, kp: KeyPress): void {
   if (kp.text !== "" && kp.text !== "\r") {
     if (field) insertIntoField(field, kp.text);
     else if (editable) insertIntoEditable(editable, kp.text);
+  }
+}
+
+/** Ctrl/Cmd+key in a contenteditable: [execCommand, beforeinput inputType]. */
+const EDIT_SHORTCUTS: Record<string, [string, string]> = {
+  b: ["bold", "formatBold"],
+  i: ["italic", "formatItalic"],
+  u: ["underline", "formatUnderline"],
+  z: ["undo", "historyUndo"],
+  Z: ["redo", "historyRedo"],
+  y: ["redo", "historyRedo"],
+};
+
+/** Arrow keys, Home and End in a contenteditable: move (or with Shift extend) the selection. */
+function moveSelection(doc: Document, k: string, extend: boolean): void {
+  const sel = doc.getSelection() as (Selection & { modify?: (a: string, d: string, g: string) => void }) | null;
+  if (!sel?.modify) return;
+  const dir = k === "ArrowLeft" || k === "ArrowUp" || k === "Home" ? "backward" : "forward";
+  const gran = k === "Home" || k === "End" ? "lineboundary" : k === "ArrowUp" || k === "ArrowDown" ? "line" : "character";
+  try {
+    sel.modify(extend ? "extend" : "move", dir, gran);
+  } catch {
+    // ignore
   }
 }
 
@@ -691,7 +962,7 @@ function moveFocus(from: Element, back: boolean): void {
   let next: HTMLElement;
   if (i < 0) next = back ? list[list.length - 1]! : list[0]!;
   else next = list[(i + (back ? list.length - 1 : 1)) % list.length]!;
-  next.focus();
+  focusElement(next, { preventScroll: false });
   if (isTextField(next) && supportsSelection(next)) {
     try {
       next.select();
@@ -807,43 +1078,106 @@ function dragEvent(el: Element, type: string, pt: Point, dt: DataTransfer | null
   return el.dispatchEvent(ev);
 }
 
-export function drag(refs: RefRegistry, args: { startRef: string; endRef: string }): void {
+/** The element a drag at pt is over: what is under the pointer, else the drag's target. */
+function underPoint(doc: Document, pt: Point, fallback: Element): Element {
+  const win = doc.defaultView;
+  if (win && (pt.x < 0 || pt.y < 0 || pt.x >= win.innerWidth || pt.y >= win.innerHeight)) return fallback;
+  let el: Element | null = null;
+  try {
+    el = doc.elementFromPoint?.(pt.x, pt.y) ?? null;
+  } catch {
+    el = null;
+  }
+  // Descend into open shadow roots, as the browser's hit test does.
+  for (let i = 0; el?.shadowRoot && i < 16; i++) {
+    const inner: Element | null = el.shadowRoot.elementFromPoint?.(pt.x, pt.y) ?? null;
+    if (!inner || inner === el) break;
+    el = inner;
+  }
+  return el ?? fallback;
+}
+
+/** The element a browser would start an HTML5 drag from, if any. */
+function html5DragSource(el: Element): Element | null {
+  for (let e: Element | null = el; e; e = parentOrHost(e)) {
+    const d = e.getAttribute("draggable");
+    if (d === "true") return e;
+    if (d === "false") return null;
+    const t = tagOf(e);
+    if ((t === "a" && e.hasAttribute("href")) || t === "img") return e;
+  }
+  return null;
+}
+
+/**
+ * Drags start onto end the way a mouse does. Both kinds of drag library are
+ * served: HTML5 drag and drop (dragstart … drop, when the source is
+ * draggable) and pointer-event libraries (pointerdown, moves past an
+ * activation distance, pointerup). The page runs between the phases, with a
+ * frame in visible tabs, because drag libraries start on the next tick and
+ * find drop targets only after they re-render.
+ */
+export async function drag(refs: RefRegistry, args: { startRef: string; endRef: string }): Promise<void> {
   const start = refs.resolve(args.startRef);
   const end = refs.resolve(args.endRef);
   ensureEnabled(start, args.startRef, "dragged");
   if (start === end) throw new PageError("startRef and endRef are the same element; drag needs two different elements");
+  const doc = start.ownerDocument;
+  const win = windowOf(start);
   scrollIntoViewCentered(start);
   const a = centerOf(start);
   moveOnto(start, a);
+  await pageTurn();
   mouse(start, "pointerdown", a, { buttons: 1, detail: 1 });
   mouse(start, "mousedown", a, { buttons: 1, detail: 1 });
-  // Move a few pixels first: drag libraries wait for a threshold before starting.
-  const nudge = { x: a.x + 6, y: a.y + 6 };
-  mouse(start, "pointermove", nudge, { buttons: 1 });
-  mouse(start, "mousemove", nudge, { buttons: 1 });
+  await dragPause(win);
 
-  const win = windowOf(start);
-  const dt = typeof win.DataTransfer === "function" ? new win.DataTransfer() : null;
-  const source = (start.closest("[draggable='true']") as Element | null) ?? start;
-  const started = dragEvent(source, "dragstart", nudge, dt);
+  // Where to: bring the target into view if it is off-screen.
   let b = centerOf(end);
-  if (started) dragEvent(source, "drag", nudge, dt);
-  // Bring the target into view if it is off-screen (the page may autoscroll on its own too).
   if (b.y < 0 || b.y > win.innerHeight || b.x < 0 || b.x > win.innerWidth) {
     scrollIntoViewCentered(end);
     b = centerOf(end);
   }
-  // Mouse-driven libraries follow moves; go there in a few steps.
-  for (let i = 1; i <= 4; i++) {
-    const p = { x: nudge.x + ((b.x - nudge.x) * i) / 4, y: nudge.y + ((b.y - nudge.y) * i) / 4 };
-    const over = i === 4 ? end : (end.ownerDocument.elementFromPoint?.(p.x, p.y) ?? end);
-    mouse(over, "pointermove", p, { buttons: 1 });
-    mouse(over, "mousemove", p, { buttons: 1 });
-  }
-  if (started) {
-    dragEvent(end, "dragenter", b, dt);
-    // The drop happens only if the target accepted it (cancelled dragover), as in a browser.
-    const accepted = !dragEvent(end, "dragover", b, dt);
+  // First move: past any activation distance (dnd-kit, SortableJS fallback), toward the target.
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  const len = Math.hypot(dx, dy);
+  const nudge = len >= 1 ? { x: a.x + (dx / len) * 12, y: a.y + (dy / len) * 12 } : { x: a.x, y: a.y + 12 };
+  let over = underPoint(doc, nudge, start);
+  mouse(over, "pointermove", nudge, { buttons: 1 });
+  mouse(over, "mousemove", nudge, { buttons: 1 });
+
+  const dt = typeof win.DataTransfer === "function" ? new win.DataTransfer() : null;
+  const source = start.isConnected ? html5DragSource(start) : null;
+  const html5 = source !== null && dragEvent(source, "dragstart", nudge, dt);
+  if (html5) {
+    // The browser now runs the drag: no more pointer events, a pointercancel.
+    mouse(start, "pointercancel", nudge, {});
+    // In a hidden tab the page's timers run once a second (SortableJS starts
+    // on a timer and ignores dragover for 30 ms after each move): there the
+    // drag waits for one timer turn per phase and goes straight to the target.
+    const hidden = doc.visibilityState === "hidden";
+    const timerTurn = () => (hidden ? new Promise<void>((r) => setTimeout(r, 0)) : Promise.resolve());
+    await dragPause(win);
+    await timerTurn();
+    let prevOver: Element | null = null;
+    let accepted = false;
+    const steps = hidden ? 1 : 4;
+    for (let i = 1; i <= steps + 1; i++) {
+      const k = Math.min(i, steps);
+      const p = { x: nudge.x + ((b.x - nudge.x) * k) / steps, y: nudge.y + ((b.y - nudge.y) * k) / steps };
+      dragEvent(source, "drag", p, dt);
+      over = i >= steps ? underPoint(doc, p, end) : underPoint(doc, p, source);
+      if (over !== prevOver) {
+        dragEvent(over, "dragenter", p, dt);
+        if (prevOver && prevOver.isConnected) dragEvent(prevOver, "dragleave", p, dt);
+        prevOver = over;
+      }
+      // The drop happens only if the target accepted it (cancelled dragover), as in a browser.
+      accepted = !dragEvent(over, "dragover", p, dt);
+      await dragPause(win);
+      if (i < steps) await timerTurn();
+    }
     if (accepted) {
       if (dt) {
         try {
@@ -852,14 +1186,32 @@ export function drag(refs: RefRegistry, args: { startRef: string; endRef: string
           // ignore
         }
       }
-      dragEvent(end, "drop", b, dt);
+      dragEvent(over.isConnected ? over : end, "drop", b, dt);
     } else {
-      dragEvent(end, "dragleave", b, dt);
+      dragEvent(over, "dragleave", b, dt);
     }
-    dragEvent(source, "dragend", b, dt);
+    await pageTurn();
+    dragEvent(source.isConnected ? source : start, "dragend", b, dt);
+    await pageTurn();
+    mouse(end, "pointerup", b, { detail: 1 });
+    mouse(end, "mouseup", b, { detail: 1 });
+  } else {
+    await dragPause(win);
+    // Pointer-event libraries follow moves and find drop targets after re-rendering: go in steps.
+    const steps = 4;
+    for (let i = 1; i <= steps + 1; i++) {
+      const k = Math.min(i, steps);
+      const p = { x: nudge.x + ((b.x - nudge.x) * k) / steps, y: nudge.y + ((b.y - nudge.y) * k) / steps };
+      over = underPoint(doc, p, i >= steps ? end : start);
+      mouse(over, "pointermove", p, { buttons: 1 });
+      mouse(over, "mousemove", p, { buttons: 1 });
+      await dragPause(win);
+    }
+    over = underPoint(doc, b, end);
+    mouse(over, "pointerup", b, { detail: 1 });
+    mouse(over, "mouseup", b, { detail: 1 });
   }
-  mouse(end, "pointerup", b, { detail: 1 });
-  mouse(end, "mouseup", b, { detail: 1 });
+  await pageTurn();
   hovered = new WeakRef(end);
 }
 

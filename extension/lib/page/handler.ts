@@ -97,20 +97,20 @@ async function runOp(ctx: PageContext, op: string, args: Record<string, unknown>
         refHigh: ctx.refs.high,
       };
     case "click":
-      click(ctx.refs, str(args, "ref"));
+      await click(ctx.refs, str(args, "ref"));
       return {};
     case "hover":
       hover(ctx.refs, str(args, "ref"));
       return {};
     case "type":
       if (typeof args.text !== "string") throw new PageError("text is missing; it must be a string");
-      typeText(ctx.refs, { ref: str(args, "ref"), text: args.text, submit: args.submit === true });
+      await typeText(ctx.refs, { ref: str(args, "ref"), text: args.text, submit: args.submit === true });
       return {};
     case "select":
       if (!Array.isArray(args.values)) throw new PageError("values is missing; it must be a list of option values or labels");
       return selectOption(ctx.refs, { ref: str(args, "ref"), values: args.values as string[] });
     case "press_key":
-      pressKey(ctx.doc, str(args, "key"));
+      await pressKey(ctx.doc, str(args, "key"));
       return {};
     case "scroll":
       await scroll(ctx.refs, ctx.doc, {
@@ -120,7 +120,7 @@ async function runOp(ctx: PageContext, op: string, args: Record<string, unknown>
       });
       return {};
     case "drag":
-      drag(ctx.refs, { startRef: str(args, "startRef"), endRef: str(args, "endRef") });
+      await drag(ctx.refs, { startRef: str(args, "startRef"), endRef: str(args, "endRef") });
       return {};
     case "upload":
       if (typeof args.data !== "string") throw new PageError("data is missing; it must be the file's content in base64");

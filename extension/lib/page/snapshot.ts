@@ -73,6 +73,12 @@ const SKIP = new Set([
 const LEAF = new Set(["svg", "math", "video", "audio", "canvas", "object", "embed", "img",
   "input", "textarea", "iframe", "frame", "progress", "meter"]);
 
+/** LEAF, except an <svg> that holds focusable widgets (role and tabindex on its shapes): those are listed. */
+function isLeaf(el: Element, t: string): boolean {
+  if (!LEAF.has(t)) return false;
+  return !(t === "svg" && el.querySelector("[tabindex][role]") !== null);
+}
+
 /** Implicit roles dom-accessibility-api 0.7 does not map but the page's text needs. */
 const EXTRA_IMPLICIT: Record<string, string> = {
   p: "paragraph",
@@ -205,7 +211,7 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
 
   if (role === null) {
     // Collapsed wrapper: lift its children; keep block boundaries.
-    if (LEAF.has(t)) return;
+    if (isLeaf(el, t)) return;
     const block = !INLINE_DISPLAY.test(style.display || "inline");
     if (block) out.push(BREAK);
     if (t === "label") {
@@ -227,7 +233,7 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
     frameChildren(el as HTMLIFrameElement, node, ctx);
   } else if (TEXT_ROLES.has(role) && !isSelect(el)) {
     node.value = fieldValue(el, role, ctx);
-  } else if (!LEAF.has(t)) {
+  } else if (!isLeaf(el, t)) {
     const kids: Child[] = [];
     visitChildren(el, kids, ctx, true, cursor);
     node.children = normalizeChildren(kids, ctx);
