@@ -50,7 +50,7 @@ function parseBool(value: string, ref: string, el: Element): boolean {
 }
 
 /** Fills one field; throws a PageError naming what went wrong. */
-export function fillOne(refs: RefRegistry, f: FillField): void {
+export async function fillOne(refs: RefRegistry, f: FillField): Promise<void> {
   const el = refs.resolve(f.ref);
   const kind = toggleKind(el);
   if (kind) {
@@ -61,7 +61,7 @@ export function fillOne(refs: RefRegistry, f: FillField): void {
       return;
     }
     if (has !== want) {
-      click(refs, f.ref);
+      await click(refs, f.ref);
       if (isChecked(el) !== want) {
         throw new PageError(`clicking ref ${f.ref} (${describeElement(el)}) did not make it ${want ? "checked" : "unchecked"}; the page may control it: take a browser_snapshot`);
       }
@@ -77,16 +77,16 @@ export function fillOne(refs: RefRegistry, f: FillField): void {
     selectOption(refs, { ref: f.ref, values: [f.value] });
     return;
   }
-  typeText(refs, { ref: f.ref, text: f.value });
+  await typeText(refs, { ref: f.ref, text: f.value });
 }
 
 /** Fills fields in order and stops at the first failure, saying which and what was filled. */
-export function fillForm(refs: RefRegistry, fields: FillField[]): { filled: number } {
+export async function fillForm(refs: RefRegistry, fields: FillField[]): Promise<{ filled: number }> {
   if (fields.length === 0) throw new PageError("fields is empty; pass at least one {element, ref, value}");
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
     try {
-      fillOne(refs, f);
+      await fillOne(refs, f);
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
       const name = f.element ? `${JSON.stringify(f.element)} (ref ${f.ref})` : `ref ${f.ref}`;
