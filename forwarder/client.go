@@ -28,6 +28,11 @@ const (
 	// DefaultCallTimeout is a backstop only: the owner bounds every tool
 	// with its own timeouts, so this fires only for an owner that hangs.
 	DefaultCallTimeout = 10 * time.Minute
+	// DefaultHeartbeat is how often the forwarder pings its owner;
+	// DefaultHungAfter is how long without a pong makes the owner "not
+	// responding" (issue 12, DECISIONS.md).
+	DefaultHeartbeat = time.Second
+	DefaultHungAfter = 3 * time.Second
 )
 
 // Options configures [Dial]. A nil *Options, and every zero field, means the
@@ -48,6 +53,8 @@ type Options struct {
 	HandshakeTimeout time.Duration
 	// CallTimeout bounds one call_tool; 0 means DefaultCallTimeout.
 	CallTimeout time.Duration
+	// Heartbeat and HungAfter: see DefaultHeartbeat; 0 means the default.
+	Heartbeat, HungAfter time.Duration
 }
 
 // LossReason says why a [Client] lost its owner.
@@ -95,7 +102,22 @@ type Client struct {
 	lostOnce sync.Once
 	lost     chan struct{}
 	watch    chan struct{} // closed when the watcher goroutine has ended
+
+	ownerPID  int
+	ownerApp  string
+	heartbeat time.Duration
+	hungAfter time.Duration
+	hbDone    chan struct{} // closed when the heartbeat goroutine has ended
+	beating   atomic.Bool   // the heartbeat goroutine was started
+
+	hmu     sync.Mutex
+	hung    bool                                  // the owner answered no ping for hungAfter
+	running map[*struct{}]context.CancelCauseFunc // calls in flight
 }
+
+// errOwnerHung is the cause of an in-flight call's context when the owner
+// stopped answering pings.
+var errOwnerHung = errors.New("forwarder: the owner stopped answering")
 
 // Dial connects to the owner on the control port, says fwd_hello with the
 // control token, and returns the accepted connection. Errors:
@@ -159,12 +181,22 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		return nil, err
 	}
 
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = DefaultHeartbeat
+	}
+	if o.HungAfter <= 0 {
+		o.HungAfter = DefaultHungAfter
+	}
 	c := &Client{
 		port:        o.Port,
 		callTimeout: o.CallTimeout,
 		log:         o.Logger,
 		lost:        make(chan struct{}),
 		watch:       make(chan struct{}),
+		heartbeat:   o.Heartbeat,
+		hungAfter:   o.HungAfter,
+		hbDone:      make(chan struct{}),
+		running:     map[*struct{}]context.CancelCauseFunc{},
 	}
 	c.peer = messaging.NewPeer(wsconn.New(ws, nil), &messaging.Options{Logger: o.Logger})
 	c.peer.HandleNotify(protocol.MsgOwnerLeaving, func(context.Context, json.RawMessage) {
@@ -211,6 +243,9 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		return nil, &RejectedError{Port: o.Port, Reason: ack.Reason}
 	}
 	c.ownerVersion = ack.Version
+	c.ownerPID, c.ownerApp = ack.PID, ack.App
+	c.beating.Store(true)
+	go c.beat()
 	if ack.Version != o.Version {
 		o.Logger.Warn("forwarder: the monkbrowse owner runs another version; tool calls go through anyway",
 			"ownerVersion", ack.Version, "ourVersion", o.Version, "port", o.Port)
@@ -304,7 +339,16 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	if g := protocol.GrantsFrom(ctx); *g != (protocol.AppGrants{}) {
 		grants = g
 	}
+	outer := ctx
+	ctx, done, hung := c.track(ctx)
+	defer done()
+	if hung {
+		return toolError(c.hungMessage() + " This call was not sent."), nil
+	}
 	raw, err := c.peer.Request(ctx, protocol.MsgCallTool, protocol.CallTool{Name: name, Args: args, Grants: grants}, c.callTimeout)
+	if err != nil && outer.Err() == nil && errors.Is(context.Cause(ctx), errOwnerHung) {
+		return toolError(c.hungMessage() + " This call had been sent before it stopped answering, so it may or may not run when it resumes: check the page (browser_snapshot) before repeating it."), nil
+	}
 	if err == nil {
 		var res protocol.CallToolResult
 		if err := json.Unmarshal(raw, &res); err != nil {
@@ -333,6 +377,94 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	}
 }
 
+// track registers a call in flight; it is cancelled with errOwnerHung when
+// the owner stops answering pings. hung reports that it already has.
+func (c *Client) track(ctx context.Context) (context.Context, func(), bool) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	key := new(struct{})
+	c.hmu.Lock()
+	hung := c.hung
+	c.running[key] = cancel
+	c.hmu.Unlock()
+	return ctx, func() {
+		c.hmu.Lock()
+		delete(c.running, key)
+		c.hmu.Unlock()
+		cancel(nil)
+	}, hung
+}
+
+// Hung reports whether the owner has answered no ping for HungAfter.
+func (c *Client) Hung() bool {
+	c.hmu.Lock()
+	defer c.hmu.Unlock()
+	return c.hung
+}
+
+// OwnerPID is the owner's pid, as its fwd_hello ack said (0: not said).
+func (c *Client) OwnerPID() int { return c.ownerPID }
+
+// OwnerApp names the AI app that started the owner ("" when unknown).
+func (c *Client) OwnerApp() string { return c.ownerApp }
+
+func (c *Client) hungMessage() string { return HungMessage(c.ownerPID, c.ownerApp) }
+
+// HungMessage is what the AI reads while the owner does not answer.
+func HungMessage(pid int, app string) string {
+	who := "the monkbrowse process that owns the browser connection"
+	switch {
+	case pid > 0 && app != "":
+		who += fmt.Sprintf(" (pid %d, started by %s)", pid, app)
+	case pid > 0:
+		who += fmt.Sprintf(" (pid %d)", pid)
+	}
+	return fmt.Sprintf("monkbrowse cannot use the browser right now: %s is not responding — is it suspended (Ctrl-Z in a terminal) or stuck? "+
+		"Resume it (fg in its terminal) or quit the AI app that started it; monkbrowse keeps trying and continues as soon as it answers.", who)
+}
+
+// beat pings the owner every heartbeat; after hungAfter without a pong the
+// owner is "hung": calls in flight are answered with HungMessage and new
+// ones are not sent, until a pong comes again.
+func (c *Client) beat() {
+	defer close(c.hbDone)
+	t := time.NewTicker(c.heartbeat)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-c.peer.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), c.heartbeat)
+		err := c.peer.Ping(ctx)
+		cancel()
+		if err == nil {
+			last = time.Now()
+			c.hmu.Lock()
+			was := c.hung
+			c.hung = false
+			c.hmu.Unlock()
+			if was {
+				c.log.Info("forwarder: the owner answers again", "ownerPid", c.ownerPID)
+			}
+			continue
+		}
+		if time.Since(last) < c.hungAfter {
+			continue
+		}
+		c.hmu.Lock()
+		if !c.hung {
+			c.hung = true
+			for _, cancel := range c.running {
+				cancel(errOwnerHung)
+			}
+			c.log.Warn("forwarder: the owner stopped answering pings", "ownerPid", c.ownerPID, "silentFor", time.Since(last).String())
+		}
+		c.hmu.Unlock()
+	}
+}
+
 // Status asks the owner for the report `monkbrowse doctor` prints.
 func (c *Client) Status(ctx context.Context) (protocol.StatusResult, error) {
 	var st protocol.StatusResult
@@ -351,6 +483,9 @@ func (c *Client) Status(ctx context.Context) (protocol.StatusResult, error) {
 func (c *Client) Close() error {
 	err := c.peer.Close()
 	<-c.watch
+	if c.beating.Load() {
+		<-c.hbDone
+	}
 	return err
 }
 

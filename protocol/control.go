@@ -24,6 +24,11 @@ type FwdHelloAck struct {
 	OK      bool   `json:"ok"`
 	Version string `json:"version"`
 	Reason  string `json:"reason,omitempty"`
+	// PID and App name the owner (its process and the AI app that started
+	// it, from MCP initialize), so a forwarder can say which process
+	// stopped answering.
+	PID int    `json:"pid,omitempty"`
+	App string `json:"app,omitempty"`
 }
 
 // CallTool asks the owner to run an AI-facing tool exactly as a local call.

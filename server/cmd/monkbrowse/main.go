@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/rs/zerolog"
@@ -226,7 +227,14 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 	// SIGPIPE unless the signal is ignored; that would cut the hand-over
 	// short at its first log line. Ignored, the write just fails.
 	signal.Ignore(syscall.SIGPIPE)
+	var mcpSrv atomic.Pointer[mcpserver.Server]
 	d := daemon.New(daemon.Config{
+		App: func() string {
+			if s := mcpSrv.Load(); s != nil {
+				return s.ClientName()
+			}
+			return ""
+		},
 		ControlPort: cfg.controlPort,
 		Logger:      log,
 		StartOwner: func(ctx context.Context) (daemon.Owner, error) {
@@ -278,6 +286,7 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 		roots = append(roots, abs)
 	}
 	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log, UploadRoots: roots, AllowFileURLs: cfg.allowFileURLs})
+	mcpSrv.Store(srv)
 	serveErr := srv.ServeStdio(ctx, stdin, stdout)
 	stopDaemon() // hand over (as owner) and release the ports
 	if err := <-ran; err != nil {

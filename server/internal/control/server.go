@@ -29,6 +29,15 @@ import (
 // fwd_hello before it is closed.
 const DefaultHelloTimeout = 10 * time.Second
 
+// Heartbeats on the control connection (issue 12, DECISIONS.md): the owner
+// pings every forwarder each second and drops one that answered nothing for
+// 10 s (a suspended or stuck forwarder must not hold a connection forever;
+// it reconnects when it resumes).
+const (
+	DefaultHeartbeat = time.Second
+	DefaultDropAfter = 10 * time.Second
+)
+
 // MaxFrame bounds one frame from a forwarder (a call_tool carrying a
 // 25 MiB upload is ~34 MiB of base64).
 const MaxFrame = 64 << 20
@@ -59,8 +68,15 @@ type Config struct {
 	Profiles func() []protocol.ProfileStatus
 	// ExtensionPort, if set, reports the owner's extension port for status.
 	ExtensionPort func() int
+	// App, if set, names the AI app that started the owner (sent in the
+	// fwd_hello ack).
+	App func() string
 	// Logger receives diagnostics; nil discards them.
 	Logger *zerolog.Logger
+	// Heartbeat is how often each forwarder is pinged; a forwarder that
+	// answers none for DropAfter is disconnected. 0 means
+	// DefaultHeartbeat / DefaultDropAfter.
+	Heartbeat, DropAfter time.Duration
 	// HelloTimeout: 0 means DefaultHelloTimeout.
 	HelloTimeout time.Duration
 }
@@ -102,6 +118,12 @@ func New(cfg Config) *Server {
 	}
 	if cfg.HelloTimeout <= 0 {
 		cfg.HelloTimeout = DefaultHelloTimeout
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.DropAfter <= 0 {
+		cfg.DropAfter = DefaultDropAfter
 	}
 	log := zerolog.Nop()
 	if cfg.Logger != nil {
@@ -218,7 +240,40 @@ func (s *Server) handleHello(c *conn) messaging.Handler {
 			ev = s.log.Warn().Str("ownerVersion", s.cfg.Version)
 		}
 		ev.Int("pid", h.PID).Str("version", h.Version).Msg("forwarder connected")
-		return protocol.FwdHelloAck{OK: true, Version: s.cfg.Version}, nil
+		go s.heartbeat(c)
+		app := ""
+		if s.cfg.App != nil {
+			app = s.cfg.App()
+		}
+		return protocol.FwdHelloAck{OK: true, Version: s.cfg.Version, PID: s.cfg.PID, App: app}, nil
+	}
+}
+
+// heartbeat pings an accepted forwarder every Heartbeat and closes its
+// connection when no pong came for DropAfter. It ends with the connection.
+func (s *Server) heartbeat(c *conn) {
+	t := time.NewTicker(s.cfg.Heartbeat)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-c.peer.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Heartbeat)
+		err := c.peer.Ping(ctx)
+		cancel()
+		if err == nil {
+			last = time.Now()
+			continue
+		}
+		if time.Since(last) >= s.cfg.DropAfter {
+			s.log.Warn().Int("pid", c.info.PID).Dur("silentFor", time.Since(last)).
+				Msg("dropping a forwarder that stopped answering pings (suspended or stuck?)")
+			c.peer.Close()
+			return
+		}
 	}
 }
 

@@ -72,6 +72,9 @@ type Owner struct {
 type Config struct {
 	// ControlPort is the control port; 0 means DefaultControlPort (9219).
 	ControlPort int
+	// App, if set, names the AI app this process serves (MCP initialize's
+	// clientInfo), told to forwarders so they can name a hung owner.
+	App func() string
 	// Home decides where the control token lives; "" means $HOME.
 	Home string
 	// Version is announced to the other processes; "" means
@@ -304,6 +307,7 @@ func (d *Daemon) runOwner(ctx context.Context, ln net.Listener) {
 		Caller:      d.router,
 		Version:     d.cfg.Version,
 		ControlPort: d.cfg.ControlPort,
+		App:         d.cfg.App,
 		Logger:      &d.log,
 		Profiles: func() []protocol.ProfileStatus {
 			profMu.Lock()

@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,4 +125,64 @@ func TestCancellationDirectAndForwarded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHungOwnerNamedThenContinues pins issue 12's hung owner: with the
+// owner SIGSTOPped (what Ctrl-Z does to a terminal app's child), a
+// forwarder's call is answered within seconds with a message naming the
+// owner's pid and app, and once the owner is SIGCONTed calls go through
+// again on the same connection (no takeover is possible: the stopped owner
+// still holds both ports).
+func TestHungOwnerNamedThenContinues(t *testing.T) {
+	ctx := watchdog(t, 120*time.Second)
+	_, ps, _ := startShared(ctx, t, 2)
+	owner, fwd := ps[0], ps[1]
+	fwd.mustCall(ctx, t, "browser_snapshot", map[string]any{"tab": 1})
+
+	if err := owner.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	t.Cleanup(func() {
+		if !resumed {
+			owner.cmd.Process.Signal(syscall.SIGCONT)
+		}
+	})
+	start := time.Now()
+	text, isErr := fwd.call(ctx, t, "browser_snapshot", map[string]any{"tab": 1})
+	took := time.Since(start)
+	want := fmt.Sprintf("(pid %d, started by process-test) is not responding", owner.cmd.Process.Pid)
+	if !isErr || !strings.Contains(text, want) {
+		t.Fatalf("call during the hang: isError=%v %q; want it to contain %q", isErr, text, want)
+	}
+	if took > 10*time.Second {
+		t.Fatalf("the hung owner was noticed after %s; want ~3 s", took)
+	}
+	t.Logf("hung owner reported after %s", took.Round(time.Millisecond))
+	// A new call while hung is answered at once, without being sent.
+	start = time.Now()
+	text, isErr = fwd.call(ctx, t, "browser_get_text", map[string]any{"tab": 1})
+	if !isErr || !strings.Contains(text, "was not sent") || time.Since(start) > 2*time.Second {
+		t.Fatalf("second call during the hang (%s): %v %q", time.Since(start), isErr, text)
+	}
+
+	if err := owner.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	for {
+		text, isErr = fwd.call(ctx, t, "browser_snapshot", map[string]any{"tab": 1})
+		if !isErr {
+			break
+		}
+		if !strings.Contains(text, "not responding") {
+			t.Fatalf("after SIGCONT: %q", text)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("calls did not go through after SIGCONT")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	t.Logf("calls go through again %s after SIGCONT", time.Since(start).Round(time.Millisecond))
 }

@@ -85,6 +85,7 @@ type Server struct {
 	roots      []string
 	rootsValid bool
 	rootsGen   uint64
+	client     atomic.Pointer[string] // the MCP client's name, from initialize
 }
 
 type callerBox struct{ c tools.Caller }
@@ -112,7 +113,14 @@ func New(c tools.Caller, opts *Options) *Server {
 		s.log = *o.Logger
 	}
 	s.SetCaller(c)
+	hooks := &server.Hooks{}
+	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
+		if req != nil {
+			s.client.Store(&req.Params.ClientInfo.Name)
+		}
+	})
 	s.mcp = server.NewMCPServer(o.Name, o.Version,
+		server.WithHooks(hooks),
 		server.WithInstructions(o.Instructions),
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
@@ -136,6 +144,14 @@ func (s *Server) rootsChanged() {
 	s.rootsGen++
 	s.rootsMu.Unlock()
 	s.log.Debug().Msg("the MCP client's roots changed; they are read again at the next upload")
+}
+
+// ClientName is the name the AI app gave in initialize ("" before it).
+func (s *Server) ClientName() string {
+	if p := s.client.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // SetCaller swaps the Caller that later tool calls go to.
