@@ -25,6 +25,22 @@ describe("settleDom", () => {
     expect(log).toEqual(["quiet"]);
   });
 
+  it("a page that did not change is watched only for the short idle window; one that changed, for the quiet window", async () => {
+    const asked: number[] = [];
+    const sleep = (ms: number) => {
+      asked.push(ms);
+      return new Promise<void>((r) => setTimeout(r, ms));
+    };
+    expect(await settleDom(document, { quietMs: 200, idleMs: 10, maxMs: 1000, sleep })).toBe("quiet");
+    expect(asked.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(11);
+
+    asked.length = 0;
+    // The page re-renders right after the action (a microtask, before the first frame).
+    void Promise.resolve().then(() => (out().textContent = "rendered"));
+    expect(await settleDom(document, { quietMs: 200, idleMs: 10, maxMs: 1000, sleep })).toBe("quiet");
+    expect(Math.max(...asked)).toBeGreaterThan(100);
+  });
+
   it("waits while the page keeps changing, up to the cap", async () => {
     const log: string[] = [];
     let n = 0;

@@ -4,18 +4,21 @@
 // setTimeout, a quick fetch) should be snapshotted after that, not before.
 //
 // The wait is cheap and bounded: a MutationObserver on the whole document
-// notes when the DOM last changed, and a short sleep loop checks it. It ends
-// when the document has had no mutation for SETTLE_QUIET_MS, or after
-// SETTLE_MAX_MS whatever happens, and then lets one animation frame pass so
-// the page's requestAnimationFrame work lands too.
+// notes when the DOM last changed, and a short sleep loop checks it. A frame
+// (a task turn in hidden tabs) lets the page's immediate reaction land; a
+// page that then has not changed answers SETTLE_IDLE_MS later, one that has
+// changed once it went SETTLE_QUIET_MS without a mutation, and any page after
+// SETTLE_MAX_MS whatever happens.
 //
 // Hidden tabs (the person is looking at another one): Chrome runs a hidden
 // page's timers only once a second and its animation frames not at all. The
 // content script therefore sleeps there through the service worker (whose
 // timers run on time; see entrypoints/content.ts) and skips the frame.
 
-/** How long the document must stay unchanged to count as settled. */
+/** How long the document must stay unchanged, once it has changed, to count as settled. */
 export const SETTLE_QUIET_MS = 50;
+/** How long a document that has not changed at all is watched after the first frame. */
+export const SETTLE_IDLE_MS = 15;
 /** The longest the mutation wait lasts, for pages that never stop changing. */
 export const SETTLE_MAX_MS = 300;
 /** The longest the wait for one animation frame lasts (frames can stall). */
@@ -29,25 +32,47 @@ export const timerSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(res
 
 export interface SettleOptions {
   quietMs?: number;
+  idleMs?: number;
   maxMs?: number;
   frameMaxMs?: number;
   /** How to wait (default: setTimeout). */
   sleep?: Sleep;
 }
 
+/** One task turn of the page's event loop (MessageChannel: not throttled in hidden tabs). */
+function taskTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => {
+        ch.port1.close();
+        resolve();
+      };
+      ch.port2.postMessage(null);
+    } catch {
+      setTimeout(resolve, 0);
+    }
+  });
+}
+
 /**
- * Resolves once a frame has passed after the document went SETTLE_QUIET_MS
- * without a DOM mutation ("quiet"), or after SETTLE_MAX_MS of changes
- * ("capped"). Never rejects.
+ * Resolves once the page is quiet after an action: first the page's
+ * immediate reaction lands (one animation frame, or one task turn in a hidden
+ * document); then, if the document has not changed at all, after
+ * SETTLE_IDLE_MS more without a change; if it has changed, once it has been
+ * SETTLE_QUIET_MS without a change (its framework may still be rendering),
+ * plus one more frame for work the page scheduled on it. After SETTLE_MAX_MS
+ * of changes it answers "capped". Never rejects.
  */
 export async function settleDom(doc: Document, opts: SettleOptions = {}): Promise<SettleOutcome> {
   const quietMs = opts.quietMs ?? SETTLE_QUIET_MS;
+  const idleMs = Math.min(opts.idleMs ?? SETTLE_IDLE_MS, quietMs);
   const maxMs = opts.maxMs ?? SETTLE_MAX_MS;
   const sleep = opts.sleep ?? timerSleep;
   const win = doc.defaultView;
   const MO = (win as (Window & typeof globalThis) | null)?.MutationObserver ?? globalThis.MutationObserver;
   const start = performance.now();
-  let lastChange = start;
+  let lastChange = -Infinity;
   let observer: MutationObserver | undefined;
   if (typeof MO === "function") {
     try {
@@ -58,12 +83,22 @@ export async function settleDom(doc: Document, opts: SettleOptions = {}): Promis
     } catch {
       observer = undefined;
     }
+  } else {
+    lastChange = start; // cannot tell: assume it changed
   }
   let outcome: SettleOutcome;
+  let changedLate = false;
   try {
+    if (win && doc.visibilityState !== "hidden") await nextFrame(win, opts.frameMaxMs);
+    else await taskTurn();
+    const beat = performance.now();
     for (;;) {
       const now = performance.now();
-      if (now - lastChange >= quietMs) {
+      const changed = lastChange > -Infinity;
+      if (lastChange > beat) changedLate = true;
+      const since = Math.max(beat, lastChange);
+      const need = changed ? quietMs : idleMs;
+      if (now - since >= need) {
         outcome = "quiet";
         break;
       }
@@ -72,14 +107,14 @@ export async function settleDom(doc: Document, opts: SettleOptions = {}): Promis
         break;
       }
       // Until the document would have been quiet long enough, or the cap.
-      await sleep(Math.max(1, Math.min(lastChange + quietMs, start + maxMs) - now));
+      await sleep(Math.max(1, Math.min(since + need, start + maxMs) - now));
     }
   } catch {
     outcome = "capped"; // a sleep that failed: answer rather than hang
   } finally {
     observer?.disconnect();
   }
-  await nextFrame(win, opts.frameMaxMs);
+  if (changedLate) await nextFrame(win, opts.frameMaxMs);
   return outcome;
 }
 
