@@ -42,9 +42,12 @@ func TestConcurrency(t *testing.T) {
 	}
 
 	// Same tab: serialised, FIFO. Each call appends its mark after 0.6 s.
-	js[bool](ctx, t, a, "(window.marks = [], true)")
+	// Each call also notes when it starts running in the page, so the
+	// second is sent once the first is certainly ahead of it (an event, not
+	// a guessed delay).
+	js[bool](ctx, t, a, "(window.marks = [], window.started = [], true)")
 	mark := func(m string) map[string]any {
-		return map[string]any{"expression": "new Promise(r => setTimeout(() => { window.marks.push('" + m + "'); r(1) }, 600))", "tab": slotA}
+		return map[string]any{"expression": "(window.started.push('" + m + "'), new Promise(r => setTimeout(() => { window.marks.push('" + m + "'); r(1) }, 600)))", "tab": slotA}
 	}
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -57,7 +60,9 @@ func TestConcurrency(t *testing.T) {
 				t.Errorf("evaluate %s: %v %s", m, err, res.Text)
 			}
 		}(m)
-		time.Sleep(150 * time.Millisecond) // make the order of arrival certain
+		if m == "first" {
+			waitJS(ctx, t, a, "window.started.length === 1")
+		}
 	}
 	wg.Wait()
 	ser := time.Since(start)

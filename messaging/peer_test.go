@@ -74,6 +74,20 @@ func wait[T any](t *testing.T, ch <-chan T, what string) T {
 	}
 }
 
+// waitUntil polls cond every millisecond until it holds (a watchdog fails the
+// test), for state that has no channel to wait on: the test waits for the
+// state, not for a guessed delay.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(watchdog)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func echo(_ context.Context, payload json.RawMessage) (any, error) { return payload, nil }
 
 func TestRequestResponseBothWays(t *testing.T) {
@@ -465,14 +479,17 @@ func TestCloseFailsInFlight(t *testing.T) {
 				closed <- err
 			}}, nil)
 			handlerCtxDone := make(chan struct{}, 16)
-			other.Handle("hang", func(ctx context.Context, _ json.RawMessage) (any, error) {
+			entered := make(chan struct{}, 16)
+			hang := func(ctx context.Context, _ json.RawMessage) (any, error) {
+				entered <- struct{}{}
 				<-ctx.Done() // released only by the peer closing
 				handlerCtxDone <- struct{}{}
 				return nil, ctx.Err()
-			})
+			}
 			// A handler of the peer that closes must see its context end;
 			// start one on each side.
-			caller.Handle("hang", other.handlers["hang"])
+			other.Handle("hang", hang)
+			caller.Handle("hang", hang)
 
 			const n = 8
 			errs := make(chan error, n+1)
@@ -484,12 +501,19 @@ func TestCloseFailsInFlight(t *testing.T) {
 			}
 			// And the other way round, so that a handler runs on caller.
 			go other.Request(context.Background(), "hang", nil, time.Minute)
-			time.Sleep(20 * time.Millisecond) // let other's request get out
+			// Every request is in flight once its handler runs.
+			for range n + 1 {
+				wait(t, entered, "a request's handler to start")
+			}
 			// A ping whose pong will never come: take the other side's
 			// write lock for good (closing releases its waiters).
 			other.writeLock <- struct{}{}
 			go func() { errs <- caller.Ping(context.Background()) }()
-			time.Sleep(20 * time.Millisecond) // let every call get in flight
+			waitUntil(t, "the ping to wait for its pong", func() bool {
+				caller.mu.Lock()
+				defer caller.mu.Unlock()
+				return len(caller.pings) == 1
+			})
 
 			start := time.Now()
 			tc.closeSide(caller, other)

@@ -160,13 +160,72 @@ func TestSnapMemoryIsBounded(t *testing.T) {
 	}
 }
 
+// FuzzDiffSnapshot holds DiffSnapshot to what its callers rely on: a snapshot
+// compared with itself is the same; the changes are lines of next, in next's
+// order, with next's indentation; removed names only elements of prev that
+// next lacks; "not same" always says what differs; "same" means every element
+// of next shows in prev what it shows now.
 func FuzzDiffSnapshot(f *testing.F) {
 	f.Add(pageBefore, pageAfter)
 	f.Add("- a [ref=e1]\n    - b [ref=e2]\n  - c", "- a [ref=e1]")
+	f.Add("- list [ref=e1]:\n  - listitem [ref=e2]: a\n- list [ref=e3]", "- list [ref=e1]\n- list [ref=e3]:\n  - listitem [ref=e2]: a")
 	f.Fuzz(func(t *testing.T, prev, next string) {
-		changes, _, same := DiffSnapshot(prev, next)
-		if same && changes != "" {
-			t.Fatal("same with changes")
+		if _, _, same := DiffSnapshot(next, next); !same {
+			t.Fatal("a snapshot differs from itself")
+		}
+		changes, removed, same := DiffSnapshot(prev, next)
+		if same {
+			if changes != "" || len(removed) > 0 {
+				t.Fatalf("same, with changes %q and removed %v", changes, removed)
+			}
+		} else if changes == "" && len(removed) == 0 {
+			t.Fatal("not same, but nothing said to differ")
+		}
+		// The changes are a subsequence of next's lines.
+		nextLines := strings.Split(next, "\n")
+		j := 0
+		for _, c := range strings.Split(strings.TrimSuffix(changes, "\n"), "\n") {
+			if c == "" {
+				continue
+			}
+			for j < len(nextLines) && strings.TrimRight(nextLines[j], "\r") != c && nextLines[j] != c {
+				j++
+			}
+			if j == len(nextLines) {
+				t.Fatalf("change line %q is not a line of next (in order)", c)
+			}
+			j++
+		}
+		prevRefs, nextRefs := refLines(prev), refLines(next)
+		for _, r := range removed {
+			m := refRe.FindStringSubmatch(r)
+			if m == nil {
+				t.Fatalf("removed entry %q names no ref", r)
+			}
+			if _, was := prevRefs[m[1]]; !was {
+				t.Fatalf("removed %s was not in prev", m[1])
+			}
+			if _, is := nextRefs[m[1]]; is {
+				t.Fatalf("removed %s is still in next", m[1])
+			}
+		}
+		if same {
+			for ref, line := range nextRefs {
+				if prevRefs[ref] != line {
+					t.Fatalf("same, but %s shows %q, was %q", ref, line, prevRefs[ref])
+				}
+			}
 		}
 	})
+}
+
+// refLines maps each ref of a snapshot to its line (indentation removed).
+func refLines(s string) map[string]string {
+	m := map[string]string{}
+	for _, l := range parseSnapshot(s) {
+		if l.ref != "" {
+			m[l.ref] = l.text
+		}
+	}
+	return m
 }

@@ -284,6 +284,9 @@ func (e *Ext) DisconnectOn(typ string) {
 // pings.
 func (e *Ext) SetIgnorePings(ignore bool) { e.sock.mute.Store(ignore) }
 
+// Pings returns how many pings arrived from the server so far, answered or not.
+func (e *Ext) Pings() int { return int(e.sock.pings.Load()) }
+
 // Requests returns every request received so far, in arrival order.
 func (e *Ext) Requests() []Request {
 	e.mu.Lock()
@@ -488,17 +491,22 @@ func (e *Ext) serve(ctx context.Context, typ string, payload json.RawMessage) (a
 	return res, err
 }
 
-// muteSocket drops incoming pings while mute is set, so that the server
-// sees a peer that stopped answering.
+// muteSocket counts incoming pings and drops them while mute is set, so that
+// the server sees a peer that stopped answering.
 type muteSocket struct {
 	messaging.PeerSocket
-	mute atomic.Bool
+	mute  atomic.Bool
+	pings atomic.Int64
 }
 
 func (s *muteSocket) Receive(ctx context.Context) ([]byte, error) {
 	for {
 		b, err := s.PeerSocket.Receive(ctx)
-		if err != nil || !s.mute.Load() || !bytes.Equal(bytes.TrimSpace(b), []byte(`{"k":"png"}`)) {
+		if err != nil || !bytes.Equal(bytes.TrimSpace(b), []byte(`{"k":"png"}`)) {
+			return b, err
+		}
+		s.pings.Add(1)
+		if !s.mute.Load() {
 			return b, err
 		}
 	}

@@ -252,7 +252,7 @@ func (o *Owner) keepAlive(c *conn) {
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(o.ctx, o.cfg.PingInterval)
+		ctx, cancel := context.WithTimeout(o.ctx, o.cfg.PongTimeout)
 		err := c.peer.Ping(ctx)
 		cancel()
 		switch {

@@ -241,6 +241,14 @@ func TestProfileCap(t *testing.T) {
 	}
 	// A reconnecting profile is not a new one: it is never refused.
 	again := connect(t, o, fakeext.Options{ProfileID: second.ProfileID()})
+	// The owner makes again the profile's connection just after its ack and
+	// closes the one it replaces: wait for that, or closing again first
+	// would leave second in place.
+	select {
+	case <-second.Done():
+	case <-time.After(watchdog):
+		t.Fatal("watchdog: the replaced socket was not closed")
+	}
 	// Once a profile is gone its room is free (its record may be evicted).
 	again.Close()
 	waitFor(t, o, "two profiles, one connected", func() bool { return countConnected(o) == 1 })
@@ -324,10 +332,13 @@ func TestMissedPongsCloseThePeer(t *testing.T) {
 }
 
 func TestAnsweredPingsKeepThePeer(t *testing.T) {
-	o := startOwner(t, Config{PingInterval: 5 * time.Millisecond, MissedPongs: 1})
+	// Pings come often, but each may wait the watchdog for its pong: a busy
+	// machine cannot make an answered ping count as missed.
+	o := startOwner(t, Config{PingInterval: 5 * time.Millisecond, PongTimeout: watchdog, MissedPongs: 1})
 	e := connect(t, o, fakeext.Options{})
-	// Many ping rounds pass while calls go through.
-	for i := 0; i < 20; i++ {
+	// Calls go through while many ping rounds pass (counted as the fake
+	// extension receives them).
+	for e.Pings() < 20 {
 		mustOK(t, call(t, o.Caller(), "browser_get_text", map[string]any{}))
 	}
 	select {

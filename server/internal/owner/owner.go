@@ -60,9 +60,12 @@ type Config struct {
 	// HelloTimeout closes a socket that has not said an accepted hello in
 	// time. Zero: 10 s.
 	HelloTimeout time.Duration
-	// PingInterval is how often each extension is pinged; it is also each
-	// ping's timeout. Zero: 10 s; negative disables pings.
+	// PingInterval is how often each extension is pinged. Zero: 10 s;
+	// negative disables pings.
 	PingInterval time.Duration
+	// PongTimeout is how long each ping waits for its pong. Zero:
+	// PingInterval.
+	PongTimeout time.Duration
 	// MissedPongs is how many pings in a row may go unanswered before the
 	// connection is closed. Zero: 3.
 	MissedPongs int
@@ -105,6 +108,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PingInterval == 0 {
 		c.PingInterval = DefaultPingInterval
+	}
+	if c.PongTimeout <= 0 {
+		c.PongTimeout = c.PingInterval
 	}
 	if c.MissedPongs <= 0 {
 		c.MissedPongs = DefaultMissedPongs
