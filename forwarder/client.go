@@ -362,7 +362,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	var re *messaging.RemoteError
 	var te *messaging.RequestTimeoutError
 	switch {
-	case errors.As(err, &re) && re.Message == RefusedLeaving:
+	case errors.As(err, &re) && re.Code == protocol.CodeOwnerLeaving:
 		return protocol.CallToolResult{}, fmt.Errorf("%w: %s (owner handing over)", ErrNotSent, name)
 	case errors.As(err, &re):
 		// The owner refused the call without running it (for instance a

@@ -36,8 +36,10 @@ func (e *InterruptedError) Unwrap() error { return ErrInterrupted }
 var ErrNoOwner = errors.New("forwarder: no monkbrowse owner is listening")
 
 // RefusedLeaving is the error text of an owner that refuses a call_tool
-// because it is releasing its ports. The owner promises it did not run the
-// call, so the forwarder may repeat it against the next owner.
+// because it is releasing its ports, sent with the code
+// protocol.CodeOwnerLeaving (which the forwarder decides on). The owner
+// promises it did not run the call, so the forwarder may repeat it against
+// the next owner.
 const RefusedLeaving = "monkbrowse owner is handing over to another process; the call was not run"
 
 // NotOwnerError reports that the control port is held by a program that does

@@ -34,10 +34,52 @@ func (e *RequestTimeoutError) Error() string {
 func (e *RequestTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // RemoteError is an ok:false response: the other side received the request
-// and answered with an error.
+// and answered with an error. Decide on Code, never on Message: Message is
+// written for people and may change with any release.
 type RemoteError struct {
 	Type    string // the request type that failed
 	Message string // the remote's error text, unchanged
+	Code    string // the remote's machine-readable reason ("" if it gave none)
+}
+
+// ErrorCode returns the remote's code, so that a handler that passes a
+// RemoteError on (a proxy) passes its code on too (see [Coded]).
+func (e *RemoteError) ErrorCode() string { return e.Code }
+
+// Coded is implemented by errors that carry a machine-readable code. A
+// request handler's error that is (or wraps) one answers with that code in
+// the response's "code" field; [WithCode] makes one.
+type Coded interface {
+	error
+	ErrorCode() string
+}
+
+// WithCode returns err with a code for the response's "code" field; its
+// message is err's. It returns nil for a nil err.
+func WithCode(code string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &codedError{code: code, err: err}
+}
+
+type codedError struct {
+	code string
+	err  error
+}
+
+func (e *codedError) Error() string     { return e.err.Error() }
+func (e *codedError) Unwrap() error     { return e.err }
+func (e *codedError) ErrorCode() string { return e.code }
+
+// ErrorCode returns the code err carries (the outermost [Coded] in its
+// chain), or "".
+func ErrorCode(err error) string {
+	var c Coded
+	if errors.As(err, &c) {
+		return c.ErrorCode()
+	}
+	return ""
 }
 
 // Error returns the remote's message unchanged: the extension writes its

@@ -26,8 +26,8 @@ const (
 
 // Frame is one envelope message in decoded form. Which fields are set depends
 // on K: a request has ID, Type and (optionally) Payload; a response has ID, OK
-// and either Result or Error; a notification has Type and Payload; ping and
-// pong have only K.
+// and either Result or Error, an error response optionally a Code; a
+// notification has Type and Payload; ping and pong have only K.
 //
 // Payload and Result hold raw JSON. A nil (empty) Payload or Result means the
 // field is absent; the JSON value null is kept as the four bytes "null" and
@@ -41,6 +41,9 @@ type Frame struct {
 	OK      *bool
 	Result  json.RawMessage
 	Error   string
+	// Code is an ok:false response's machine-readable reason (protocol
+	// declares the codes); Error stays the sentence for people and the AI.
+	Code string
 }
 
 // wireFrame is the decoding target. It is separate from Frame so that Frame
@@ -53,6 +56,7 @@ type wireFrame struct {
 	OK      *bool           `json:"ok"`
 	Result  json.RawMessage `json:"result"`
 	Error   string          `json:"error"`
+	Code    string          `json:"code"`
 }
 
 // DecodeFrame parses one frame and checks its shape: a known kind, an id on
@@ -105,7 +109,7 @@ func (f *Frame) check() error {
 }
 
 // Encode returns the frame's canonical encoding: compact JSON, fields in the
-// order k, id, type, payload, ok, result, error, each omitted when empty (nil
+// order k, id, type, payload, ok, result, error, code, each omitted when empty (nil
 // for Payload, Result and OK). That gives the shapes of DESIGN.md §4 exactly;
 // in particular a successful response without a result is
 // {"k":"res","id":"7","ok":true}. Payload and Result are compacted, their
@@ -117,7 +121,7 @@ func (f *Frame) check() error {
 // Encode fails, wrapping [ErrMalformedFrame], for a frame [DecodeFrame] would
 // reject and for Payload or Result that is not valid JSON.
 func (f Frame) Encode() ([]byte, error) {
-	return f.AppendEncode(make([]byte, 0, 64+len(f.Payload)+len(f.Result)+len(f.Error)))
+	return f.AppendEncode(make([]byte, 0, 64+len(f.Payload)+len(f.Result)+len(f.Error)+len(f.Code)))
 }
 
 // AppendEncode appends the encoding of [Frame.Encode] to dst.
@@ -158,6 +162,10 @@ func (f Frame) AppendEncode(dst []byte) ([]byte, error) {
 	if f.Error != "" {
 		b = append(b, `,"error":`...)
 		b = appendString(b, f.Error)
+	}
+	if f.Code != "" {
+		b = append(b, `,"code":`...)
+		b = appendString(b, f.Code)
 	}
 	return append(b, '}'), nil
 }

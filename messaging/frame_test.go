@@ -21,6 +21,7 @@ func TestFrameRoundTrip(t *testing.T) {
 		`{"k":"res","id":"7","ok":true}`,
 		`{"k":"res","id":"7","ok":true,"result":null}`,
 		`{"k":"res","id":"7","ok":false,"error":"ref e12 is not on the page any more"}`,
+		`{"k":"res","id":"7","ok":false,"error":"tab 3 is not shared","code":"not_shared"}`,
 		`{"k":"ntf","type":"tabs_changed","payload":{"tabs":[]}}`,
 		`{"k":"png"}`,
 		`{"k":"pog"}`,
@@ -203,7 +204,7 @@ func FuzzDecodeFrame(f *testing.F) {
 		if !bytes.Equal(e1, e2) {
 			t.Fatalf("encoding not stable:\n%q\n%q", e1, e2)
 		}
-		if f1.K != f2.K || f1.ID != f2.ID || f1.Type != f2.Type || f1.Error != f2.Error ||
+		if f1.K != f2.K || f1.ID != f2.ID || f1.Type != f2.Type || f1.Error != f2.Error || f1.Code != f2.Code ||
 			(f1.OK == nil) != (f2.OK == nil) || (f1.OK != nil && *f1.OK != *f2.OK) ||
 			(len(f1.Payload) == 0) != (len(f2.Payload) == 0) || (len(f1.Result) == 0) != (len(f2.Result) == 0) {
 			t.Fatalf("fields changed:\n%+v\n%+v", f1, f2)

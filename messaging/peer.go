@@ -440,7 +440,7 @@ func (p *Peer) complete(f Frame) {
 	if *f.OK {
 		c.ch <- reply{result: orNull(f.Result)}
 	} else {
-		c.ch <- reply{err: &RemoteError{Type: c.typ, Message: f.Error}}
+		c.ch <- reply{err: &RemoteError{Type: c.typ, Message: f.Error, Code: f.Code}}
 	}
 }
 
@@ -483,6 +483,7 @@ func encodeResponse(req Frame, result any, herr error) ([]byte, error) {
 	res.OK = &ok
 	if herr != nil {
 		res.Error = herr.Error()
+		res.Code = ErrorCode(herr)
 		return res.Encode()
 	}
 	raw, err := marshalValue(result)

@@ -726,3 +726,39 @@ func TestRequestSettledWaitsForAnswer(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestErrorCodesCrossTheWire: a handler's coded error reaches the caller as
+// RemoteError.Code beside the unchanged message, and a handler that passes a
+// RemoteError on (a proxy) passes its code on.
+func TestErrorCodesCrossTheWire(t *testing.T) {
+	a, b := newPair(t, nil, nil)
+	b.Handle("gone", func(context.Context, json.RawMessage) (any, error) {
+		return nil, WithCode("tab_gone", fmt.Errorf("tab 7 does not exist any more"))
+	})
+	b.Handle("plain", func(context.Context, json.RawMessage) (any, error) {
+		return nil, errors.New("no code here")
+	})
+	// a proxies "relay" to b's "gone", returning b's error as it is.
+	a.Handle("relay", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		return a.Request(ctx, "gone", nil, 0)
+	})
+	var re *RemoteError
+	_, err := a.Request(context.Background(), "gone", nil, 0)
+	if !errors.As(err, &re) || re.Code != "tab_gone" || re.Message != "tab 7 does not exist any more" {
+		t.Fatalf("gone: %#v", err)
+	}
+	if ErrorCode(err) != "tab_gone" {
+		t.Errorf("ErrorCode(%v) = %q", err, ErrorCode(err))
+	}
+	_, err = a.Request(context.Background(), "plain", nil, 0)
+	if !errors.As(err, &re) || re.Code != "" || re.Message != "no code here" {
+		t.Fatalf("plain: %#v", err)
+	}
+	_, err = b.Request(context.Background(), "relay", nil, 0)
+	if !errors.As(err, &re) || re.Code != "tab_gone" {
+		t.Fatalf("relay: %#v", err)
+	}
+	if WithCode("x", nil) != nil {
+		t.Error("WithCode(code, nil) is not nil")
+	}
+}

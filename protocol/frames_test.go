@@ -63,6 +63,16 @@ func resErr(typ, id, msg string) vector {
 	return vector{name: name, f: frame{K: "res", ID: id, OK: &ok, Error: msg}}
 }
 
+// withCode gives an error vector its code; the file name gains the code
+// unless the vector is the message's only error response.
+func withCode(v vector, code string) vector {
+	v.f.Code = code
+	if code != CodeNotShared {
+		v.name += "." + code
+	}
+	return v
+}
+
 // unicodeSample holds what encoders disagree on: HTML characters, the line and
 // paragraph separators, astral characters (surrogate pairs in JavaScript),
 // quotes and control characters.
@@ -124,7 +134,9 @@ func vectors(t testing.TB) []vector {
 	}
 	vs = append(vs,
 		resErr(MsgClick, "5", "ref e7 is not on the page any more (the page changed); take a new browser_snapshot and use a ref from it"),
-		resErr(MsgNavigate, "1", "tab 1850 is not shared with the AI; the user can share it from the monkbrowse popup"),
+		withCode(resErr(MsgNavigate, "1", "tab 1850 is not shared with the AI; the user can share it from the monkbrowse popup"), CodeNotShared),
+		withCode(resErr(MsgClick, "6", "tab 1850 does not exist any more (it was closed)"), CodeTabGone),
+		withCode(resErr(MsgCallTool, "2", "monkbrowse owner is handing over to another process; the call was not run"), CodeOwnerLeaving),
 		resErr(MsgEvaluate, "17", "this page's Content Security Policy blocks evaluating scripts"),
 		req(t, MsgHello, "1", Hello{Protocol: 1, ProfileID: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e", Label: "Work", Slug: "work", ExtVersion: "0.3.0", Tabs: sampleTabs}),
 		res(t, MsgHello, "1", "accepted", AcceptAck(Version, "Work", "work")),

@@ -59,6 +59,13 @@ func TypeScript() []byte {
 		fmt.Fprintf(&b, "  %s: %d,\n", w.Type, w.Timeout.Milliseconds())
 	}
 	b.WriteString("};\n\n")
+	b.WriteString("/** The codes of ok:false responses (protocol/errorcodes.go): decide on these, never on the error text. */\n")
+	b.WriteString("export const ERROR_CODES = {\n")
+	for _, c := range ErrorCodes {
+		fmt.Fprintf(&b, "  /** %s */\n  %s: %q,\n", c.Meaning, c.Code, c.Code)
+	}
+	b.WriteString("} as const;\n\n")
+	b.WriteString("export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];\n\n")
 	b.WriteString("/** Idempotent reads the server sends once more after a timeout. */\n")
 	b.WriteString("export const RETRYABLE: readonly WireType[] = [\n")
 	for _, w := range WireMessages {

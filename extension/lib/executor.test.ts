@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EVALUATE_OFF_ERROR, Executor, type BrowserPort, type TabLike } from "./executor";
 import type { CsOp } from "./messages";
 import { isLostReply, NAV_GRACE_MS, NAV_LOAD_TIMEOUT_MS, NAV_QUIET_AFTER_REPLY_MS, type NavEvent } from "./navigation";
+import { CodedError } from "./peer";
 import { shareTab } from "./slots";
 import type { Consent, Shares } from "./storage";
 import type { DownloadsRequest } from "./protocol.gen";
@@ -137,6 +138,21 @@ describe("Executor", () => {
       "tab 13 is not shared with the AI; the user can share it from the monkbrowse popup",
     );
     await expect(x.execute("getUrl", { tabId: 999 })).rejects.toThrow("tab 999 is not shared");
+  });
+
+  it("gives the refusals the server acts on a code (ERROR_CODES), the sentence unchanged", async () => {
+    const { b, x } = setup();
+    const codeOf = (p: Promise<unknown>) => p.then(() => "resolved", (e: unknown) => (e instanceof CodedError ? e.code : `no code: ${String(e)}`));
+    await expect(codeOf(x.execute("browser_click", { ref: "e1", element: "Go", tabId: 13 }))).resolves.toBe("not_shared");
+    b.shares["14"] = 4; // shared, then closed before the tabs list caught up
+    await expect(codeOf(x.execute("browser_click", { ref: "e1", element: "Go", tabId: 14 }))).resolves.toBe("tab_gone");
+    // Chrome's own words for a tab that went away mid-call: coded for the request's tab only.
+    b.csError = "No tab with id: 10.";
+    await expect(codeOf(x.execute("browser_click", { ref: "e1", element: "Go", tabId: 10 }))).resolves.toBe("tab_gone");
+    b.csError = "cannot reach the page: No tab with id: 99.";
+    await expect(codeOf(x.execute("browser_click", { ref: "e1", element: "Go", tabId: 10 }))).resolves.toMatch(/^no code/);
+    b.csError = "ref e1 is not on the page any more";
+    await expect(codeOf(x.execute("browser_click", { ref: "e1", element: "Go", tabId: 10 }))).resolves.toMatch(/^no code/);
   });
 
   it("uses the active tab when tabId is omitted, if it is shared", async () => {

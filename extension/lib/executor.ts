@@ -4,6 +4,8 @@
 // with Chrome APIs in entrypoints/background/; tests use a fake.
 
 import type { CsOp, CsOps } from "./messages";
+import { CodedError, errorText } from "./peer";
+import { ERROR_CODES } from "./protocol.gen";
 import type {
   ClickXYRequest,
   ConsoleLogsResult,
@@ -102,7 +104,24 @@ export const EVALUATE_OFF_ERROR =
   '"Let the AI run JavaScript in shared tabs" (monkbrowse extension options, section "For this Chrome profile", or the monkbrowse popup), then call it again.';
 
 export function notSharedError(tabId: number): Error {
-  return new Error(`tab ${tabId} is not shared with the AI; the user can share it from the monkbrowse popup`);
+  return new CodedError(ERROR_CODES.not_shared, `tab ${tabId} is not shared with the AI; the user can share it from the monkbrowse popup`);
+}
+
+/** Chrome's own refusal of a tab id that names no tab ("No tab with id: 123."). */
+const chromeNoTab = /\bNo tab with id: ?([0-9]+)\b/g;
+
+/**
+ * tabGoneCode gives Chrome's refusal of the request's own tab the code
+ * tab_gone. Chrome's words are read here, in the process that got them, so
+ * the server decides on the code and never on wording.
+ */
+function tabGoneCode(e: unknown, tabId: unknown): unknown {
+  if (e instanceof CodedError || typeof tabId !== "number") return e;
+  const text = errorText(e);
+  for (const m of text.matchAll(chromeNoTab)) {
+    if (Number(m[1]) === tabId) return new CodedError(ERROR_CODES.tab_gone, text);
+  }
+  return e;
 }
 
 function asRecord(p: unknown): Record<string, unknown> {
@@ -159,7 +178,7 @@ export class Executor {
     } else {
       if (shares[String(tabId)] === undefined) throw notSharedError(tabId);
       tab = await this.port.getTab(tabId);
-      if (!tab) throw new Error(`tab ${tabId} does not exist any more (it was closed)`);
+      if (!tab) throw new CodedError(ERROR_CODES.tab_gone, `tab ${tabId} does not exist any more (it was closed)`);
     }
     if (!opts.allowRestricted) {
       const why = restrictedReason(tab.url, this.port.ownExtensionId);
@@ -223,9 +242,18 @@ export class Executor {
   /**
    * Runs one wire request. signal aborts when the server cancels the call:
    * a request not begun yet does nothing, and the waits it can abandon
-   * (a navigation's load, an action's settle) end early.
+   * (a navigation's load, an action's settle) end early. A refusal the
+   * server acts on carries a code (ERROR_CODES).
    */
   async execute(type: string, payload: unknown, signal?: AbortSignal): Promise<WireResponses[keyof WireResponses]> {
+    try {
+      return await this.run(type, payload, signal);
+    } catch (e) {
+      throw tabGoneCode(e, asRecord(payload).tabId);
+    }
+  }
+
+  private async run(type: string, payload: unknown, signal?: AbortSignal): Promise<WireResponses[keyof WireResponses]> {
     if (signal?.aborted) throw new Error(`${type} was cancelled by the server before it started; nothing was done`);
     const p = payload;
     switch (type) {

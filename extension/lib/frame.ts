@@ -1,7 +1,7 @@
 // The messaging envelope's frames (DESIGN §4) and their codec.
 //
 // Encoding writes keys in a fixed order (k,id,type,payload for requests,
-// k,id,ok,result,error for responses, k,type,payload for notifies) and follows
+// k,id,ok,result,error,code for responses, k,type,payload for notifies) and follows
 // the wire's one encoding rule, Go's encoding/json without HTML escaping:
 // JSON.stringify's output with U+2028 and U+2029 escaped, <, > and & left as
 // they are. So both sides re-encode the golden frames byte for byte
@@ -20,6 +20,8 @@ export interface ResponseFrame {
   ok: boolean;
   result?: unknown;
   error?: string;
+  /** An ok:false response's machine-readable reason (ERROR_CODES); error stays the sentence. */
+  code?: string;
 }
 
 export interface NotifyFrame {
@@ -67,9 +69,11 @@ export function decodeFrame(text: string): Frame | null {
     case "res": {
       if (typeof v.id !== "string" || v.id === "" || typeof v.ok !== "boolean") return null;
       if ("error" in v && v.error !== undefined && typeof v.error !== "string") return null;
+      if ("code" in v && v.code !== undefined && typeof v.code !== "string") return null;
       const f: ResponseFrame = { k: "res", id: v.id, ok: v.ok };
       if ("result" in v) f.result = v.result;
       if (typeof v.error === "string") f.error = v.error;
+      if (typeof v.code === "string") f.code = v.code;
       return f;
     }
     case "ntf": {
@@ -108,6 +112,7 @@ export function encodeFrame(f: Frame): string {
       let s = `{"k":"res","id":${json(f.id)},"ok":${f.ok ? "true" : "false"}`;
       if (f.result !== undefined) s += `,"result":${json(f.result)}`;
       if (f.error !== undefined) s += `,"error":${json(f.error)}`;
+      if (f.code !== undefined) s += `,"code":${json(f.code)}`;
       return s + "}";
     }
     case "ntf": {

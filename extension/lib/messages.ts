@@ -10,7 +10,7 @@ import type { Status } from "./storage";
 /** A message with nothing but its `to` and `kind`. */
 export type Empty = Record<never, never>;
 
-export type Reply<T> = { ok: true; result: T } | { ok: false; error: string };
+export type Reply<T> = { ok: true; result: T } | { ok: false; error: string; code?: string };
 
 /** Messages to the service worker, with the result each one answers. */
 export interface BgMessages {

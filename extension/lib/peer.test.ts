@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { decodeFrame } from "./frame";
-import { Peer, PeerClosedError, RemoteError, RequestTimeoutError, pipe, type PeerSocket } from "./peer";
+import { CodedError, Peer, PeerClosedError, RemoteError, RequestTimeoutError, pipe, type PeerSocket } from "./peer";
 
 /** A socket whose sent frames are recorded and whose incoming frames the test injects. */
 class FakeSocket implements PeerSocket {
@@ -220,6 +220,33 @@ describe("Peer", () => {
     p.close("bye");
     await expect(a).rejects.toThrow("peer disconnected");
     expect(s.closed).toBe(true);
+  });
+
+  it("sends a thrown CodedError's code beside its message, and hands the code to the caller", async () => {
+    const [x, y] = pipe();
+    const server = new Peer(x);
+    const ext = new Peer(y);
+    ext.handle("browser_click", () => {
+      throw new CodedError("tab_gone", "tab 9 does not exist any more (it was closed)");
+    });
+    ext.handle("browser_hover", () => {
+      throw new Error("no code");
+    });
+    const err = await server.request("browser_click", { tabId: 9 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RemoteError);
+    expect((err as RemoteError).code).toBe("tab_gone");
+    expect((err as RemoteError).message).toBe("tab 9 does not exist any more (it was closed)");
+    const plain = await server.request("browser_hover", {}).catch((e: unknown) => e);
+    expect((plain as RemoteError).code).toBeUndefined();
+    const s = new FakeSocket();
+    const p = new Peer(s);
+    p.handle("t", () => {
+      throw new CodedError("not_shared", "tab 5 is not shared");
+    });
+    s.deliver('{"k":"req","id":"1","type":"t"}');
+    await flush();
+    expect(s.sent).toEqual(['{"k":"res","id":"1","ok":false,"error":"tab 5 is not shared","code":"not_shared"}']);
+    server.close();
   });
 
   it("talks to another Peer over pipe(), in both directions", async () => {

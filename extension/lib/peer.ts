@@ -32,11 +32,26 @@ export class RequestTimeoutError extends Error {
   }
 }
 
-/** An ok:false answer from the other side. */
+/** An ok:false answer from the other side. Decide on code, never on the message. */
 export class RemoteError extends Error {
   override name = "RemoteError";
   constructor(
     readonly type: string,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * An error with a machine-readable code (one of the generated ERROR_CODES):
+ * thrown by a request handler, it answers with that code beside the message.
+ */
+export class CodedError extends Error {
+  override name = "CodedError";
+  constructor(
+    readonly code: string,
     message: string,
   ) {
     super(message);
@@ -251,7 +266,7 @@ export class Peer {
         this.pending.delete(f.id);
         clearTimeout(p.timer);
         if (f.ok) p.resolve(f.result ?? null);
-        else p.reject(new RemoteError(p.type, f.error ?? `request "${p.type}" failed`));
+        else p.reject(new RemoteError(p.type, f.error ?? `request "${p.type}" failed`, f.code));
         return;
       }
       case "ntf": {
@@ -287,11 +302,17 @@ export class Peer {
       const result = await h(payload, ctl.signal);
       this.trySend({ k: "res", id, ok: true, result: result === undefined ? null : result });
     } catch (e) {
-      this.trySend({ k: "res", id, ok: false, error: errorText(e) });
+      const code = errorCode(e);
+      this.trySend(code ? { k: "res", id, ok: false, error: errorText(e), code } : { k: "res", id, ok: false, error: errorText(e) });
     } finally {
       if (this.serving.get(id) === ctl) this.serving.delete(id);
     }
   }
+}
+
+/** The code a CodedError (or a RemoteError passed on) carries, if any. */
+export function errorCode(e: unknown): string | undefined {
+  return e instanceof CodedError || e instanceof RemoteError ? e.code : undefined;
 }
 
 export function errorText(e: unknown): string {

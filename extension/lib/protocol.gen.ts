@@ -427,6 +427,18 @@ export const TIMEOUTS_MS: Record<WireType, number> = {
   browser_pdf: 45000,
 };
 
+/** The codes of ok:false responses (protocol/errorcodes.go): decide on these, never on the error text. */
+export const ERROR_CODES = {
+  /** the request's tab does not exist any more (closed) */
+  tab_gone: "tab_gone",
+  /** the request's tab is not shared with the AI */
+  not_shared: "not_shared",
+  /** the owner is handing over and did not run the call */
+  owner_leaving: "owner_leaving",
+} as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
+
 /** Idempotent reads the server sends once more after a timeout. */
 export const RETRYABLE: readonly WireType[] = [
   "browser_snapshot",

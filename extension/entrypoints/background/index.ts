@@ -7,7 +7,7 @@ import { Executor } from "../../lib/executor";
 import { buildHello } from "../../lib/hello";
 import { ensureIdentity, withAssigned } from "../../lib/identity";
 import { isBgMessage, SLEEP_MAX_MS, type BgMessage, type BgMessages, type OffMessage, type Reply } from "../../lib/messages";
-import { errorText } from "../../lib/peer";
+import { errorCode, errorText } from "../../lib/peer";
 import type { TabInfo } from "../../lib/protocol.gen";
 import { pruneShares, shareAll, shareTab, unshareTab } from "../../lib/slots";
 import {
@@ -272,7 +272,7 @@ function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendRespo
   }
   h(msg).then(
     (result) => sendResponse({ ok: true, result }),
-    (e: unknown) => sendResponse({ ok: false, error: errorText(e) }),
+    (e: unknown) => sendResponse({ ok: false, error: errorText(e), code: errorCode(e) }),
   );
   return true; // answer asynchronously
 }

@@ -4,7 +4,7 @@
 
 import { Connection } from "../../lib/connection";
 import { isOffMessage, type OffMessage, type BgKind, type BgMessage, type BgMessages, type Reply } from "../../lib/messages";
-import { errorText, type PeerSocket } from "../../lib/peer";
+import { CodedError, errorText, type PeerSocket } from "../../lib/peer";
 
 /** The largest frame we accept from the server (a full screenshot or upload fits). */
 const MAX_FRAME_CHARS = 64 * 1024 * 1024;
@@ -12,7 +12,7 @@ const MAX_FRAME_CHARS = 64 * 1024 * 1024;
 async function toBg<K extends BgKind>(msg: BgMessage<K>): Promise<BgMessages[K]["res"]> {
   const reply = (await chrome.runtime.sendMessage(msg)) as Reply<BgMessages[K]["res"]> | undefined;
   if (!reply) throw new Error("the service worker gave no answer");
-  if (!reply.ok) throw new Error(reply.error);
+  if (!reply.ok) throw reply.code ? new CodedError(reply.code, reply.error) : new Error(reply.error);
   return reply.result;
 }
 

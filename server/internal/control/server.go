@@ -298,7 +298,7 @@ func (s *Server) handleCallTool(c *conn) messaging.Handler {
 			return nil, errors.New("call_tool payload has no tool name")
 		}
 		if !s.beginCall() {
-			return nil, errors.New(forwarder.RefusedLeaving)
+			return nil, refusedLeaving()
 		}
 		defer s.endCall()
 		// Each forwarder is its own AI app: snapshot diffs after actions are
@@ -313,7 +313,7 @@ func (s *Server) handleCallTool(c *conn) messaging.Handler {
 		ctx = protocol.WithGrants(ctx, ct.Grants)
 		res, err := s.cfg.Caller.CallTool(ctx, ct.Name, ct.Args)
 		if errors.Is(err, ErrLeaving) {
-			return nil, errors.New(forwarder.RefusedLeaving)
+			return nil, refusedLeaving()
 		}
 		if err != nil {
 			res = protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: err.Error()}}, IsError: true}
@@ -497,4 +497,11 @@ func (r *rejectingSocket) Send(ctx context.Context, frame []byte) error {
 		r.PeerSocket.Close()
 	}
 	return err
+}
+
+// refusedLeaving is the call_tool refusal of an owner releasing its ports:
+// the forwarder recognises it by its code and repeats the call against the
+// next owner.
+func refusedLeaving() error {
+	return messaging.WithCode(protocol.CodeOwnerLeaving, errors.New(forwarder.RefusedLeaving))
 }

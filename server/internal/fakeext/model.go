@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
@@ -305,7 +306,7 @@ func (e *Ext) targetLocked(id int) (*Tab, error) {
 	// The real extension checks its shares before asking Chrome for the
 	// tab, and drops the share of a closed tab.
 	if t = e.tabLocked(id); t == nil || !t.Shared {
-		return nil, fmt.Errorf("tab %d is not shared with the AI; the user can share it from the monkbrowse popup", id)
+		return nil, messaging.WithCode(protocol.CodeNotShared, fmt.Errorf("tab %d is not shared with the AI; the user can share it from the monkbrowse popup", id))
 	}
 	return t, nil
 }

@@ -162,3 +162,5 @@ func TestMessagingCoreIsStandardLibraryOnly(t *testing.T) {
 		}
 	}
 }
+
+func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }

@@ -111,7 +111,7 @@ func (s *session) explain(ctx context.Context, typ string, timeout time.Duration
 		return fmt.Errorf("The browser did not answer %s within %s in %s. It was not retried because it acts on the page and may still happen: take a browser_snapshot to see the page's state before trying again.",
 			typ, timeout, whereTarget(s.t))
 	case errors.As(err, &re):
-		if s.t.TabID > 0 && isTabGone(re.Message, s.t.TabID) {
+		if s.t.TabID > 0 && tabGoneCode(re.Code) {
 			return &tabGoneError{t: s.t, first: s.sent.Load() == 1}
 		}
 		return errors.New(speakSlots(re.Message, s.t))

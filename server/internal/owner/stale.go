@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
@@ -17,50 +18,12 @@ import (
 // for the tabs once and repeats the call on the tab that now holds the
 // number (browser.WithTab).
 //
-// The extension says so only in words, so the refusal is recognised by its
-// text. The texts are the extension's (extension/lib/executor.ts:
-// notSharedError and Executor.resolveTab, which run before any work) and
-// Chrome's own error for an id that names no tab. Each is matched together
-// with the Chrome tab id the request carried, so that a page's own text or
-// an error about another tab can never pass for one. If the extension's
-// wording changes, the call is no longer repeated (the refusal reaches the
-// AI, reworded with the tab's number): TestExtensionTabRefusalTexts pins the
-// texts against the extension's source.
-var tabGoneTexts = []struct {
-	prefix   string // what the message starts with; %d is the tab id
-	contains string // and a fragment it must contain after that
-}{
-	// notSharedError: `tab ${tabId} is not shared with the AI; the user can share it from the monkbrowse popup`
-	{prefix: "tab %d ", contains: "is not shared with the AI"},
-	// resolveTab: `tab ${tabId} does not exist any more (it was closed)`
-	{prefix: "tab %d ", contains: "does not exist any more"},
-}
-
-// chromeNoTab is Chrome's error for a tab id that names no tab ("No tab with
-// id: 123."), which the extension passes on, sometimes inside its own
-// sentence ("cannot reach the page in tab 123: No tab with id: 123.").
-var chromeNoTab = regexp.MustCompile(`\bNo tab with id: ?([0-9]+)\b`)
-
-// isTabGone reports whether msg, the extension's error for a request sent
-// to Chrome tab tabID, says that this tab is not (or no longer) shared or
-// does not exist.
-func isTabGone(msg string, tabID int) bool {
-	if tabID <= 0 {
-		return false
-	}
-	id := strconv.Itoa(tabID)
-	for _, g := range tabGoneTexts {
-		p := fmt.Sprintf(g.prefix, tabID)
-		if strings.HasPrefix(msg, p) && strings.Contains(msg[len(p):], g.contains) {
-			return true
-		}
-	}
-	for _, m := range chromeNoTab.FindAllStringSubmatch(msg, -1) {
-		if m[1] == id {
-			return true
-		}
-	}
-	return false
+// The extension says so with a code (protocol.CodeTabGone or
+// CodeNotShared, set in extension/lib/executor.ts before any work is done,
+// and for Chrome's own "No tab with id" about the request's tab); the owner
+// decides on the code, never on the wording.
+func tabGoneCode(code string) bool {
+	return code == protocol.CodeTabGone || code == protocol.CodeNotShared
 }
 
 // tabGoneError is a request refused because its tab is gone or no longer

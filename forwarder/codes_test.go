@@ -1,0 +1,90 @@
+package forwarder
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// refusingOwner is an owner on the control port that accepts fwd_hello and
+// refuses every call_tool with refusal.
+func refusingOwner(t *testing.T, home string, refusal error) int {
+	t.Helper()
+	ln, port := listen(t)
+	writeToken(t, home, "tok")
+	up := websocket.Upgrader{}
+	var mu sync.Mutex
+	var peers []*messaging.Peer
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		p := messaging.NewPeer(wsconn.New(ws, nil), nil)
+		p.Handle(protocol.MsgFwdHello, func(context.Context, json.RawMessage) (any, error) {
+			return protocol.FwdHelloAck{OK: true, Version: protocol.Version}, nil
+		})
+		p.Handle(protocol.MsgCallTool, func(context.Context, json.RawMessage) (any, error) {
+			return nil, refusal
+		})
+		p.Start()
+		mu.Lock()
+		peers = append(peers, p)
+		mu.Unlock()
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		srv.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range peers {
+			p.Close()
+		}
+	})
+	return port
+}
+
+// TestOwnerLeavingIsDecidedByCode: the forwarder repeats a call elsewhere
+// (ErrNotSent) when the owner's refusal carries protocol.CodeOwnerLeaving,
+// whatever its words; the same words without the code are an ordinary
+// refusal, shown to the AI as a tool error.
+func TestOwnerLeavingIsDecidedByCode(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		refusal  error
+		wantSent bool
+	}{
+		{"code, other words", messaging.WithCode(protocol.CodeOwnerLeaving, errors.New("the owner is going away (reworded)")), false},
+		{"old words, no code", errors.New(RefusedLeaving), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := watchdog(t, 10*time.Second)
+			home := t.TempDir()
+			c, err := Dial(ctx, &Options{Port: refusingOwner(t, home, tc.refusal), Home: home})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			res, err := c.CallTool(ctx, "browser_snapshot", nil)
+			if !tc.wantSent {
+				if !errors.Is(err, ErrNotSent) {
+					t.Fatalf("CallTool = %+v, %v; want ErrNotSent", res, err)
+				}
+				return
+			}
+			if err != nil || !res.IsError || len(res.Content) == 0 || res.Content[0].Text != RefusedLeaving {
+				t.Fatalf("CallTool = %+v, %v; want the refusal as a tool error", res, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,33 @@
+package protocol
+
+// Error codes: the machine-readable "code" of an ok:false response (DESIGN
+// §4), beside the "error" sentence written for the AI. Every decision one
+// process takes on another's refusal reads the code, never the sentence, so
+// the wording can change freely. The extension's copy is generated
+// (ERROR_CODES in extension/lib/protocol.gen.ts).
+const (
+	// CodeTabGone: the request's tab does not exist any more (closed).
+	// The owner asks for the tabs once and repeats the call on the tab
+	// that now holds the number, when nothing was done yet.
+	CodeTabGone = "tab_gone"
+	// CodeNotShared: the request's tab exists but is not shared with the
+	// AI (never was, or the person switched Share off). Handled like
+	// CodeTabGone.
+	CodeNotShared = "not_shared"
+	// CodeOwnerLeaving: the owner is handing over to another process and
+	// did not run the call_tool; the forwarder sends it to the next owner.
+	CodeOwnerLeaving = "owner_leaving"
+)
+
+// ErrorCode describes one code for the generated TypeScript.
+type ErrorCode struct {
+	Code    string
+	Meaning string
+}
+
+// ErrorCodes is every code, in a stable order.
+var ErrorCodes = []ErrorCode{
+	{CodeTabGone, "the request's tab does not exist any more (closed)"},
+	{CodeNotShared, "the request's tab is not shared with the AI"},
+	{CodeOwnerLeaving, "the owner is handing over and did not run the call"},
+}
