@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { decodeFrame } from "./frame";
+import { DEFAULT_TIMEOUT_MS } from "./protocol.gen";
 import { CodedError, Peer, PeerClosedError, RemoteError, RequestTimeoutError, pipe, type PeerSocket } from "./peer";
 
 /** A socket whose sent frames are recorded and whose incoming frames the test injects. */
@@ -104,7 +105,7 @@ describe("Peer", () => {
     const s = new FakeSocket();
     const p = new Peer(s);
     const r = p.request("x", {});
-    vi.advanceTimersByTime(29_999);
+    vi.advanceTimersByTime(DEFAULT_TIMEOUT_MS - 1);
     let settled = false;
     void r.catch(() => (settled = true));
     await Promise.resolve();
