@@ -329,6 +329,10 @@ type SnapshotResult struct {
 	URL      string `json:"url"`
 	Title    string `json:"title"`
 	Snapshot string `json:"snapshot"`
+	// Viewport lists the refs of the elements in or near the visible area
+	// (within half a screen of it). The server shows them first when the
+	// snapshot is over the token budget.
+	Viewport []string `json:"viewport,omitempty"`
 }
 
 // TextResult carries visible text.

@@ -31,6 +31,17 @@ type (
 	TabArgs struct {
 		Target
 	}
+	SnapshotArgs struct {
+		Ref       string `json:"ref,omitempty" jsonschema_description:"Only this element's part of the page: the element (ref from an earlier snapshot, e.g. e12) and everything inside it. Omit for the whole page."`
+		MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"minimum=500,maximum=100000" jsonschema_description:"The most tokens the answer may take (estimated as the larger of bytes/4 and the number of non-ASCII characters). Default 10000. Over it, the answer keeps the outline (landmarks and headings), what is on screen and what can be acted on, and ends with how to get the rest."`
+		Cursor    string `json:"cursor,omitempty" jsonschema_description:"Continue a snapshot that was cut: pass the cursor its last line gave (e.g. c3.120). The next part of that same snapshot comes back, with the same refs. Other arguments are ignored with a cursor."`
+		Target
+	}
+	FindArgs struct {
+		Query     string `json:"query" jsonschema:"minLength=1" jsonschema_description:"What to look for: text matched case-insensitively against each element's role, name and value (e.g. checkout), or role:ROLE with an optional quoted name (e.g. role:button \"Save\")."`
+		MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"minimum=500,maximum=100000" jsonschema_description:"The most tokens the answer may take. Default 10000."`
+		Target
+	}
 	GetTextArgs struct {
 		Element string `json:"element,omitempty" jsonschema_description:"A short description of the element whose text you want (optional)."`
 		Ref     string `json:"ref,omitempty" jsonschema_description:"The element's ref from the latest browser_snapshot. Omit to read the whole page's visible text."`
@@ -176,8 +187,10 @@ var Tools = []Tool{
 		Description: "Go forward one page in the tab's history, like the browser's Forward button." + afterAction},
 	{Name: "browser_reload", Title: "Reload", Args: TabArgs{}, ChangesPage: true, Idempotent: true,
 		Description: "Reload the tab's page and wait for it to load." + afterAction},
-	{Name: "browser_snapshot", Title: "Page snapshot", Args: TabArgs{}, ReadOnly: true, Idempotent: true,
-		Description: "Read the page as an accessibility snapshot: one line per element with its role, name, state and a ref (e.g. [ref=e12]) that the acting tools take. Use it first on a page, and again when the page changed on its own; prefer it to browser_screenshot for finding and reading elements. Returns the page URL, title and the snapshot."},
+	{Name: "browser_snapshot", Title: "Page snapshot", Args: SnapshotArgs{}, ReadOnly: true, Idempotent: true,
+		Description: "Read the page as an accessibility snapshot: one line per element with its role, name, state and a ref (e.g. [ref=e12]) that the acting tools take. Use it first on a page, and again when the page changed on its own; prefer it to browser_screenshot for finding and reading elements. Returns the page URL, title and the snapshot, within a token budget: a large page comes back as its outline, what is on screen and what can be acted on, with a last line saying how to get the rest (cursor for the next part, ref for one element's part)."},
+	{Name: "browser_find", Title: "Find elements", Args: FindArgs{}, ReadOnly: true, Idempotent: true,
+		Description: "Find the elements of the page whose role, name or value matches a query, without reading the whole snapshot. Use it to locate a control on a large page. Returns each matching line with its ref, under its ancestors' lines for context."},
 	{Name: "browser_get_text", Title: "Get text", Args: GetTextArgs{}, ReadOnly: true, Idempotent: true,
 		Description: "Read the visible text of one element (by ref) or of the whole page. Use it for reading articles, tables or messages in full, where the snapshot's lines are too terse. Returns plain text."},
 	{Name: "browser_screenshot", Title: "Screenshot", Args: ScreenshotArgs{}, ReadOnly: true, Idempotent: true,

@@ -51,6 +51,9 @@ type Dispatcher struct {
 	// snaps is each app's last snapshot per tab, the base of the diffs
 	// that follow actions.
 	snaps snapMemory
+	// cursors keeps the snapshots cut by the token budget, for their
+	// later parts.
+	cursors cursorStore
 }
 
 type handler func(ctx context.Context, args json.RawMessage) (protocol.CallToolResult, error)

@@ -19,6 +19,7 @@ func (d *Dispatcher) routes() map[string]handler {
 		"browser_go_forward":       bind(d.simpleAction(protocol.MsgGoForward, "Went forward one page in %s.")),
 		"browser_reload":           bind(d.simpleAction(protocol.MsgReload, "Reloaded %s.")),
 		"browser_snapshot":         bind(d.snapshot),
+		"browser_find":             bind(d.find),
 		"browser_get_text":         bind(d.getText),
 		"browser_screenshot":       bind(d.screenshot),
 		"browser_get_console_logs": bind(d.consoleLogs),
@@ -61,10 +62,14 @@ func (d *Dispatcher) act(ctx context.Context, tg protocol.Target, typ string, pa
 			return nil
 		}
 		if loadsPage(typ) {
-			// A page the AI went to is shown whole, even when it is a
-			// document it saw before (back, forward, reload).
+			// A page the AI went to is shown afresh, even when it is a
+			// document it saw before (back, forward, reload), within the
+			// smaller navigation budget.
 			d.snaps.remember(snapKeyFor(ctx, t), snap)
-			out += "\n\n" + FormatSnapshot(snap)
+			out += "\n\n" + d.renderSnapshot(snap, snap.Snapshot, snapshotView{
+				heading: "- Page Snapshot:", maxTokens: DefaultNavigateTokens,
+				hint: " After navigating, only a short first part is shown: call browser_snapshot (default budget 10,000 tokens, or maxTokens) to read more of the page.",
+			})
 		} else {
 			out += "\n\n" + d.formatAfterAction(ctx, t, snap)
 		}
@@ -227,14 +232,55 @@ func (d *Dispatcher) uploadFile(ctx context.Context, a protocol.UploadFileArgs) 
 		})
 }
 
-func (d *Dispatcher) snapshot(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
+func (d *Dispatcher) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protocol.CallToolResult, error) {
+	budget := budgetTokens(a.MaxTokens, DefaultMaxTokens)
+	if strings.TrimSpace(a.Cursor) != "" {
+		// Served from memory: the page is not asked again, and the diff
+		// base stays the full snapshot it was cut from.
+		out, err := d.cursorPage(a.Cursor, a.MaxTokens)
+		if err != nil {
+			return protocol.CallToolResult{}, err
+		}
+		return TextResult(out), nil
+	}
+	ref := ""
+	if strings.TrimSpace(a.Ref) != "" {
+		var err error
+		if ref, err = normalizeSnapshotRef(a.Ref); err != nil {
+			return protocol.CallToolResult{}, err
+		}
+	}
 	var snap protocol.SnapshotResult
 	t, err := d.read(ctx, a.Target, protocol.MsgSnapshot, tabOnly, &snap)
 	if err != nil {
 		return protocol.CallToolResult{}, err
 	}
+	if ref != "" {
+		// One element's part: the full snapshot is not remembered as the
+		// diff base, since the AI was not shown the rest of the page.
+		sub, ok := subtreeOf(snap.Snapshot, ref)
+		if !ok {
+			return protocol.CallToolResult{}, fmt.Errorf("No element with ref %s is on the page in %s now (it was removed, or the ref is from another page). Call browser_snapshot without ref for fresh refs.", ref, where(t))
+		}
+		return TextResult(fmt.Sprintf("Snapshot of %s in %s:\n\n%s", ref, where(t),
+			d.renderSnapshot(snap, sub, snapshotView{heading: "- Snapshot of " + ref + " and what is inside it:", maxTokens: budget, scope: ref}))), nil
+	}
 	d.snaps.remember(snapKeyFor(ctx, t), snap)
-	return TextResult(fmt.Sprintf("Snapshot of %s:\n\n%s", where(t), FormatSnapshot(snap))), nil
+	return TextResult(fmt.Sprintf("Snapshot of %s:\n\n%s", where(t),
+		d.renderSnapshot(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:", maxTokens: budget}))), nil
+}
+
+var snapshotRefRe = regexp.MustCompile(`^e[1-9]\d*$`)
+
+// normalizeSnapshotRef accepts "e12", and as pasted from a line "[ref=e12]" or "ref=e12".
+func normalizeSnapshotRef(in string) (string, error) {
+	r := strings.TrimSpace(in)
+	r = strings.TrimSuffix(strings.TrimPrefix(r, "["), "]")
+	r = strings.TrimPrefix(r, "ref=")
+	if !snapshotRefRe.MatchString(r) {
+		return "", fmt.Errorf("%q is not a ref (refs look like e12, from a browser_snapshot line). Call browser_snapshot without ref to see the page's refs.", in)
+	}
+	return r, nil
 }
 
 func (d *Dispatcher) getText(ctx context.Context, a protocol.GetTextArgs) (protocol.CallToolResult, error) {
@@ -250,7 +296,14 @@ func (d *Dispatcher) getText(ctx context.Context, a protocol.GetTextArgs) (proto
 		}
 		return TextResult("The page has no visible text (it may still be loading: try browser_wait, or browser_snapshot to see its elements)."), nil
 	}
-	return TextResult(res.Text), nil
+	return TextResult(capText(res.Text, DefaultMaxTokens, func(kept, total int) string {
+		if a.Ref != "" {
+			return fmt.Sprintf("[Cut: the first %s of %s characters of the text of %s are shown, to stay within the %s-token budget. Call browser_snapshot with ref=%s to find smaller parts of it, then browser_get_text with their refs.]",
+				formatInt(kept), formatInt(total), a.Ref, formatInt(DefaultMaxTokens), a.Ref)
+		}
+		return fmt.Sprintf("[Cut: the first %s of %s characters of the page's text are shown, to stay within the %s-token budget. Call browser_snapshot to see the page's parts, then browser_get_text with the ref of the part you want to read.]",
+			formatInt(kept), formatInt(total), formatInt(DefaultMaxTokens))
+	})), nil
 }
 
 func (d *Dispatcher) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
@@ -262,14 +315,36 @@ func (d *Dispatcher) consoleLogs(ctx context.Context, a protocol.TabArgs) (proto
 	if len(res.Logs) == 0 {
 		return TextResult(fmt.Sprintf("No console output, errors or dialogs recorded in %s since its page loaded.", where(t))), nil
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Console of %s (%d entries, oldest first):\n", where(t), len(res.Logs))
-	for _, e := range res.Logs {
+	// Within the budget, the newest entries are the ones kept: they are
+	// what the AI's last actions caused.
+	entries := make([]string, len(res.Logs))
+	for i, e := range res.Logs {
 		ts := ""
 		if e.Time > 0 {
 			ts = time.UnixMilli(e.Time).UTC().Format("15:04:05.000") + " "
 		}
-		fmt.Fprintf(&b, "%s[%s] %s\n", ts, e.Level, e.Text)
+		entries[i] = capText(fmt.Sprintf("%s[%s] %s", ts, e.Level, e.Text), DefaultMaxTokens/4, func(kept, total int) string {
+			return fmt.Sprintf("[entry cut at %s of %s characters]", formatInt(kept), formatInt(total))
+		})
+	}
+	left := DefaultMaxTokens - 2*footerReserve
+	first := len(entries)
+	for first > 0 {
+		c := EstimateTokens(entries[first-1]) + 1
+		if c > left {
+			break
+		}
+		left -= c
+		first--
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Console of %s (%d entries, oldest first):\n", where(t), len(res.Logs))
+	if first > 0 {
+		fmt.Fprintf(&b, "[The %d oldest entries are left out to stay within the %s-token budget; the newest %d follow.]\n", first, formatInt(DefaultMaxTokens), len(entries)-first)
+	}
+	for _, e := range entries[first:] {
+		b.WriteString(e)
+		b.WriteByte('\n')
 	}
 	return TextResult(strings.TrimRight(b.String(), "\n")), nil
 }
@@ -286,7 +361,10 @@ func (d *Dispatcher) evaluate(ctx context.Context, a protocol.EvaluateArgs) (pro
 	if len(res.Result) == 0 {
 		return TextResult("undefined"), nil
 	}
-	return TextResult(string(res.Result)), nil
+	return TextResult(capText(string(res.Result), DefaultMaxTokens, func(kept, total int) string {
+		return fmt.Sprintf("[Cut: the first %s of %s characters of the value are shown, to stay within the %s-token budget. Evaluate a smaller part (e.g. .slice(0, 100), or a count) to see the rest.]",
+			formatInt(kept), formatInt(total), formatInt(DefaultMaxTokens))
+	})), nil
 }
 
 // errNotResolved marks a WithTab failure that happened before the tab's

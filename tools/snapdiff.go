@@ -93,8 +93,11 @@ func (d *Dispatcher) formatAfterAction(ctx context.Context, t Target, s protocol
 	k := snapKeyFor(ctx, t)
 	prev, ok := d.snaps.last(k)
 	d.snaps.remember(k, s)
+	full := func() string {
+		return d.renderSnapshot(s, s.Snapshot, snapshotView{heading: "- Page Snapshot:", maxTokens: DefaultMaxTokens})
+	}
 	if !ok || prev.url != s.URL {
-		return FormatSnapshot(s)
+		return full()
 	}
 	changes, removed, same := DiffSnapshot(prev.text, s.Snapshot)
 	if same {
@@ -108,11 +111,14 @@ func (d *Dispatcher) formatAfterAction(ctx context.Context, t Target, s protocol
 		}
 		body += "# removed: " + strings.Join(limitList(removed, 20), ", ")
 	}
-	if 2*len(body) > len(s.Snapshot) {
-		return FormatSnapshot(s)
-	}
-	return formatSnapshotWith(s,
+	out := formatSnapshotWith(s,
 		"- Page Snapshot (only the elements that changed since your last snapshot of this tab, under their unchanged ancestors; every other ref is still valid; call browser_snapshot for the whole page):", body)
+	if 2*len(body) > len(s.Snapshot) || EstimateTokens(out) > DefaultMaxTokens {
+		// A diff that does not pay, or one over the budget: the page
+		// itself, cut to the budget (the cursor gets the rest).
+		return full()
+	}
+	return out
 }
 
 func limitList(items []string, n int) []string {

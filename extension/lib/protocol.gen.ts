@@ -104,6 +104,7 @@ export interface SnapshotResult {
   url: string;
   title: string;
   snapshot: string;
+  viewport?: string[];
 }
 
 export interface GetTextRequest {
