@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +117,8 @@ func TestSnapshotRefs(t *testing.T) {
 }
 
 // TestSnapshotLargePage: a page with thousands of elements snapshots in one
-// round trip within a few seconds and lists all of its controls.
+// round trip within a few seconds; the answer stays within the token budget
+// and acting on an element deep in the page (reached by find) works.
 func TestSnapshotLargePage(t *testing.T) {
 	s := shared(t)
 	ctx := testContext(t, testTimeout)
@@ -126,20 +129,138 @@ func TestSnapshotLargePage(t *testing.T) {
 	start := time.Now()
 	snap := s.snapshot(ctx, t, slot)
 	took := time.Since(start)
-	t.Logf("snapshot of the large page: %d bytes in %s", len(snap), took.Round(time.Millisecond))
+	t.Logf("snapshot of the large page: %d bytes (~%d tokens) in %s", len(snap), estimateTokens(snap), took.Round(time.Millisecond))
 	if took > 10*time.Second {
 		t.Errorf("the snapshot of the large page took %s", took)
 	}
-	for _, name := range []string{"Pick 1", "Pick 250", "Pick 500"} {
-		if _, ok := harness.Find(snap, "button", name); !ok {
-			t.Errorf("the snapshot lacks button %q", name)
+	if n := estimateTokens(snap); n > defaultMaxTokens {
+		t.Errorf("the snapshot is ~%d tokens, over the default budget %d", n, defaultMaxTokens)
+	}
+	for _, want := range []string{`heading "Large table"`, "End of the large page", "Left out:", "more rows like the above"} {
+		if !strings.Contains(snap, want) {
+			t.Errorf("the budgeted snapshot lacks %q:\n%s", want, harness.Clip(snap, 3000))
 		}
 	}
-	if !strings.Contains(snap, "End of the large page") {
-		t.Error("the snapshot lacks the page's last paragraph")
-	}
-	// Acting on an element deep in the large page works.
-	out := s.ok(ctx, t, "browser_click", map[string]any{"element": "Open row 500", "ref": ref(t, snap, "link", "Open row 500"), "tab": slot})
-	_ = out
+	found := s.ok(ctx, t, "browser_find", map[string]any{"query": `role:link "Open row 500"`, "tab": slot})
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Open row 500", "ref": ref(t, found, "link", "Open row 500"), "tab": slot})
 	waitJS(ctx, t, tab, "location.hash === '#row-500'")
+}
+
+// defaultMaxTokens is tools.DefaultMaxTokens (the e2e module does not
+// import the tools module).
+const defaultMaxTokens = 10_000
+
+// estimateTokens is tools.EstimateTokens: the larger of bytes/4 and the
+// number of non-ASCII characters.
+func estimateTokens(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x80 {
+			n++
+		}
+	}
+	return max((len(s)+3)/4, n)
+}
+
+var cursorRe = regexp.MustCompile(`cursor="(c\d+\.\d+)"`)
+
+// TestSnapshotBudgetPaging: on the 3,500-element page and a generated
+// ~20,000-element page, no answer is over the budget (navigation, snapshot,
+// every cursor part), every link and button of the page is reached through
+// the cursor with one ref each, refs are the same across parts, across
+// snapshots and in a ref-scoped snapshot, and an element from a late part
+// can be acted on.
+func TestSnapshotBudgetPaging(t *testing.T) {
+	s := shared(t)
+	for _, rows := range []int{500, 2900} {
+		t.Run(fmt.Sprintf("rows=%d", rows), func(t *testing.T) {
+			ctx := testContext(t, 4*testTimeout)
+			tab, slot := s.openShared(ctx, t, "/links.html")
+			url := s.fx.URL(fmt.Sprintf("/large.html?rows=%d", rows))
+			nav := s.ok(ctx, t, "browser_navigate", map[string]any{"url": url, "tab": slot})
+			if n := estimateTokens(nav); n > 4_000+200 || !strings.Contains(nav, "call browser_snapshot") {
+				t.Errorf("navigate answered ~%d tokens (navigation budget 4,000) or without the hint:\n%s", n, harness.Clip(nav, 1500))
+			}
+			elems := js[int](ctx, t, tab, "Number(document.body.dataset.count)")
+			t.Logf("%d elements", elems)
+
+			start := time.Now()
+			page := s.snapshot(ctx, t, slot)
+			t.Logf("budgeted snapshot: ~%d tokens in %s", estimateTokens(page), time.Since(start).Round(time.Millisecond))
+			lineOf := map[string]string{} // ref → its line, as first seen
+			byName := map[string]string{} // "link Open row 7" → ref
+			parts := 0
+			for {
+				parts++
+				if n := estimateTokens(page); n > defaultMaxTokens {
+					t.Fatalf("part %d is ~%d tokens, over %d", parts, n, defaultMaxTokens)
+				}
+				for _, l := range harness.ParseSnapshot(page) {
+					if l.Ref == "" {
+						continue
+					}
+					raw := strings.TrimSpace(l.Raw)
+					if prev, ok := lineOf[l.Ref]; ok && prev != raw {
+						t.Fatalf("ref %s changed between parts: %q then %q", l.Ref, prev, raw)
+					}
+					lineOf[l.Ref] = raw
+					if l.Role == "link" || l.Role == "button" {
+						key := l.Role + " " + l.Name
+						if r, ok := byName[key]; ok && r != l.Ref {
+							t.Fatalf("%s has two refs, %s and %s", key, r, l.Ref)
+						}
+						byName[key] = l.Ref
+					}
+				}
+				m := cursorRe.FindStringSubmatch(page)
+				if m == nil {
+					break
+				}
+				if parts > 400 {
+					t.Fatal("the cursor does not come to an end")
+				}
+				page = s.ok(ctx, t, "browser_snapshot", map[string]any{"cursor": m[1], "tab": slot})
+			}
+			if !strings.Contains(page, "That was the last part") && parts > 1 {
+				t.Errorf("the last part does not say it is the last:\n%s", harness.Clip(page, 800))
+			}
+			t.Logf("%d parts, %d refs", parts, len(lineOf))
+			for i := 1; i <= rows; i++ {
+				for _, key := range []string{fmt.Sprintf("link Open row %d", i), fmt.Sprintf("button Pick %d", i)} {
+					if byName[key] == "" {
+						t.Fatalf("%q was not reached through the cursor", key)
+					}
+				}
+			}
+			// The same refs in a fresh snapshot and in a ref-scoped one.
+			again := s.snapshot(ctx, t, slot)
+			for _, l := range harness.ParseSnapshot(again) {
+				if l.Ref != "" && lineOf[l.Ref] != "" && lineOf[l.Ref] != strings.TrimSpace(l.Raw) {
+					t.Errorf("ref %s is %q now, %q before", l.Ref, strings.TrimSpace(l.Raw), lineOf[l.Ref])
+				}
+			}
+			last := fmt.Sprintf("Pick %d", rows)
+			found := s.ok(ctx, t, "browser_find", map[string]any{"query": fmt.Sprintf("role:button %q", last), "tab": slot})
+			if r := ref(t, found, "button", last); r != byName["button "+last] {
+				t.Errorf("find gave %s for %s, the cursor %s", r, last, byName["button "+last])
+			}
+			var rowLine harness.SnapshotLine
+			for _, l := range harness.ParseSnapshot(found) {
+				if l.Role == "row" {
+					rowLine = l
+				}
+			}
+			if rowLine.Ref == "" {
+				t.Fatalf("find did not show the row above the button:\n%s", found)
+			}
+			part := s.ok(ctx, t, "browser_snapshot", map[string]any{"ref": rowLine.Ref, "tab": slot})
+			if r := ref(t, part, "button", last); r != byName["button "+last] || estimateTokens(part) > defaultMaxTokens {
+				t.Errorf("the row's snapshot gives %s for %s (cursor: %s)", r, last, byName["button "+last])
+			}
+			// An element from the last part can be acted on.
+			link := fmt.Sprintf("Open row %d", rows)
+			s.ok(ctx, t, "browser_click", map[string]any{"element": link, "ref": byName["link "+link], "tab": slot})
+			waitJS(ctx, t, tab, fmt.Sprintf("location.hash === '#row-%d'", rows))
+		})
+	}
 }

@@ -421,7 +421,9 @@ export class Executor {
         if (typeof r?.refHigh === "number" && r.refHigh > refBase) await this.port.saveRefBase(tab.id, r.refHigh);
         // The URL and title are read after the snapshot so they describe the same page.
         const after = (await this.port.getTab(tab.id)) ?? tab;
-        return { tabId: tab.id, url: after.url, title: after.title, snapshot: String(r?.snapshot ?? "") } satisfies SnapshotResult;
+        const res: SnapshotResult = { tabId: tab.id, url: after.url, title: after.title, snapshot: String(r?.snapshot ?? "") };
+        if (Array.isArray(r?.viewport)) res.viewport = (r.viewport as unknown[]).filter((x): x is string => typeof x === "string");
+        return res;
       }
       case "browser_get_text": {
         const req = asRecord(p) as GetTextRequest;

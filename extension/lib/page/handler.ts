@@ -89,13 +89,16 @@ export async function handleOp(ctx: PageContext, op: string, args: Record<string
 
 async function runOp(ctx: PageContext, op: string, args: Record<string, unknown>): Promise<unknown> {
   switch (op) {
-    case "snapshot":
+    case "snapshot": {
       ctx.refs.sweep();
       if (typeof args.refBase === "number") ctx.refs.advanceTo(args.refBase);
+      const viewport: string[] = [];
       return {
-        snapshot: buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot }),
+        snapshot: buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport }),
+        viewport,
         refHigh: ctx.refs.high,
       };
+    }
     case "click":
       await click(ctx.refs, str(args, "ref"));
       return {};

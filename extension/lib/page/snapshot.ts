@@ -45,6 +45,12 @@ export interface SnapshotOptions {
   maxChars?: number;
   /** Whether getComputedStyle supports ::before/::after (true in browsers). Default true. */
   pseudoElements?: boolean;
+  /**
+   * When given, receives the refs of the elements in or near the viewport
+   * (within half a screen of it), in page order: the server shows them first
+   * when the snapshot is over its token budget.
+   */
+  viewport?: string[];
 }
 
 /** The separator pushed around block-level collapsed wrappers so their text is not glued to neighbours. */
@@ -119,6 +125,7 @@ interface Ctx {
   styles: Map<Element, CSSStyleDeclaration>;
   style: (el: Element) => CSSStyleDeclaration;
   depth: number;
+  viewport: string[] | undefined;
 }
 
 /** Builds the snapshot of doc (the top document and its same-origin iframes). */
@@ -142,6 +149,7 @@ export function buildSnapshot(doc: Document, refs: RefRegistry, opts: SnapshotOp
       return s;
     },
     depth: 0,
+    viewport: opts.viewport,
   };
   const top = documentChildren(doc, ctx);
   const lines: string[] = [];
@@ -357,14 +365,26 @@ function hasExplicitName(el: Element): boolean {
 
 function makeNode(el: Element, role: string, ctx: Ctx, extra: string[], skipName = false): SNode {
   const name = skipName ? "" : truncate(accessibleName(el, ctx), ctx.maxText);
+  const ref = ctx.refs.refFor(el);
+  if (ctx.viewport && nearViewport(el)) ctx.viewport.push(ref);
   return {
     role,
     name,
     attrs: [...states(el, role), ...(el === ctx.active && tagOf(el) !== "body" ? ["active"] : []), ...extra],
-    ref: ctx.refs.refFor(el),
+    ref,
     props: [],
     children: [],
   };
+}
+
+/** Whether el's box is within half a screen of its window's visible area. */
+function nearViewport(el: Element): boolean {
+  const win = el.ownerDocument.defaultView;
+  if (!win) return false;
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) return false;
+  const h = win.innerHeight, w = win.innerWidth;
+  return r.bottom >= -h / 2 && r.top <= h * 1.5 && r.right >= -w / 2 && r.left <= w * 1.5;
 }
 
 /** State attributes in a fixed order: checked, disabled, expanded, level, pressed, selected, required (then active, markers, ref). */
