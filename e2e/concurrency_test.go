@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/monkbrowse/monkbrowse/e2e/harness"
+	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
 // TestConcurrency (DESIGN §6): calls to different tabs run in parallel;
@@ -91,7 +92,7 @@ func TestModernMCPClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools) != 22 {
+	if len(tools) != len(protocol.Tools) {
 		t.Errorf("the modern client sees %d tools", len(tools))
 	}
 	_, slot := s.openShared(ctx, t, "/links3.html")
