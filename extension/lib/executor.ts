@@ -422,7 +422,7 @@ export class Executor {
         // The URL and title are read after the snapshot so they describe the same page.
         const after = (await this.port.getTab(tab.id)) ?? tab;
         const res: SnapshotResult = { tabId: tab.id, url: after.url, title: after.title, snapshot: String(r?.snapshot ?? "") };
-        if (Array.isArray(r?.viewport)) res.viewport = (r.viewport as unknown[]).filter((x): x is string => typeof x === "string");
+        if (Array.isArray(r?.viewport)) res.viewport = r.viewport.filter((x) => typeof x === "string");
         return res;
       }
       case "browser_get_text": {

@@ -64,7 +64,7 @@ export function isOffMessage(m: unknown): m is OffMessage {
 /** The service worker ↔ content script bridge of docs/CONTRACTS.md. */
 export interface CsOps {
   /** refBase: the highest ref earlier documents of this tab handed out; refHigh: this document's highest. */
-  snapshot: { args: { refBase?: number }; result: { snapshot: string; refHigh?: number } };
+  snapshot: { args: { refBase?: number }; result: { snapshot: string; viewport?: string[]; refHigh?: number } };
   click: { args: { ref: string }; result: Empty };
   hover: { args: { ref: string }; result: Empty };
   type: { args: { ref: string; text: string; submit?: boolean }; result: Empty };

@@ -15,6 +15,7 @@
 // stays on separate lines.
 
 import { computeAccessibleName, getRole } from "dom-accessibility-api";
+import { fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole } from "./aam";
 import {
   deepActiveElement,
   isContentEditable,
@@ -72,10 +73,13 @@ interface SNode {
 /** Elements whose content is never rendered as page content. */
 const SKIP = new Set([
   "script", "style", "noscript", "template", "head", "title", "meta", "link", "base",
-  "param", "source", "track", "datalist",
+  "param", "source", "track", "datalist", "desc",
 ]);
 
-/** Elements whose children are fallback content or not part of the page's text. */
+/**
+ * Elements whose children are fallback content or not part of the page's
+ * text. An <svg> is one unless it holds elements with roles (aam.ts).
+ */
 const LEAF = new Set(["svg", "math", "video", "audio", "canvas", "object", "embed", "img",
   "input", "textarea", "iframe", "frame", "progress", "meter"]);
 
@@ -247,7 +251,7 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
     node.children = normalizeChildren(kids, ctx);
     if (contentNamed && node.children.every((c) => typeof c === "string")) {
       // Text only: the name is the text, on one line as before.
-      node.name = truncate(accessibleName(el, ctx), ctx.maxText);
+      node.name = truncate(spacedName(el, role, accessibleName(el, ctx), ctx.style), ctx.maxText);
     }
     // The name already says what the text children say.
     if (
@@ -292,6 +296,10 @@ function liftLabel(label: HTMLLabelElement, out: Child[], ctx: Ctx, visible: boo
   }
 }
 
+function isLeaf(el: Element, t: string): boolean {
+  return LEAF.has(t) && !(t === "svg" && svgHasParts(el));
+}
+
 function roleOf(el: Element, t: string, style: CSSStyleDeclaration, parentCursor: string, ctx: Ctx): string | null {
   if (t === "iframe" || t === "frame") return "iframe";
   let role: string | null = null;
@@ -299,6 +307,11 @@ function roleOf(el: Element, t: string, style: CSSStyleDeclaration, parentCursor
     role = getRole(el);
   } catch {
     role = null;
+  }
+  role = tableCellRole(el, role);
+  if (t !== "svg" && el.namespaceURI === SVG_NS) {
+    role = svgRole(el, role);
+    return role === "presentation" || role === "none" || role === "generic" ? null : role;
   }
   if (role === null && !el.hasAttribute("role")) role = EXTRA_IMPLICIT[t] ?? null;
   if (role === "presentation" || role === "none" || role === "generic") role = null;
@@ -364,7 +377,9 @@ function hasExplicitName(el: Element): boolean {
 }
 
 function makeNode(el: Element, role: string, ctx: Ctx, extra: string[], skipName = false): SNode {
-  const name = skipName ? "" : truncate(accessibleName(el, ctx), ctx.maxText);
+  const name = skipName
+    ? ""
+    : truncate(fallbackName(el, spacedName(el, role, accessibleName(el, ctx), ctx.style)), ctx.maxText);
   const ref = ctx.refs.refFor(el);
   if (ctx.viewport && nearViewport(el)) ctx.viewport.push(ref);
   return {

@@ -1,0 +1,116 @@
+// @vitest-environment happy-dom
+// One describe per rule of aam.ts; the same rules are checked against
+// Chromium's own tree in e2e/fidelity_test.go.
+import { beforeEach, describe, expect, it } from "vitest";
+import { fallbackName, spacedName, svgHasParts, svgRole, tableCellRole } from "./aam";
+import { RefRegistry } from "./refs";
+import { buildSnapshot } from "./snapshot";
+
+const html = (s: string) => {
+  document.body.innerHTML = s;
+};
+const $ = (sel: string) => document.querySelector(sel)!;
+const style = (e: Element) => getComputedStyle(e);
+let refs: RefRegistry;
+const snap = () => buildSnapshot(document, refs);
+
+beforeEach(() => {
+  refs = new RefRegistry();
+  document.body.innerHTML = "";
+});
+
+describe("tableCellRole", () => {
+  it("makes the cells of a grid and a treegrid gridcells", () => {
+    html(`<table role="grid"><tr><td id="a">1</td></tr></table>
+      <table role="treegrid"><tr><td id="b">2</td></tr></table>`);
+    expect(tableCellRole($("#a"), "cell")).toBe("gridcell");
+    expect(tableCellRole($("#b"), "cell")).toBe("gridcell");
+  });
+  it("keeps a data table's td a cell and an explicit role as it is", () => {
+    html(`<table><tr><td id="a">1</td><td id="b" role="button">x</td></tr></table>`);
+    expect(tableCellRole($("#a"), "cell")).toBe("cell");
+    expect(tableCellRole($("#b"), "button")).toBe("button");
+  });
+  it("makes a th heading a row of tds a rowheader", () => {
+    html(`<table><tr><th id="c1">Name</th><th id="c2">Age</th></tr>
+      <tr><th id="r">Ada</th><td>36</td></tr></table>`);
+    expect(tableCellRole($("#c1"), "columnheader")).toBe("columnheader");
+    expect(tableCellRole($("#c2"), "columnheader")).toBe("columnheader");
+    expect(tableCellRole($("#r"), "columnheader")).toBe("rowheader");
+  });
+  it("follows scope and thead", () => {
+    html(`<table><thead><tr><th id="h">H</th><td>x</td></tr></thead>
+      <tr><th id="row" scope="row">R</th></tr><tr><th id="col" scope="col">C</th><td>y</td></tr></table>`);
+    expect(tableCellRole($("#h"), "columnheader")).toBe("columnheader");
+    expect(tableCellRole($("#row"), "columnheader")).toBe("rowheader");
+    expect(tableCellRole($("#col"), "columnheader")).toBe("columnheader");
+  });
+  it("shows in the snapshot", () => {
+    html(`<table role="grid" aria-label="G"><tr><th>Name</th></tr><tr><td>Ada</td></tr></table>`);
+    const s = snap();
+    expect(s).toContain('- columnheader "Name"');
+    expect(s).toContain('- gridcell "Ada"');
+  });
+});
+
+describe("svgRole", () => {
+  it("gives a line only to elements with a role, and to links", () => {
+    html(`<svg id="s"><g id="g" role="slider" aria-label="Volume"></g><rect id="r"></rect><a id="a" href="#x"><text>Go</text></a></svg>`);
+    expect(svgRole($("#g"), "slider")).toBe("slider");
+    expect(svgRole($("#r"), null)).toBe(null);
+    expect(svgRole($("#a"), null)).toBe("link");
+    expect(svgHasParts($("#s"))).toBe(true);
+  });
+  it("keeps an svg without parts, or with role img, a leaf", () => {
+    html(`<svg id="p"><rect></rect></svg><svg id="i" role="img"><g role="slider"></g></svg>`);
+    expect(svgHasParts($("#p"))).toBe(false);
+    expect(svgHasParts($("#i"))).toBe(false);
+  });
+  it("lets an SVG slider be a line with a ref", () => {
+    html(`<svg width="100" height="20"><title>Mixer</title>
+      <g role="slider" tabindex="0" aria-label="Volume" aria-valuenow="3" aria-valuemin="0" aria-valuemax="10"><rect width="10" height="10"></rect></g></svg>`);
+    expect(snap()).toMatch(/- slider "Volume" \[ref=e\d+\]: "3"/);
+  });
+});
+
+describe("spacedName", () => {
+  it("puts a space where a <br> separates words", () => {
+    html(`<button id="b"><kbd>Space</kbd><br><kbd>Enter</kbd></button>`);
+    expect(spacedName($("#b"), "button", "SpaceEnter", style)).toBe("Space Enter");
+    expect(snap()).toContain('- button "Space Enter"');
+  });
+  it("puts a space between blocks", () => {
+    html(`<a id="a" href="#"><div>Title</div><div>Subtitle</div></a>`);
+    expect(spacedName($("#a"), "link", "TitleSubtitle", style)).toBe("Title Subtitle");
+  });
+  it("changes nothing but whitespace", () => {
+    html(`<button id="b">One<br><img alt="two"></button><button id="c" aria-label="Lab">A<br>B</button>`);
+    expect(spacedName($("#b"), "button", "One two", style)).toBe("One two");
+    expect(spacedName($("#c"), "button", "Lab", style)).toBe("Lab");
+    expect(spacedName($("#b"), "textbox", "x", style)).toBe("x");
+  });
+});
+
+describe("fallbackName", () => {
+  it("names a text field by its placeholder, then its title", () => {
+    html(`<input id="p" placeholder="Search docs" title="T"><input id="t" title="Only title">
+      <textarea id="x" placeholder="Message"></textarea><input id="n" type="checkbox" title="Agree">`);
+    expect(fallbackName($("#p"), "")).toBe("Search docs");
+    expect(fallbackName($("#t"), "")).toBe("Only title");
+    expect(fallbackName($("#x"), "")).toBe("Message");
+    expect(fallbackName($("#n"), "")).toBe("Agree");
+    expect(fallbackName($("#p"), "Label")).toBe("Label");
+  });
+  it("names input buttons by value, or Submit and Reset", () => {
+    html(`<input id="s" type="submit"><input id="r" type="reset"><input id="v" type="button" value="Go">`);
+    expect(fallbackName($("#s"), "")).toBe("Submit");
+    expect(fallbackName($("#r"), "")).toBe("Reset");
+    expect(fallbackName($("#v"), "")).toBe("Go");
+  });
+  it("shows in the snapshot", () => {
+    html(`<input placeholder="Search docs"><input type="submit">`);
+    const s = snap();
+    expect(s).toContain('- textbox "Search docs"');
+    expect(s).toContain('- button "Submit"');
+  });
+});
