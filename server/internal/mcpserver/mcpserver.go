@@ -32,6 +32,7 @@ const Instructions = `monkbrowse drives the Chrome the person already has open (
 - Address a tab with profile (the slug) and tab (the number). Omit profile when only one profile is connected (or to reuse the one you acted on last); omit tab to use the profile's active shared tab.
 - Only shared tabs are reachable. If the tab you need is not listed, ask the person to click the monkbrowse icon and switch Share on for it, or open one with browser_new_tab (new tabs are shared).
 - Read a page with browser_snapshot: one line per element with a ref such as [ref=e12]. Act with a ref from the latest snapshot plus a short element description. Tools that change the page answer with a fresh snapshot; if a ref is stale, take a new snapshot.
+- Results stay within a token budget: a large page comes back as its outline, what is on screen and what can be acted on, and its last line names a cursor for the rest. Use browser_find (e.g. role:button "Save") to locate elements, and browser_snapshot with ref for one part of the page.
 - Calls to different tabs run in parallel; calls to the same tab run one after another in order.`
 
 // Options configures a Server. A nil *Options, and every zero field, means
