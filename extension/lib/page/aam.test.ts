@@ -2,7 +2,7 @@
 // One describe per rule of aam.ts; the same rules are checked against
 // Chromium's own tree in e2e/fidelity_test.go.
 import { beforeEach, describe, expect, it } from "vitest";
-import { fallbackName, spacedName, svgHasParts, svgRole, tableCellRole } from "./aam";
+import { fallbackName, spacedName, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
 import { RefRegistry } from "./refs";
 import { buildSnapshot } from "./snapshot";
 
@@ -88,6 +88,17 @@ describe("spacedName", () => {
     expect(spacedName($("#b"), "button", "One two", style)).toBe("One two");
     expect(spacedName($("#c"), "button", "Lab", style)).toBe("Lab");
     expect(spacedName($("#b"), "textbox", "x", style)).toBe("x");
+  });
+});
+
+describe("treeitemName", () => {
+  it("leaves the nested group out of a tree item's name", () => {
+    html(`<ul role="tree"><li id="d" role="treeitem">Documents <ul role="group"><li role="treeitem">Report.pdf</li></ul></li>
+      <li id="l" role="treeitem">Leaf</li><li id="n" role="treeitem" aria-label="Named"><ul role="group"><li role="treeitem">x</li></ul></li></ul>`);
+    expect(treeitemName($("#d"), "treeitem", "Documents Report.pdf", style)).toBe("Documents");
+    expect(treeitemName($("#l"), "treeitem", "Leaf", style)).toBe("Leaf");
+    expect(treeitemName($("#n"), "treeitem", "Named", style)).toBe("Named");
+    expect(snap()).toContain('- treeitem "Documents" [ref=');
   });
 });
 

@@ -11,6 +11,8 @@
 //                   makes a line; the rest are transparent wrappers
 //   spacedName      a name from content keeps the spaces <br> and block
 //                   boundaries put between words
+//   treeitemName    a tree item's name from content leaves out its nested
+//                   group of items (Chromium)
 //   fallbackName    HTML-AAM's last resorts: placeholder, then title, for text
 //                   fields; the value (or the default label) of input buttons
 
@@ -88,7 +90,7 @@ const INLINE = /^(inline|contents)/;
  * control) makes it give up (null), since its contribution is the
  * library's to compute.
  */
-function contentText(el: Element, style: (e: Element) => CSSStyleDeclaration): string | null {
+function contentText(el: Element, style: (e: Element) => CSSStyleDeclaration, skipRoles?: Set<string>): string | null {
   let out = "";
   const walk = (node: Node): boolean => {
     for (let c = node.firstChild; c; c = c.nextSibling) {
@@ -105,6 +107,7 @@ function contentText(el: Element, style: (e: Element) => CSSStyleDeclaration): s
       }
       if (t === "script" || t === "style" || t === "template") continue;
       if (e.getAttribute("aria-hidden") === "true") continue;
+      if (skipRoles && skipRoles.has(firstRole(e))) continue;
       const s = style(e);
       if (s.display === "none") continue;
       if (
@@ -149,6 +152,26 @@ export function spacedName(el: Element, role: string, name: string, style: (e: E
   if (text === null) return name;
   const spaced = normalizeSpace(text);
   return spaced.replace(/\s+/g, "") === name.replace(/\s+/g, "") ? spaced : name;
+}
+
+function firstRole(e: Element): string {
+  return (e.getAttribute("role") ?? "").trim().split(/\s+/)[0] ?? "";
+}
+
+const TREE_PARTS = new Set(["group", "tree", "treeitem"]);
+
+/**
+ * A tree item named by its content is named by its own text, not by the
+ * items of its nested group: "Documents", not "Documents Report.pdf".
+ */
+export function treeitemName(el: Element, role: string, name: string, style: (e: Element) => CSSStyleDeclaration): string {
+  if (role !== "treeitem" || name === "") return name;
+  if (el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby")) return name;
+  if (el.querySelector("[role=group], [role=tree], [role=treeitem]") === null) return name;
+  const text = contentText(el, style, TREE_PARTS);
+  if (text === null) return name;
+  const own = normalizeSpace(text);
+  return own !== "" ? own : name;
 }
 
 const TEXT_FIELD_TYPES = new Set(["", "text", "search", "email", "url", "tel", "password", "number"]);

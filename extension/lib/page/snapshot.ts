@@ -15,7 +15,7 @@
 // stays on separate lines.
 
 import { computeAccessibleName, getRole } from "dom-accessibility-api";
-import { fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole } from "./aam";
+import { fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
 import {
   deepActiveElement,
   isContentEditable,
@@ -83,11 +83,6 @@ const SKIP = new Set([
 const LEAF = new Set(["svg", "math", "video", "audio", "canvas", "object", "embed", "img",
   "input", "textarea", "iframe", "frame", "progress", "meter"]);
 
-/** LEAF, except an <svg> that holds focusable widgets (role and tabindex on its shapes): those are listed. */
-function isLeaf(el: Element, t: string): boolean {
-  if (!LEAF.has(t)) return false;
-  return !(t === "svg" && el.querySelector("[tabindex][role]") !== null);
-}
 
 /** Implicit roles dom-accessibility-api 0.7 does not map but the page's text needs. */
 const EXTRA_IMPLICIT: Record<string, string> = {
@@ -296,6 +291,7 @@ function liftLabel(label: HTMLLabelElement, out: Child[], ctx: Ctx, visible: boo
   }
 }
 
+/** LEAF, except an <svg> that holds elements with roles or links (focusable widgets on its shapes): those are listed (aam.ts). */
 function isLeaf(el: Element, t: string): boolean {
   return LEAF.has(t) && !(t === "svg" && svgHasParts(el));
 }
@@ -379,7 +375,7 @@ function hasExplicitName(el: Element): boolean {
 function makeNode(el: Element, role: string, ctx: Ctx, extra: string[], skipName = false): SNode {
   const name = skipName
     ? ""
-    : truncate(fallbackName(el, spacedName(el, role, accessibleName(el, ctx), ctx.style)), ctx.maxText);
+    : truncate(fallbackName(el, treeitemName(el, role, spacedName(el, role, accessibleName(el, ctx), ctx.style), ctx.style)), ctx.maxText);
   const ref = ctx.refs.refFor(el);
   if (ctx.viewport && nearViewport(el)) ctx.viewport.push(ref);
   return {
