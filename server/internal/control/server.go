@@ -22,6 +22,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
@@ -36,6 +37,18 @@ const DefaultHelloTimeout = 10 * time.Second
 const (
 	DefaultHeartbeat = time.Second
 	DefaultDropAfter = 10 * time.Second
+)
+
+// Failed fwd_hello attempts (a wrong or missing token): each is answered
+// no sooner than FailedAuthDelay after it arrived, and all connections
+// together get at most FailedAuthPerSecond answers a second; the rest wait
+// their turn (at most maxFailWait, then the socket is just closed). A
+// correct token is accepted at once, so a forwarder is never slowed down by
+// someone else's failures.
+const (
+	FailedAuthDelay     = 250 * time.Millisecond
+	FailedAuthPerSecond = 20
+	maxFailWait         = 5 * time.Second
 )
 
 // MaxFrame bounds one frame from a forwarder (a call_tool carrying a
@@ -79,6 +92,9 @@ type Config struct {
 	Heartbeat, DropAfter time.Duration
 	// HelloTimeout: 0 means DefaultHelloTimeout.
 	HelloTimeout time.Duration
+	// MaxPending caps the connections without an accepted fwd_hello; a new
+	// one beyond it closes the oldest. 0 means netguard.DefaultMaxPending.
+	MaxPending int
 }
 
 // Server is the owner's control-port server. Its methods are safe for
@@ -90,6 +106,13 @@ type Server struct {
 	since    time.Time
 	upgrader websocket.Upgrader
 	hs       *http.Server
+
+	pending *netguard.Pending // connections that have not said fwd_hello yet
+	failLog netguard.Every    // refusals logged at most once a second
+	refused atomic.Int64      // failed fwd_hello attempts
+
+	failMu   sync.Mutex
+	failNext time.Time // when the next failure may be answered
 
 	mu       sync.Mutex
 	conns    map[*conn]struct{}
@@ -106,6 +129,7 @@ type conn struct {
 	accepted atomic.Bool
 	info     protocol.ForwarderInfo // set once when accepted, under Server.mu
 	timer    *time.Timer
+	release  func() // leaves the pending cap; idempotent
 }
 
 // New returns a server; call [Server.Serve] with the bound control listener.
@@ -130,10 +154,12 @@ func New(cfg Config) *Server {
 		log = cfg.Logger.With().Str("component", "control").Logger()
 	}
 	s := &Server{
-		cfg:   cfg,
-		log:   log,
-		since: time.Now(),
-		conns: make(map[*conn]struct{}),
+		cfg:     cfg,
+		log:     log,
+		since:   time.Now(),
+		conns:   make(map[*conn]struct{}),
+		pending: netguard.NewPending(cfg.MaxPending),
+		failLog: netguard.Every{Interval: time.Second},
 	}
 	s.upgrader = websocket.Upgrader{
 		// Checked in ServeHTTP already; repeated so that the upgrader can
@@ -152,6 +178,13 @@ func (s *Server) Serve(ln net.Listener) error {
 
 // ServeHTTP refuses browsers and plain HTTP and upgrades everything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !netguard.LoopbackHost(r.Host) {
+		if ok, n := s.failLog.Allow(); ok {
+			s.log.Warn().Str("host", r.Host).Str("remote", r.RemoteAddr).Int("alsoRefused", n).Msg("refused a control-port request whose Host is not a loopback name")
+		}
+		http.Error(w, netguard.HostRefusal, http.StatusForbidden)
+		return
+	}
 	if len(r.Header.Values("Origin")) > 0 {
 		s.log.Warn().Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr).Msg("refused a control-port connection from a browser origin")
 		http.Error(w, "monkbrowse control port: connections from browsers (with an Origin header) are refused", http.StatusForbidden)
@@ -186,6 +219,7 @@ func (s *Server) startConn(ws *websocket.Conn) {
 	c.peer = messaging.NewPeer(c.sock, &messaging.Options{
 		Logger: slog.New(slog.DiscardHandler),
 		OnClose: func(error) {
+			c.release()
 			s.mu.Lock()
 			delete(s.conns, c)
 			s.mu.Unlock()
@@ -194,6 +228,7 @@ func (s *Server) startConn(ws *websocket.Conn) {
 			}
 		},
 	})
+	c.release = func() {}
 	c.peer.Handle(protocol.MsgFwdHello, s.handleHello(c))
 	c.peer.Handle(protocol.MsgCallTool, s.handleCallTool(c))
 	c.peer.Handle(protocol.MsgStatus, s.handleStatus(c))
@@ -205,6 +240,9 @@ func (s *Server) startConn(ws *websocket.Conn) {
 		return
 	}
 	s.conns[c] = struct{}{}
+	// Until it says fwd_hello the connection counts against the cap of
+	// silent connections; beyond it the oldest one is closed.
+	c.release = s.pending.Add(func() { c.peer.Close() })
 	c.timer = time.AfterFunc(s.cfg.HelloTimeout, func() {
 		if !c.accepted.Load() {
 			s.log.Warn().Msg("closing a control connection that did not say fwd_hello in time")
@@ -220,21 +258,26 @@ func (s *Server) handleHello(c *conn) messaging.Handler {
 		if c.accepted.Load() {
 			return nil, errors.New("fwd_hello was already accepted on this connection")
 		}
+		// It has spoken: it leaves the cap of silent connections (what it
+		// holds from now on is bounded by the answer's delay).
+		c.release()
+		arrived := time.Now()
 		var h protocol.FwdHello
 		if err := json.Unmarshal(payload, &h); err != nil {
-			return s.reject(c, fmt.Sprintf("fwd_hello payload is not valid: %v", err)), nil
+			return s.rejectAuth(ctx, c, arrived, fmt.Sprintf("fwd_hello payload is not valid: %v", err))
 		}
 		if h.Token == "" {
-			return s.reject(c, "missing control token"), nil
+			return s.rejectAuth(ctx, c, arrived, "missing control token")
 		}
 		if subtle.ConstantTimeCompare([]byte(h.Token), []byte(s.cfg.Token)) != 1 {
-			return s.reject(c, "wrong control token"), nil
+			return s.rejectAuth(ctx, c, arrived, "wrong control token")
 		}
 		s.mu.Lock()
 		c.info = protocol.ForwarderInfo{PID: h.PID, Version: h.Version, Connected: time.Now().UnixMilli()}
 		c.accepted.Store(true)
 		s.mu.Unlock()
 		c.timer.Stop()
+		c.release()
 		ev := s.log.Info()
 		if h.Version != s.cfg.Version {
 			ev = s.log.Warn().Str("ownerVersion", s.cfg.Version)
@@ -277,12 +320,40 @@ func (s *Server) heartbeat(c *conn) {
 	}
 }
 
-// reject answers a refused fwd_hello; the socket closes right after the
-// answer is written.
-func (s *Server) reject(c *conn, reason string) protocol.FwdHelloAck {
-	s.log.Warn().Str("reason", reason).Msg("refused a forwarder")
+// rejectAuth answers a failed fwd_hello after FailedAuthDelay and its turn
+// under the global limit, logging at most one line a second. The socket
+// closes right after the answer.
+func (s *Server) rejectAuth(ctx context.Context, c *conn, arrived time.Time, reason string) (any, error) {
+	n := s.refused.Add(1)
+	s.failMu.Lock()
+	now := time.Now()
+	at := arrived.Add(FailedAuthDelay)
+	if slot := s.failNext; slot.After(at) {
+		at = slot
+	}
+	wait := at.Sub(now)
+	if wait <= maxFailWait {
+		s.failNext = at.Add(time.Second / FailedAuthPerSecond)
+	}
+	s.failMu.Unlock()
+	if ok, held := s.failLog.Allow(); ok {
+		s.log.Warn().Str("reason", reason).Int("alsoRefused", held).Int64("refusedSinceStart", n).
+			Msg("refused a control-port connection (failed attempts are answered after 250 ms, at most 20 a second, and logged at most once a second)")
+	}
+	if wait > maxFailWait {
+		// Too many failures queued: no answer, just a closed socket after
+		// the delay.
+		wait = time.Until(arrived.Add(FailedAuthDelay))
+		c.sock.dropResponse.Store(true)
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 	c.sock.closeAfterResponse.Store(true)
-	return protocol.FwdHelloAck{OK: false, Version: s.cfg.Version, Reason: reason}
+	return protocol.FwdHelloAck{OK: false, Version: s.cfg.Version, Reason: reason}, nil
 }
 
 func (s *Server) handleCallTool(c *conn) messaging.Handler {
@@ -487,11 +558,15 @@ func (s *Server) Close() error {
 type rejectingSocket struct {
 	messaging.PeerSocket
 	closeAfterResponse atomic.Bool
+	dropResponse       atomic.Bool // close instead of writing the next response
 }
 
 var responsePrefix = []byte(`{"k":"res"`)
 
 func (r *rejectingSocket) Send(ctx context.Context, frame []byte) error {
+	if r.dropResponse.Load() && bytes.HasPrefix(frame, responsePrefix) {
+		return r.PeerSocket.Close()
+	}
 	err := r.PeerSocket.Send(ctx, frame)
 	if r.closeAfterResponse.Load() && bytes.HasPrefix(frame, responsePrefix) {
 		r.PeerSocket.Close()

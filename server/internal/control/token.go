@@ -23,6 +23,17 @@ func NewToken() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
+// UnsafeDirError says why the token folder is refused; the token then lives
+// in memory only (forwarders cannot join).
+type UnsafeDirError struct {
+	Dir, Why string
+}
+
+func (e *UnsafeDirError) Error() string {
+	return fmt.Sprintf("%s %s, so monkbrowse does not keep its control token there: the token stays in memory only and other AI apps cannot share this browser connection. "+
+		"Fix it by removing %s (it is recreated as a private folder) and restarting your AI app.", e.Dir, e.Why, e.Dir)
+}
+
 // WriteToken makes a fresh token and writes it to the token file under home
 // ("" means $HOME; see forwarder.TokenPath). The directory is created 0700
 // (and tightened to 0700 if it exists); the file is written 0600 and
@@ -39,6 +50,11 @@ func WriteToken(home string) (token, path string, err error) {
 		return "", "", err
 	}
 	dir := filepath.Dir(path)
+	// Refused before anything is created or chmodded: a symlink there (its
+	// target would be chmodded and written) or a folder another user owns.
+	if err := checkTokenDir(dir); err != nil {
+		return "", "", err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", "", fmt.Errorf("control: creating %s: %w", dir, err)
 	}

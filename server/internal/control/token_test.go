@@ -2,8 +2,10 @@ package control
 
 import (
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/monkbrowse/monkbrowse/forwarder"
@@ -106,5 +108,49 @@ func TestWriteTokenUsesHOME(t *testing.T) {
 	}
 	if filepath.Dir(filepath.Dir(path)) != home {
 		t.Fatalf("token at %s, want under HOME %s", path, home)
+	}
+}
+
+// TestTokenDirSymlinkRefused: ~/.monkbrowse as a symbolic link is refused
+// with a clear message, and its target is neither chmodded nor written.
+func TestTokenDirSymlinkRefused(t *testing.T) {
+	home := t.TempDir()
+	target := t.TempDir()
+	if err := os.Chmod(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(home, ".monkbrowse")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := WriteToken(home)
+	var ue *UnsafeDirError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "symbolic link") || !strings.Contains(err.Error(), "in memory only") {
+		t.Fatalf("WriteToken through a symlink: %v", err)
+	}
+	fi, _ := os.Stat(target)
+	if fi.Mode().Perm() != 0o755 {
+		t.Fatalf("the link's target was chmodded to %v", fi.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(target); len(entries) != 0 {
+		t.Fatalf("files were written into the link's target: %v", entries)
+	}
+}
+
+// TestTokenDirOfAnotherUserRefused needs root (to chown).
+func TestTokenDirOfAnotherUserRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to give the folder to another user")
+	}
+	home := t.TempDir()
+	dir := filepath.Join(home, ".monkbrowse")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := WriteToken(home)
+	if err == nil || !strings.Contains(err.Error(), "belongs to another user") {
+		t.Fatalf("WriteToken into another user's folder: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 )
 
 // HeaderServer marks the extension port's plain-HTTP answer, so that
@@ -28,6 +29,15 @@ const sayHelloFirst = "say hello first: the first request on a monkbrowse socket
 // serveHTTP accepts extension WebSockets (any path) and answers anything
 // else with a short plain-text note.
 func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	// A DNS-rebinding page reaches 127.0.0.1 under its own host name: only
+	// loopback names are served, on any port (port forwards keep working).
+	if !netguard.LoopbackHost(r.Host) {
+		if ok, n := o.refusedLog.Allow(); ok {
+			o.log.Warn().Str("host", r.Host).Str("remote", r.RemoteAddr).Int("alsoRefused", n).Msg("refused a request whose Host is not a loopback name")
+		}
+		http.Error(w, netguard.HostRefusal, http.StatusForbidden)
+		return
+	}
 	w.Header().Set(HeaderServer, o.cfg.Version)
 	if !websocket.IsWebSocketUpgrade(r) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -35,8 +45,11 @@ func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "monkbrowse %s: this port is for the monkbrowse browser extension (WebSocket, protocol %d).\n", o.cfg.Version, protocol.ProtocolVersion)
 		return
 	}
-	if reason := o.refuseOrigin(r.Header.Get("Origin")); reason != "" {
-		o.log.Warn().Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr).Msg("refused a WebSocket from a foreign origin")
+	foreign, reason := o.checkOrigin(r.Header.Get("Origin"))
+	if reason != "" {
+		if ok, n := o.refusedLog.Allow(); ok {
+			o.log.Warn().Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr).Int("alsoRefused", n).Msg("refused a WebSocket from a web page's origin")
+		}
 		http.Error(w, reason, http.StatusForbidden)
 		return
 	}
@@ -59,37 +72,70 @@ func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	o.mu.Unlock()
 	defer o.wg.Done()
 	sock := wsconn.New(ws, &wsconn.Options{ReadLimit: o.cfg.ReadLimit})
-	o.accept(sock, r.RemoteAddr)
+	// Until its hello is done the socket counts against the port's cap of
+	// pending sockets; beyond it the oldest pending socket is closed.
+	release := o.pending.Add(func() { _ = sock.Close() })
+	o.accept(sock, r.RemoteAddr, foreign, release)
 }
 
-// refuseOrigin applies the Origin policy of DESIGN §8: no Origin (native
-// tools, tests) is fine, a chrome-extension:// origin is fine (optionally
-// pinned to given ids), anything else — a web page — is refused.
-func (o *Owner) refuseOrigin(origin string) string {
+// UnpackedExtensionID is the id of the extension built from this
+// repository (its manifest carries a fixed key; extension/EXTENSION_ID).
+const UnpackedExtensionID = "emkgfnickjohaibbledibfemnfkoamdj"
+
+// StoreExtensionID is the id of the Chrome Web Store build, once it is
+// published; empty until then.
+const StoreExtensionID = ""
+
+// PinnedExtensionIDs are the extension ids the extension port trusts
+// without any flag.
+func PinnedExtensionIDs() []string {
+	var ids []string
+	for _, id := range []string{UnpackedExtensionID, StoreExtensionID} {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// checkOrigin applies the Origin policy of DESIGN §8. No Origin (native
+// programs, tests: same-user processes are trusted) and the pinned
+// extension ids plus those given with --allow-extension-id are accepted.
+// Another chrome-extension:// origin is upgraded only to be told, in answer
+// to its hello, that it is not accepted (foreign is its id): that is how an
+// old monkbrowse extension with another id learns to update. Anything else
+// — a web page — is refused with reason.
+func (o *Owner) checkOrigin(origin string) (foreign, reason string) {
 	if origin == "" {
-		return ""
+		return "", ""
 	}
 	u, err := url.Parse(origin)
 	if err != nil || u.Scheme != "chrome-extension" || u.Host == "" {
-		return "monkbrowse: WebSocket connections from web pages are refused; only the monkbrowse extension may connect"
+		return "", "monkbrowse: WebSocket connections from web pages are refused; only the monkbrowse extension may connect"
 	}
-	if len(o.cfg.AllowedExtensionIDs) == 0 {
-		return ""
-	}
-	for _, id := range o.cfg.AllowedExtensionIDs {
+	for _, id := range append(PinnedExtensionIDs(), o.cfg.AllowedExtensionIDs...) {
 		if strings.EqualFold(strings.TrimSpace(id), u.Host) {
-			return ""
+			return "", ""
 		}
 	}
-	return "monkbrowse: this extension id is not allowed by --allow-extension-id"
+	return u.Host, ""
+}
+
+// foreignReason answers the hello of an extension whose id is not trusted.
+func foreignReason(id string) string {
+	return fmt.Sprintf("This extension (id %s) is not the monkbrowse extension this server trusts (%s), so it may not connect. "+
+		"Install or update the monkbrowse extension; if this is your own build of it, start monkbrowse with --allow-extension-id %s.",
+		id, strings.Join(PinnedExtensionIDs(), ", "), id)
 }
 
 // accept runs the hello handshake on a fresh socket and, once accepted,
 // hands the socket to a Peer.
-func (o *Owner) accept(sock messaging.PeerSocket, remote string) {
-	h, helloID, err := o.awaitHello(sock)
+func (o *Owner) accept(sock messaging.PeerSocket, remote, foreign string, release func()) {
+	h, helloID, err := o.awaitHello(sock, foreign, release)
+	release()
 	if err != nil {
-		o.log.Info().Err(err).Str("remote", remote).Msg("extension socket closed before an accepted hello")
+		// Debug: a flood of idle sockets must not flood stderr.
+		o.log.Debug().Err(err).Str("remote", remote).Msg("extension socket closed before an accepted hello")
 		_ = sock.Close()
 		return
 	}
@@ -155,7 +201,7 @@ func (o *Owner) accept(sock messaging.PeerSocket, remote string) {
 // pings, refuses other requests, drops everything else, and gives up at the
 // hello deadline. A rejected hello is answered with its ack before the
 // error returns (the caller closes the socket).
-func (o *Owner) awaitHello(sock messaging.PeerSocket) (protocol.Hello, string, error) {
+func (o *Owner) awaitHello(sock messaging.PeerSocket, foreign string, spoke func()) (protocol.Hello, string, error) {
 	ctx, cancel := context.WithTimeout(o.ctx, o.cfg.HelloTimeout)
 	defer cancel()
 	for {
@@ -171,6 +217,11 @@ func (o *Owner) awaitHello(sock messaging.PeerSocket) (protocol.Hello, string, e
 			o.log.Debug().Err(err).Msg("malformed frame before hello dropped")
 			continue
 		}
+		if f.K == messaging.KindRequest && f.Type == protocol.MsgHello {
+			// A hello leaves the cap of silent sockets: a real extension
+			// is never closed to make room once it has spoken.
+			spoke()
+		}
 		switch f.K {
 		case messaging.KindPing:
 			if err := sock.Send(ctx, []byte(`{"k":"pog"}`)); err != nil {
@@ -184,7 +235,18 @@ func (o *Owner) awaitHello(sock messaging.PeerSocket) (protocol.Hello, string, e
 				continue
 			}
 			v := protocol.CheckHello(f.Payload, o.cfg.Version)
+			if foreign != "" && !v.Legacy {
+				// Only a 0.2 hello gets its "update the extension" answer
+				// as is; any other hello from an untrusted id is refused.
+				v.Accept = false
+				v.Ack = protocol.HelloAck{OK: false, Protocol: protocol.ProtocolVersion, ServerVersion: o.cfg.Version, Reason: foreignReason(foreign)}
+			}
 			if !v.Accept {
+				if foreign != "" {
+					if ok, n := o.refusedLog.Allow(); ok {
+						o.log.Warn().Str("extensionId", foreign).Int("alsoRefused", n).Msg("refused the hello of an extension that is not trusted")
+					}
+				}
 				if err := o.sendResponse(sock, f.ID, v.Ack); err != nil {
 					return protocol.Hello{}, "", err
 				}

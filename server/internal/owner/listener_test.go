@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +62,8 @@ func helloFrame(id string, h any) []byte {
 func TestOriginPolicy(t *testing.T) {
 	o := startOwner(t, Config{})
 	ctx := context.Background()
-	for _, origin := range []string{"", "chrome-extension://abcdefghijklmnopabcdefghijklmnop"} {
+	// No Origin (same-user programs, tests) and the pinned unpacked build.
+	for _, origin := range []string{"", "chrome-extension://" + UnpackedExtensionID} {
 		connect(t, o, fakeext.Options{Origin: origin})
 	}
 	for _, origin := range []string{"https://evil.example", "http://127.0.0.1:8000", "null", "moz-extension://x"} {
@@ -71,14 +75,79 @@ func TestOriginPolicy(t *testing.T) {
 	}
 }
 
-func TestOriginPinnedExtensionID(t *testing.T) {
+// TestForeignExtensionOnlyGetsARejection: any other extension id is never
+// admitted: a current hello gets a rejection naming the flag, a 0.2 hello
+// the legacy "update the extension" answer, and the socket is closed.
+func TestForeignExtensionOnlyGetsARejection(t *testing.T) {
+	o := startOwner(t, Config{})
+	foreign := "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	_, err := fakeext.Connect(ctx, fakeext.Options{URL: wsURL(o), Origin: foreign})
+	if err == nil || !strings.Contains(err.Error(), "--allow-extension-id abcdefghijklmnopabcdefghijklmnop") {
+		t.Fatalf("a foreign extension's hello: %v", err)
+	}
+	ws := dialRaw(t, o, foreign)
+	if err := ws.WriteMessage(websocket.TextMessage, helloFrame("1", map[string]any{"profileId": "p", "label": "x", "extVersion": "0.2.0"})); err != nil {
+		t.Fatal(err)
+	}
+	got := readFrame(t, ws)
+	if !strings.Contains(got, `"assignedPort":0`) || !strings.Contains(got, "update the extension") || !strings.Contains(got, `"ok":false`) {
+		t.Fatalf("legacy hello from a foreign id: %s", got)
+	}
+	expectClosed(t, ws)
+	if ps := o.Profiles(); len(ps) != 0 {
+		t.Fatalf("a foreign extension became a profile: %+v", ps)
+	}
+}
+
+// TestAllowExtensionIDAdds: --allow-extension-id adds ids to the pinned one.
+func TestAllowExtensionIDAdds(t *testing.T) {
 	o := startOwner(t, Config{AllowedExtensionIDs: []string{"goodid"}})
 	connect(t, o, fakeext.Options{Origin: "chrome-extension://goodid"})
+	connect(t, o, fakeext.Options{Origin: "chrome-extension://" + UnpackedExtensionID})
 	connect(t, o, fakeext.Options{}) // no Origin: native tools and tests
-	_, err := fakeext.Dial(context.Background(), wsURL(o), "chrome-extension://otherid")
-	var de *fakeext.DialError
-	if !errors.As(err, &de) || de.Status != http.StatusForbidden {
-		t.Fatalf("want 403 for another extension id, got %v", err)
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	if _, err := fakeext.Connect(ctx, fakeext.Options{URL: wsURL(o), Origin: "chrome-extension://otherid"}); err == nil || !strings.Contains(err.Error(), "not the monkbrowse extension") {
+		t.Fatalf("another extension id: %v", err)
+	}
+}
+
+// TestPinnedIDIsTheBuiltExtensions keeps the pinned id equal to the id of
+// the extension this repository builds.
+func TestPinnedIDIsTheBuiltExtensions(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "extension", "EXTENSION_ID"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(b)); got != UnpackedExtensionID {
+		t.Fatalf("extension/EXTENSION_ID is %s, UnpackedExtensionID %s", got, UnpackedExtensionID)
+	}
+}
+
+// TestHostMustBeLoopback: a DNS-rebinding page reaches 127.0.0.1 under its
+// own host name; only loopback names are served, with any port.
+func TestHostMustBeLoopback(t *testing.T) {
+	o := startOwner(t, Config{})
+	for host, want := range map[string]int{"evil.example": 403, "evil.example:" + strconv.Itoa(o.Port()): 403, "192.168.0.2:9222": 403,
+		"localhost:1234": http.StatusUpgradeRequired, "127.0.0.1": http.StatusUpgradeRequired, "[::1]:9222": http.StatusUpgradeRequired} {
+		req, _ := http.NewRequest("GET", "http://"+o.Addr().String()+"/", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %q: status %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+	// A WebSocket upgrade under a foreign Host is refused too.
+	d := websocket.Dialer{}
+	_, resp, err := d.Dial(wsURL(o), http.Header{"Host": {"evil.example"}})
+	if err == nil || resp == nil || resp.StatusCode != 403 {
+		t.Fatalf("upgrade with a foreign Host: %v", err)
 	}
 }
 

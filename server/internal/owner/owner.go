@@ -23,6 +23,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
@@ -52,9 +53,13 @@ type Config struct {
 	// MaxProfiles caps the profiles connected at once (and the records
 	// kept); a hello beyond it is rejected with a reason. Zero: 20.
 	MaxProfiles int
-	// AllowedExtensionIDs pins the chrome-extension:// origins accepted.
-	// Empty accepts any extension id (a web page is always refused).
+	// AllowedExtensionIDs are extension ids accepted on the extension port
+	// besides the pinned ones (PinnedExtensionIDs). Other extensions only
+	// get a rejection; a web page is always refused.
 	AllowedExtensionIDs []string
+	// MaxPending caps the sockets that have not finished their hello; a
+	// new one beyond it closes the oldest. Zero: netguard.DefaultMaxPending.
+	MaxPending int
 	// ReadLimit bounds one incoming frame in bytes. Zero: 64 MiB.
 	ReadLimit int64
 	// HelloTimeout closes a socket that has not said an accepted hello in
@@ -159,6 +164,9 @@ type Owner struct {
 	disp *tools.Dispatcher
 	gate *gate
 
+	pending    *netguard.Pending
+	refusedLog netguard.Every // refusals are logged at most once a second
+
 	// stop is closed when Shutdown starts failing work; ctx is cancelled
 	// with it and is the parent of every connection's background work.
 	stop   chan struct{}
@@ -199,6 +207,8 @@ func Start(ctx context.Context, cfg Config) (*Owner, error) {
 		stop:         make(chan struct{}),
 		sockets:      map[*conn]struct{}{},
 		shutdownDone: make(chan struct{}),
+		pending:      netguard.NewPending(cfg.MaxPending),
+		refusedLog:   netguard.Every{Interval: time.Second},
 	}
 	o.ctx, o.cancel = context.WithCancel(context.Background())
 	o.disp = tools.NewDispatcher(browser{o}, cfg.Tools)
