@@ -4,7 +4,7 @@
 // lib/page; this file wires it to the extension.
 
 import { defineContentScript } from "wxt/utils/define-content-script";
-import { ConsoleBuffer, EVT_ENTRY, EVT_HELLO, EVT_REPLAY, parseEntry, parseReplay } from "../lib/page/console";
+import { ConsoleBuffer, EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, parseEntry, parseReplay } from "../lib/page/console";
 import { isCsMessage, respond, type PageContext } from "../lib/page/handler";
 import { RefRegistry } from "../lib/page/refs";
 import { settleDom, timerSleep, type Sleep } from "../lib/page/settle";
@@ -96,6 +96,12 @@ function start(): Instance {
 
   const onMessage = (msg: unknown, _sender: chrome.runtime.MessageSender, sendResponse: (r: unknown) => void) => {
     if (!isCsMessage(msg)) return false;
+    if (msg.op === "native_dialogs") {
+      // Handled here, not in lib/page: it only relays to the MAIN-world hooks.
+      doc.dispatchEvent(new CustomEvent(EVT_NATIVE_DIALOGS, { detail: msg.args?.on === true ? "1" : "0" }));
+      sendResponse({ ok: true, result: {} });
+      return false;
+    }
     void respond(ctx, msg).then(sendResponse);
     return true; // answer asynchronously
   };

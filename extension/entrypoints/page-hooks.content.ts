@@ -6,7 +6,7 @@
 // extension APIs.
 
 import { defineContentScript } from "wxt/utils/define-content-script";
-import { EVT_ENTRY, EVT_HELLO, EVT_REPLAY, installPageHooks, type ConsoleEntry } from "../lib/page/console";
+import { EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, installPageHooks, type ConsoleEntry } from "../lib/page/console";
 
 export default defineContentScript({
   matches: ["<all_urls>"],
@@ -41,7 +41,14 @@ function setup(win: Window & typeof globalThis): void {
       // the top document went away
     }
   };
-  const buffer = installPageHooks(win, send);
+  // Only the top frame's dialogs go native while the debugger is attached.
+  let native = false;
+  if (isTop) {
+    win.document.addEventListener(EVT_NATIVE_DIALOGS, (ev) => {
+      native = (ev as CustomEvent).detail === "1";
+    });
+  }
+  const buffer = installPageHooks(win, send, () => native);
 
   if (isTop) {
     // Keep frames' entries too, so a late isolated script gets the whole history.

@@ -84,6 +84,8 @@ export interface CsOps {
   scroll_to: { args: { x: number; y: number }; result: { scrollX: number; scrollY: number } };
   /** Waits for the DOM to settle (after trusted input sent through the debugger). */
   settle: { args: Empty; result: Empty };
+  /** While the debugger is attached, the top frame's dialogs go to Chrome (entrypoints/content.ts). */
+  native_dialogs: { args: { on: boolean }; result: Empty };
 }
 
 export interface ElementBox {

@@ -36,9 +36,10 @@ describe("shares and status", () => {
 
 describe("consent", () => {
   it("is off unless explicitly switched on", () => {
-    expect(normalizeConsent(undefined)).toEqual({ evaluate: false });
-    expect(normalizeConsent({ evaluate: "yes" })).toEqual({ evaluate: false });
-    expect(normalizeConsent({ evaluate: 1 })).toEqual({ evaluate: false });
-    expect(normalizeConsent({ evaluate: true })).toEqual({ evaluate: true });
+    expect(normalizeConsent(undefined)).toEqual({ evaluate: false, debugger: false });
+    expect(normalizeConsent({ evaluate: "yes" })).toEqual({ evaluate: false, debugger: false });
+    expect(normalizeConsent({ evaluate: 1 })).toEqual({ evaluate: false, debugger: false });
+    expect(normalizeConsent({ evaluate: true })).toEqual({ evaluate: true, debugger: false });
+    expect(normalizeConsent({ debugger: true, evaluate: "x" })).toEqual({ evaluate: false, debugger: true });
   });
 });

@@ -43,14 +43,20 @@ export interface Status {
 export interface Consent {
   /** "Let the AI run JavaScript in shared tabs": browser_evaluate. */
   evaluate: boolean;
+  /**
+   * "Use Chrome's debugger for real input": trusted input, native dialogs,
+   * response bodies, PDFs, one-capture full-page screenshots. Chrome shows a
+   * banner while the extension is attached to a tab.
+   */
+  debugger: boolean;
 }
 
-export const DEFAULT_CONSENT: Consent = { evaluate: false };
+export const DEFAULT_CONSENT: Consent = { evaluate: false, debugger: false };
 
 /** Only an explicit `true` turns a switch on. */
 export function normalizeConsent(v: unknown): Consent {
   const o = (typeof v === "object" && v !== null ? v : {}) as Record<string, unknown>;
-  return { ...DEFAULT_CONSENT, evaluate: o.evaluate === true };
+  return { ...DEFAULT_CONSENT, evaluate: o.evaluate === true, debugger: o.debugger === true };
 }
 
 export const MAX_LABEL_LEN = 64;

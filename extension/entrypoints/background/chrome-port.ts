@@ -8,6 +8,8 @@ import { errorText } from "../../lib/peer";
 import type { Consent, Shares } from "../../lib/storage";
 import { evalInPage, EVAL_CSP_ERROR } from "./evaluate";
 import { downloads, networkRequests } from "./network";
+import { bodiesOf, debuggerEnabled, onNativeDialogs, withDebugger, type Send } from "./debugger";
+import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
 
 /** Longest a navigation may take before we answer anyway (below the 45 s wire timeout, issue 12). */
 const NAV_TIMEOUT_MS = 40_000;
@@ -15,6 +17,8 @@ const NAV_TIMEOUT_MS = 40_000;
 const LOAD_AFTER_COMMIT_MS = 35_000;
 export const BODIES_NEED_DEBUGGER =
   "Response bodies need the debugger mode, which is off: the person can switch it on in the monkbrowse options (For this Chrome profile).";
+export const BODIES_ONLY_ATTACHED =
+  "Requests without a body were made while monkbrowse's debugger was not attached to the tab (it attaches only while working there) or have no body; repeat the action that makes them, then ask again.";
 export const PDF_NEEDS_DEBUGGER =
   "browser_pdf needs the debugger mode, which is off in this Chrome profile: ask the person to switch on \"Use Chrome's debugger\" in the monkbrowse options (For this Chrome profile). Chrome then shows a banner while monkbrowse works in the tab.";
 const CONTENT_SCRIPT_FILE = "content-scripts/content.js";
@@ -296,6 +300,106 @@ export async function contentOp<K extends CsOp>(tabId: number, op: K, args: CsOp
   return reply.result as CsOps[K]["result"];
 }
 
+// ---- debugger mode: trusted input --------------------------------------------
+
+/** The ops that become real input when the debugger mode is on. */
+const TRUSTED_OPS: ReadonlySet<string> = new Set(["click", "hover", "type", "press_key", "click_xy", "drag_xy"]);
+
+type MouseButton = "left" | "right" | "middle" | "none";
+
+async function mouseEvent(send: Send, type: string, x: number, y: number, button: MouseButton = "none", clickCount = 0, buttons = 0): Promise<void> {
+  await send("Input.dispatchMouseEvent", { type, x, y, button, clickCount, buttons });
+}
+
+async function trustedClick(send: Send, x: number, y: number, button: MouseButton = "left", count = 1): Promise<void> {
+  const mask = button === "left" ? 1 : button === "right" ? 2 : 4;
+  await mouseEvent(send, "mouseMoved", x, y);
+  for (let n = 1; n <= count; n++) {
+    await mouseEvent(send, "mousePressed", x, y, button, n, mask);
+    await mouseEvent(send, "mouseReleased", x, y, button, n, 0);
+  }
+}
+
+function modifierBits(kp: KeyPress): number {
+  const m = kp.modifiers;
+  return (m.alt ? 1 : 0) | (m.ctrl ? 2 : 0) | (m.meta ? 4 : 0) | (m.shift ? 8 : 0);
+}
+
+async function trustedKey(send: Send, kp: KeyPress): Promise<void> {
+  const modifiers = modifierBits(kp);
+  const printable = kp.text !== "" && !kp.modifiers.ctrl && !kp.modifiers.meta && !kp.modifiers.alt;
+  const base = { key: kp.key, code: kp.code, windowsVirtualKeyCode: kp.keyCode, nativeVirtualKeyCode: kp.keyCode, modifiers };
+  const commands = kp.modifiers.ctrl && kp.key.toLowerCase() === "a" ? { commands: ["selectAll"] } : {};
+  await send("Input.dispatchKeyEvent", { type: printable ? "keyDown" : "rawKeyDown", ...base, ...(printable ? { text: kp.text, unmodifiedText: kp.text } : {}), ...commands });
+  await send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
+}
+
+function center(box: { visible: { x: number; y: number; width: number; height: number } }, ref: string): { x: number; y: number } {
+  const v = box.visible;
+  if (v.width < 1 || v.height < 1) throw new Error(`ref ${ref} is not in the visible area even after scrolling to it; take a new browser_snapshot`);
+  return { x: v.x + v.width / 2, y: v.y + v.height / 2 };
+}
+
+/** One action as real input through the debugger, then the page's settle. */
+async function trustedOp<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+  const a = args as Record<string, unknown>;
+  await withDebugger(tabId, async (send) => {
+    switch (op) {
+      case "click":
+      case "hover": {
+        const ref = String(a.ref);
+        const p = center(await contentOp(tabId, "rect", { ref }), ref);
+        if (op === "hover") await mouseEvent(send, "mouseMoved", p.x, p.y);
+        else await trustedClick(send, p.x, p.y);
+        break;
+      }
+      case "type": {
+        const ref = String(a.ref);
+        const p = center(await contentOp(tabId, "rect", { ref }), ref);
+        await trustedClick(send, p.x, p.y);
+        await trustedKey(send, parseKeyCombo("Ctrl+A"));
+        const text = String(a.text ?? "");
+        if (text === "") await trustedKey(send, parseKeyCombo("Backspace"));
+        else await send("Input.insertText", { text });
+        if (a.submit === true) await trustedKey(send, parseKeyCombo("Enter"));
+        break;
+      }
+      case "press_key":
+        await trustedKey(send, parseKeyCombo(String(a.key)));
+        break;
+      case "click_xy": {
+        const button = (typeof a.button === "string" ? a.button : "left") as MouseButton;
+        await trustedClick(send, Number(a.x), Number(a.y), button, a.double === true ? 2 : 1);
+        break;
+      }
+      case "drag_xy": {
+        const [sx, sy, ex, ey] = [Number(a.startX), Number(a.startY), Number(a.endX), Number(a.endY)];
+        await mouseEvent(send, "mouseMoved", sx, sy);
+        await mouseEvent(send, "mousePressed", sx, sy, "left", 1, 1);
+        for (let i = 1; i <= 10; i++) {
+          await mouseEvent(send, "mouseMoved", sx + ((ex - sx) * i) / 10, sy + ((ey - sy) * i) / 10, "left", 0, 1);
+        }
+        await mouseEvent(send, "mouseReleased", ex, ey, "left", 1, 0);
+        break;
+      }
+    }
+  });
+  // Wait for the page to settle, as the DOM actions do (a navigation the
+  // input started makes this answer go missing: csNavigating handles that).
+  await contentOp(tabId, "settle", {});
+  return {} as CsOps[K]["result"];
+}
+
+/** BrowserPort.content: real input for the acting ops when the debugger mode is on. */
+async function content<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+  if (TRUSTED_OPS.has(op) && (await debuggerEnabled())) return trustedOp(tabId, op, args);
+  return contentOp(tabId, op, args);
+}
+
+onNativeDialogs(async (tabId, on) => {
+  await contentOp(tabId, "native_dialogs", { on });
+});
+
 async function activeTab(): Promise<TabLike | undefined> {
   let tabs = await chrome.tabs.query({ active: true, lastFocusedWindow: true, windowType: "normal" });
   if (tabs.length === 0) tabs = await chrome.tabs.query({ active: true, windowType: "normal" });
@@ -390,9 +494,19 @@ async function screenshotElement(tab: TabLike, ref: string): Promise<{ data: str
   });
 }
 
-/** A whole-page screenshot stitched from viewport captures (no debugger). */
+/** A whole-page screenshot: one capture in the debugger mode, else stitched from viewport captures. */
 async function screenshotFullPage(tab: TabLike): Promise<{ data: string; note?: string }> {
   const m = await contentOp(tab.id, "metrics", {});
+  if (await debuggerEnabled()) {
+    const r = await withDebugger(tab.id, (send) =>
+      send<{ data: string }>("Page.captureScreenshot", {
+        format: "png",
+        captureBeyondViewport: true,
+        clip: { x: 0, y: 0, width: m.width, height: Math.min(m.height, MAX_CANVAS_SIDE), scale: 1 },
+      }),
+    );
+    return { data: r.data, note: m.height > MAX_CANVAS_SIDE ? `Cut at ${MAX_CANVAS_SIDE} CSS pixels of the page's ${m.height}.` : undefined };
+  }
   const screens = Math.ceil(m.height / Math.max(1, m.viewportHeight));
   if (screens > MAX_STITCH) {
     throw new Error(
@@ -428,6 +542,27 @@ async function screenshotFullPage(tab: TabLike): Promise<{ data: string; note?: 
       note: screens > 1 ? `Stitched from ${screens} screens; fixed or sticky elements may repeat.` : undefined,
     };
   });
+}
+
+async function pdf(tab: TabLike): Promise<{ path: string; size: number }> {
+  if (!(await debuggerEnabled())) throw new Error(PDF_NEEDS_DEBUGGER);
+  const r = await withDebugger(tab.id, (send) => send<{ data: string }>("Page.printToPDF", { printBackground: true }));
+  const base = (tab.title || "page").replace(/[\\/:*?"<>|\x00-\x1f]+/g, " ").trim().slice(0, 80) || "page";
+  const id = await chrome.downloads.download({
+    url: `data:application/pdf;base64,${r.data}`,
+    filename: `monkbrowse/${base}.pdf`,
+    conflictAction: "uniquify",
+    saveAs: false,
+  });
+  // Wait for Chrome to write the file (bounded).
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const [item] = await chrome.downloads.search({ id });
+    if (item?.state === "complete") return { path: item.filename, size: item.fileSize > 0 ? item.fileSize : item.bytesReceived };
+    if (item?.state === "interrupted") throw new Error(`saving the PDF failed: ${item.error ?? "interrupted"}`);
+    if (Date.now() > deadline) throw new Error("saving the PDF did not finish within 30 s");
+    await sleep(100);
+  }
 }
 
 async function evaluate(tabId: number, expression: string): Promise<unknown> {
@@ -545,7 +680,7 @@ export function makeChromePort(deps: {
       }),
     history: historyNav,
     watchNavigation,
-    content: contentOp,
+    content,
     refBase,
     saveRefBase,
     screenshot,
@@ -557,11 +692,24 @@ export function makeChromePort(deps: {
     closeTab: (tabId) => chrome.tabs.remove(tabId),
     network: async (tabId, opts) => {
       const r = await networkRequests(tabId, opts);
-      return opts.includeBodies ? { ...r, bodiesNote: BODIES_NEED_DEBUGGER } : r;
+      if (!opts.includeBodies) return r;
+      if (!(await debuggerEnabled())) return { ...r, bodiesNote: BODIES_NEED_DEBUGGER };
+      // Match bodies (newest first) to requests of the same URL, newest first.
+      const pool = [...bodiesOf(tabId)];
+      let found = 0;
+      for (let i = r.requests.length - 1; i >= 0; i--) {
+        const q = r.requests[i]!;
+        const j = pool.map((b) => b.url).lastIndexOf(q.url);
+        if (j < 0) continue;
+        const b = pool.splice(j, 1)[0]!;
+        q.body = b.body;
+        if (b.base64) q.bodyBase64 = true;
+        if (b.truncated) q.bodyTruncated = true;
+        found++;
+      }
+      return found === r.requests.length ? r : { ...r, bodiesNote: BODIES_ONLY_ATTACHED };
     },
     downloads,
-    pdf: async () => {
-      throw new Error(PDF_NEEDS_DEBUGGER);
-    },
+    pdf,
   };
 }

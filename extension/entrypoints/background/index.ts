@@ -28,6 +28,7 @@ import {
 } from "../../lib/storage";
 import { forgetRefBase, getTab, makeChromePort } from "./chrome-port";
 import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
+import { forgetDebuggerTab, installDebugger } from "./debugger";
 
 const OFFSCREEN_PATH = "offscreen.html";
 const KEEPALIVE_ALARM = "monkbrowse-keepalive";
@@ -284,6 +285,7 @@ export default defineBackground(() => {
   // Before anything async: Chrome delivers events that woke the worker only
   // to listeners added in its first turn.
   installNetwork(readShares);
+  installDebugger();
 
   chrome.runtime.onStartup.addListener(() => {
     // Tab ids are per browser session: shares of the last session would point
@@ -314,6 +316,7 @@ export default defineBackground(() => {
   chrome.tabs.onRemoved.addListener((tabId) => {
     forgetRefBase(tabId);
     forgetNetTab(tabId);
+    forgetDebuggerTab(tabId);
     void updateShares((s) => ({ shares: unshareTab(s, tabId), out: undefined }));
   });
   chrome.tabs.onReplaced.addListener((added, removed) => {

@@ -47,10 +47,33 @@ form.addEventListener("submit", (ev) => {
 const allowEvaluate = document.querySelector("#allow-evaluate") as HTMLInputElement;
 const consentMessage = document.querySelector("#consent-message") as HTMLParagraphElement;
 
+const useDebugger = document.querySelector("#use-debugger") as HTMLInputElement;
+
 async function loadConsent(): Promise<void> {
   const got = await chrome.storage.local.get(KEY_CONSENT);
-  allowEvaluate.checked = normalizeConsent(got[KEY_CONSENT]).evaluate;
+  const c = normalizeConsent(got[KEY_CONSENT]);
+  allowEvaluate.checked = c.evaluate;
+  useDebugger.checked = c.debugger;
 }
+
+useDebugger.addEventListener("change", () => {
+  const on = useDebugger.checked;
+  void (async () => {
+    const got = await chrome.storage.local.get(KEY_CONSENT);
+    const cur = (typeof got[KEY_CONSENT] === "object" && got[KEY_CONSENT] !== null ? got[KEY_CONSENT] : {}) as Record<string, unknown>;
+    await chrome.storage.local.set({ [KEY_CONSENT]: { ...cur, debugger: on } });
+  })().then(
+    () => {
+      consentMessage.textContent = on
+        ? "monkbrowse may now attach Chrome's debugger to a shared tab while it works there."
+        : "monkbrowse no longer uses Chrome's debugger (detached from every tab).";
+    },
+    (e: unknown) => {
+      consentMessage.textContent = `Could not save: ${String(e)}`;
+      void loadConsent();
+    },
+  );
+});
 
 allowEvaluate.addEventListener("change", () => {
   const on = allowEvaluate.checked;
@@ -72,7 +95,11 @@ allowEvaluate.addEventListener("change", () => {
 
 // The popup can switch it too: follow changes made there.
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === "local" && changes[KEY_CONSENT]) allowEvaluate.checked = normalizeConsent(changes[KEY_CONSENT].newValue).evaluate;
+  if (area === "local" && changes[KEY_CONSENT]) {
+    const c = normalizeConsent(changes[KEY_CONSENT].newValue);
+    allowEvaluate.checked = c.evaluate;
+    useDebugger.checked = c.debugger;
+  }
 });
 
 void load();

@@ -149,10 +149,25 @@ $<HTMLButtonElement>("#open-options").addEventListener("click", () => {
 
 // "For this Chrome profile" (options page): shown and switchable here too.
 const allowEvaluate = $<HTMLInputElement>("#allow-evaluate");
+const useDebugger = $<HTMLInputElement>("#use-debugger");
 async function renderConsent(): Promise<void> {
   const got = await chrome.storage.local.get(KEY_CONSENT);
-  allowEvaluate.checked = normalizeConsent(got[KEY_CONSENT]).evaluate;
+  const c = normalizeConsent(got[KEY_CONSENT]);
+  allowEvaluate.checked = c.evaluate;
+  useDebugger.checked = c.debugger;
 }
+useDebugger.addEventListener("change", () => {
+  errorEl.hidden = true;
+  const on = useDebugger.checked;
+  void (async () => {
+    const got = await chrome.storage.local.get(KEY_CONSENT);
+    const cur = (typeof got[KEY_CONSENT] === "object" && got[KEY_CONSENT] !== null ? got[KEY_CONSENT] : {}) as Record<string, unknown>;
+    await chrome.storage.local.set({ [KEY_CONSENT]: { ...cur, debugger: on } });
+  })().catch((e: unknown) => {
+    showError(e);
+    void renderConsent();
+  });
+});
 allowEvaluate.addEventListener("change", () => {
   errorEl.hidden = true;
   const on = allowEvaluate.checked;

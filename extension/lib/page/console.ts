@@ -18,6 +18,11 @@ export type { ConsoleEntry };
 export const EVT_ENTRY = "__monkbrowse:console-entry";
 /** Isolated → MAIN: "I am listening now"; the top frame's hooks answer with EVT_REPLAY. */
 export const EVT_HELLO = "__monkbrowse:console-hello";
+/**
+ * Isolated world → MAIN world: detail "1" while the extension's debugger is
+ * attached to the tab and answers dialogs natively, "0" after.
+ */
+export const EVT_NATIVE_DIALOGS = "__monkbrowse:native-dialogs";
 /** MAIN → isolated: JSON array of every buffered entry so far. */
 export const EVT_REPLAY = "__monkbrowse:console-replay";
 
@@ -196,7 +201,11 @@ export function formatRejection(reason: unknown): string {
  * listeners, and non-blocking alert/confirm/prompt. `send` hands each entry on.
  * Returns the hooks' own buffer (for replay). Idempotent per window.
  */
-export function installPageHooks(win: Window & typeof globalThis, send: (e: ConsoleEntry) => void): ConsoleBuffer {
+export function installPageHooks(
+  win: Window & typeof globalThis,
+  send: (e: ConsoleEntry) => void,
+  nativeDialogs: () => boolean = () => false,
+): ConsoleBuffer {
   const FLAG = "__monkbrowseHooks";
   // Injected twice (manifest and executeScript bundles differ): hook once, keep the first buffer.
   const existing = (win as unknown as Record<string, unknown>)[FLAG] as ConsoleBuffer | undefined;
@@ -260,15 +269,35 @@ export function installPageHooks(win: Window & typeof globalThis, send: (e: Cons
     record("error", () => formatRejection(ev.reason));
   });
 
-  // Dialogs never block: a blocked page could not be driven at all.
+  // Dialogs never block: a blocked page could not be driven at all. In the
+  // debugger mode, while the debugger is attached, they go to Chrome and the
+  // debugger answers them (Page.handleJavaScriptDialog).
+  const nativeAlert = win.alert;
+  const nativeConfirm = win.confirm;
+  const nativePrompt = win.prompt;
   win.alert = function alert(message?: unknown) {
+    if (nativeDialogs()) {
+      nativeAlert.call(win, message as string);
+      record("dialog", () => formatDialog("alert", message, undefined) + " (native, answered through the debugger)");
+      return;
+    }
     record("dialog", () => formatDialog("alert", message, undefined));
   } as typeof win.alert;
   win.confirm = function confirm(message?: unknown) {
+    if (nativeDialogs()) {
+      const r = nativeConfirm.call(win, message as string);
+      record("dialog", () => formatDialog("confirm", message, r) + " (native, answered through the debugger)");
+      return r;
+    }
     record("dialog", () => formatDialog("confirm", message, true));
     return true;
   } as typeof win.confirm;
   win.prompt = function prompt(message?: unknown, defaultValue?: unknown) {
+    if (nativeDialogs()) {
+      const r = nativePrompt.call(win, message as string, defaultValue as string);
+      record("dialog", () => formatDialog("prompt", message, r ?? "(cancelled)", defaultValue ?? undefined) + " (native, answered through the debugger)");
+      return r;
+    }
     const result = defaultValue === undefined || defaultValue === null ? "" : String(defaultValue);
     record("dialog", () => formatDialog("prompt", message, result, defaultValue ?? undefined));
     return result;

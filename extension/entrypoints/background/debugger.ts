@@ -1,0 +1,215 @@
+// Debugger mode (opt-in per Chrome profile, consent.debugger): trusted input
+// through Input.*, native dialogs answered with Page.handleJavaScriptDialog,
+// response bodies, PDFs and one-capture full-page screenshots.
+//
+// Chrome shows "started debugging this browser" while an extension is
+// attached, so we attach to one tab only while working in it and detach after
+// DEFAULT_IDLE_MS without work; a detach waits for running work, so it never
+// loses a call. With the mode off we never attach, and switching it off
+// detaches at once. Every attach and detach is written to the attach log
+// (chrome.storage.session "debuggerLog"), which tests read: a test's own CDP
+// session also makes a tab look "attached", so that cannot tell.
+
+import { KEY_CONSENT, normalizeConsent } from "../../lib/storage";
+import { errorText } from "../../lib/peer";
+
+export const DEFAULT_IDLE_MS = 5_000;
+/** chrome.storage.local key that shortens the idle time (tests). */
+export const KEY_DEBUGGER_IDLE = "debuggerIdleMs";
+export const LOG_KEY = "debuggerLog";
+const LOG_MAX = 200;
+const PROTOCOL = "1.3";
+/** Response bodies kept per tab (only of requests made while attached). */
+const BODY_MAX = 64 * 1024;
+const BODIES_PER_TAB = 200;
+
+export interface LogEntry {
+  time: number;
+  tabId: number;
+  event: "attach" | "detach" | "dialog" | "refused";
+  detail?: string;
+}
+
+interface Session {
+  tabId: number;
+  busy: number;
+  idleTimer?: ReturnType<typeof setTimeout>;
+  detaching?: Promise<void>;
+  /** CDP request id → URL of responses seen while attached. */
+  responses: Map<string, { url: string; base64?: boolean }>;
+}
+
+export interface Body {
+  url: string;
+  body: string;
+  base64: boolean;
+  truncated: boolean;
+}
+
+const sessions = new Map<number, Session>();
+const bodies = new Map<number, Body[]>();
+let enabled = false;
+let idleMs = DEFAULT_IDLE_MS;
+let logChain: Promise<unknown> = Promise.resolve();
+
+function log(e: Omit<LogEntry, "time">): void {
+  const entry: LogEntry = { time: Date.now(), ...e };
+  logChain = logChain
+    .then(async () => {
+      const got = await chrome.storage.session.get(LOG_KEY);
+      const list = Array.isArray(got[LOG_KEY]) ? (got[LOG_KEY] as LogEntry[]) : [];
+      list.push(entry);
+      await chrome.storage.session.set({ [LOG_KEY]: list.slice(-LOG_MAX) });
+    })
+    .catch(() => undefined);
+}
+
+export async function debuggerEnabled(): Promise<boolean> {
+  const got = await chrome.storage.local.get([KEY_CONSENT, KEY_DEBUGGER_IDLE]);
+  enabled = normalizeConsent(got[KEY_CONSENT]).debugger;
+  const idle = got[KEY_DEBUGGER_IDLE];
+  idleMs = typeof idle === "number" && idle >= 100 && idle <= 600_000 ? idle : DEFAULT_IDLE_MS;
+  return enabled;
+}
+
+export type Send = <T = unknown>(method: string, params?: Record<string, unknown>) => Promise<T>;
+
+function sender(tabId: number): Send {
+  return async <T>(method: string, params?: Record<string, unknown>) => {
+    try {
+      return (await chrome.debugger.sendCommand({ tabId }, method, params)) as T;
+    } catch (e) {
+      throw new Error(`${method} failed in tab ${tabId}: ${errorText(e)}`);
+    }
+  };
+}
+
+/** Tells the page's hooks to let alert/confirm/prompt through to Chrome (we answer them). */
+let setNativeDialogs: (tabId: number, on: boolean) => Promise<void> = async () => undefined;
+export function onNativeDialogs(fn: (tabId: number, on: boolean) => Promise<void>): void {
+  setNativeDialogs = fn;
+}
+
+async function attach(tabId: number): Promise<Session> {
+  let s = sessions.get(tabId);
+  if (s?.detaching) await s.detaching;
+  s = sessions.get(tabId);
+  if (s) return s;
+  try {
+    await chrome.debugger.attach({ tabId }, PROTOCOL);
+  } catch (e) {
+    const m = errorText(e);
+    if (!/already attached/i.test(m)) {
+      log({ tabId, event: "refused", detail: m });
+      throw new Error(`cannot use Chrome's debugger in tab ${tabId}: ${m}. Another debugger (DevTools) may hold it; close it and try again`);
+    }
+  }
+  s = { tabId, busy: 0, responses: new Map() };
+  sessions.set(tabId, s);
+  log({ tabId, event: "attach" });
+  const send = sender(tabId);
+  await send("Page.enable").catch(() => undefined);
+  await send("Network.enable", { maxTotalBufferSize: 10_000_000, maxResourceBufferSize: 2_000_000 }).catch(() => undefined);
+  await setNativeDialogs(tabId, true).catch(() => undefined);
+  return s;
+}
+
+async function detach(tabId: number, reason: string): Promise<void> {
+  const s = sessions.get(tabId);
+  if (!s || s.detaching) return s?.detaching;
+  if (s.idleTimer) clearTimeout(s.idleTimer);
+  s.detaching = (async () => {
+    // The hooks take dialogs back first, so none opens natively with no one to answer it.
+    await setNativeDialogs(tabId, false).catch(() => undefined);
+    await chrome.debugger.detach({ tabId }).catch(() => undefined);
+    sessions.delete(tabId);
+    log({ tabId, event: "detach", detail: reason });
+  })();
+  return s.detaching;
+}
+
+function scheduleIdle(s: Session): void {
+  if (s.idleTimer) clearTimeout(s.idleTimer);
+  s.idleTimer = setTimeout(() => {
+    if (s.busy === 0) void detach(s.tabId, "idle");
+  }, idleMs);
+}
+
+/**
+ * Runs fn attached to the tab. Throws when the mode is off (callers check
+ * debuggerEnabled first). The tab stays attached while any fn runs.
+ */
+export async function withDebugger<T>(tabId: number, fn: (send: Send) => Promise<T>): Promise<T> {
+  if (!(await debuggerEnabled())) throw new Error("the debugger mode is off in this Chrome profile");
+  const s = await attach(tabId);
+  s.busy++;
+  if (s.idleTimer) clearTimeout(s.idleTimer);
+  try {
+    return await fn(sender(tabId));
+  } finally {
+    s.busy--;
+    if (sessions.get(tabId) === s && s.busy === 0) scheduleIdle(s);
+  }
+}
+
+export function bodiesOf(tabId: number): Body[] {
+  return bodies.get(tabId) ?? [];
+}
+
+export function forgetDebuggerTab(tabId: number): void {
+  bodies.delete(tabId);
+  sessions.delete(tabId);
+}
+
+/** Dialog answers, consistent with browser_handle_dialog's defaults. */
+export function dialogDefault(type: string): { accept: boolean } {
+  // alert acknowledged, confirm dismissed, prompt cancelled; beforeunload: stay on the page.
+  return { accept: type === "alert" };
+}
+
+export function installDebugger(): void {
+  void debuggerEnabled();
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area !== "local" || (!changes[KEY_CONSENT] && !changes[KEY_DEBUGGER_IDLE])) return;
+    void debuggerEnabled().then((on) => {
+      if (!on) for (const id of [...sessions.keys()]) void detach(id, "switched off");
+    });
+  });
+  chrome.debugger.onDetach.addListener((src, reason) => {
+    if (src.tabId === undefined || !sessions.has(src.tabId)) return;
+    sessions.delete(src.tabId);
+    log({ tabId: src.tabId, event: "detach", detail: `by Chrome: ${reason}` });
+  });
+  chrome.debugger.onEvent.addListener((src, method, params) => {
+    const tabId = src.tabId;
+    if (tabId === undefined) return;
+    const s = sessions.get(tabId);
+    if (!s) return;
+    const p = (params ?? {}) as Record<string, unknown>;
+    if (method === "Page.javascriptDialogOpening") {
+      const type = String(p.type ?? "");
+      const { accept } = dialogDefault(type);
+      log({ tabId, event: "dialog", detail: `${type} ${JSON.stringify(String(p.message ?? "").slice(0, 200))} → ${accept ? "accepted" : "dismissed"}` });
+      void chrome.debugger.sendCommand({ tabId }, "Page.handleJavaScriptDialog", { accept }).catch(() => undefined);
+    } else if (method === "Network.responseReceived") {
+      const r = (p.response ?? {}) as Record<string, unknown>;
+      if (typeof p.requestId === "string") s.responses.set(p.requestId, { url: String(r.url ?? "") });
+    } else if (method === "Network.loadingFinished") {
+      const id = p.requestId;
+      if (typeof id !== "string") return;
+      const resp = s.responses.get(id);
+      if (!resp) return;
+      s.responses.delete(id);
+      void chrome.debugger
+        .sendCommand({ tabId }, "Network.getResponseBody", { requestId: id })
+        .then((res) => {
+          const r = res as { body: string; base64Encoded: boolean };
+          const list = bodies.get(tabId) ?? [];
+          const truncated = r.body.length > BODY_MAX;
+          list.push({ url: resp.url, body: truncated ? r.body.slice(0, BODY_MAX) : r.body, base64: r.base64Encoded, truncated });
+          bodies.set(tabId, list.slice(-BODIES_PER_TAB));
+        })
+        .catch(() => undefined);
+    }
+  });
+}
