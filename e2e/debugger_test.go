@@ -216,6 +216,23 @@ func TestDebuggerMode(t *testing.T) {
 	if l := attachLog(ctx, t, s.browser); len(l) != n {
 		t.Errorf("the extension attached again after the mode was switched off: %+v", l[n:])
 	}
+
+	// Unsharing a tab detaches from it at once.
+	if err := s.browser.SetUseDebugger(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	s.ok(ctx, t, "browser_click_xy", map[string]any{"tab": slot, "x": 150, "y": 130})
+	if !extensionAttached(ctx, t, s.browser, chromeTab) {
+		t.Fatal("not attached after working in the tab")
+	}
+	if err := s.popup.Unshare(ctx, chromeTab); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, func() bool { return !extensionAttached(ctx, t, s.browser, chromeTab) })
+	l = attachLog(ctx, t, s.browser)
+	if last := l[len(l)-1]; last.Event != "detach" || last.Detail != "unshared" {
+		t.Errorf("the last log entry after unsharing: %+v", last)
+	}
 }
 
 // waitFor polls cond for up to 5 s (it must not take so long that the idle

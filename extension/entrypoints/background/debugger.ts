@@ -156,6 +156,11 @@ export function bodiesOf(tabId: number): Body[] {
   return bodies.get(tabId) ?? [];
 }
 
+/** A tab that is no longer shared is detached at once (never debugged while unshared). */
+export function detachUnshared(sharedIds: ReadonlySet<number>): void {
+  for (const id of [...sessions.keys()]) if (!sharedIds.has(id)) void detach(id, "unshared");
+}
+
 export function forgetDebuggerTab(tabId: number): void {
   bodies.delete(tabId);
   sessions.delete(tabId);

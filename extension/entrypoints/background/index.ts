@@ -28,7 +28,7 @@ import {
 } from "../../lib/storage";
 import { forgetRefBase, getTab, makeChromePort } from "./chrome-port";
 import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
-import { forgetDebuggerTab, installDebugger } from "./debugger";
+import { detachUnshared, forgetDebuggerTab, installDebugger } from "./debugger";
 
 const OFFSCREEN_PATH = "offscreen.html";
 const KEEPALIVE_ALARM = "monkbrowse-keepalive";
@@ -78,6 +78,7 @@ function updateShares<T>(fn: (s: Shares) => { shares: Shares; out: T }): Promise
     if (shares !== before) {
       await chrome.storage.local.set({ [KEY_SHARES]: shares });
       setShared(shares);
+      detachUnshared(new Set(Object.keys(shares).map(Number)));
       scheduleTabsPush();
     }
     return out;
