@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -199,5 +200,39 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 	if err := exec.Command(binPath, "--no-such-flag").Run(); err == nil {
 		t.Fatal("an unknown flag was accepted")
+	}
+}
+
+// TestListenFlag: --listen binds the extension port elsewhere than loopback
+// (a container's published port) and warns; the default stays on
+// 127.0.0.1 without a warning; a bad address is refused.
+func TestListenFlag(t *testing.T) {
+	waitFor := func(p *rawProc, s string) {
+		t.Helper()
+		deadline := time.Now().Add(watchdog)
+		for !strings.Contains(p.stderr.String(), s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("stderr never said %q:\n%s", s, p.stderr.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	wide := startRaw(t, "--listen", "0.0.0.0", "--port", "0")
+	waitFor(wide, "listening for the monkbrowse extension")
+	if !strings.Contains(wide.stderr.String(), `"addr":"0.0.0.0:`) && !strings.Contains(wide.stderr.String(), `"addr":"[::]:`) {
+		t.Errorf("not bound to 0.0.0.0:\n%s", wide.stderr.String())
+	}
+	waitFor(wide, "listens beyond this machine")
+
+	def := startRaw(t, "--port", "0")
+	waitFor(def, "listening for the monkbrowse extension")
+	if !strings.Contains(def.stderr.String(), `"addr":"127.0.0.1:`) || strings.Contains(def.stderr.String(), "listens beyond") {
+		t.Errorf("default listen:\n%s", def.stderr.String())
+	}
+
+	out, err := exec.Command(binPath, "--listen", "localhost-ish").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "--listen") {
+		t.Errorf("a bad --listen: %v %s", err, out)
 	}
 }
