@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -36,7 +37,15 @@ type BrowserConfig struct {
 	Name string
 	// Width and Height are the window size; 0 means 1280×800.
 	Width, Height int
+	// Welcome lets the extension open its welcome page on installation, as
+	// it does for a person. Off (the default), Launch writes the
+	// extension's "no-welcome" marker file into Extension.Dir first.
+	Welcome bool
 }
+
+// NoWelcomeMarker is the file that, in the extension's folder, keeps the
+// extension from opening its welcome page on installation.
+const NoWelcomeMarker = "no-welcome"
 
 // Browser is one running Chromium with the extension loaded.
 type Browser struct {
@@ -59,6 +68,11 @@ type Browser struct {
 func Launch(ctx context.Context, cfg BrowserConfig) (*Browser, error) {
 	if cfg.Extension.Dir == "" || cfg.Extension.ID == "" {
 		return nil, errors.New("harness: BrowserConfig.Extension is not set")
+	}
+	if !cfg.Welcome {
+		if err := os.WriteFile(filepath.Join(cfg.Extension.Dir, NoWelcomeMarker), []byte("the test harness suppresses the welcome page\n"), 0o644); err != nil {
+			return nil, fmt.Errorf("harness: writing the welcome marker: %w", err)
+		}
 	}
 	if cfg.ExecPath == "" {
 		p, err := ChromiumPath()

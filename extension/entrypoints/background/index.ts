@@ -31,9 +31,26 @@ import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network"
 import { detachUnshared, forgetDebuggerTab, installDebugger } from "./debugger";
 
 const OFFSCREEN_PATH = "offscreen.html";
+const WELCOME_PATH = "welcome.html";
+// A file of this name in the extension's folder suppresses the welcome page
+// (the test harness and benchmarks write it into their copy).
+const NO_WELCOME_MARKER = "no-welcome";
 const KEEPALIVE_ALARM = "monkbrowse-keepalive";
 const TABS_DEBOUNCE_MS = 200;
 const TABS_MAX_WAIT_MS = 1000;
+
+// ---- first run ---------------------------------------------------------------
+
+/** Opens the welcome page once, on installation, unless suppressed. */
+async function openWelcome(): Promise<void> {
+  try {
+    const r = await fetch(chrome.runtime.getURL(NO_WELCOME_MARKER));
+    if (r.ok) return;
+  } catch {
+    // No marker: a fetch of a missing packaged file fails.
+  }
+  await chrome.tabs.create({ url: chrome.runtime.getURL(WELCOME_PATH) });
+}
 
 // ---- storage helpers -------------------------------------------------------
 
@@ -294,10 +311,11 @@ export default defineBackground(() => {
     void updateShares(() => ({ shares: {}, out: undefined }));
     void ensureOffscreen();
   });
-  chrome.runtime.onInstalled.addListener(() => {
+  chrome.runtime.onInstalled.addListener((details) => {
     void readIdentity();
     void pruneClosed();
     void ensureOffscreen();
+    if (details.reason === "install") void openWelcome();
   });
 
   chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 1 });
