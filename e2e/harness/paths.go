@@ -16,8 +16,34 @@ import (
 // DefaultChromium is where Debian's chromium package puts the browser.
 const DefaultChromium = "/usr/bin/chromium"
 
+// browserCandidates are where each OS installs Chromium or Google Chrome.
+func browserCandidates() []string {
+	switch runtime.GOOS {
+	case "darwin":
+		var c []string
+		for _, app := range []string{"Chromium.app/Contents/MacOS/Chromium", "Google Chrome.app/Contents/MacOS/Google Chrome", "Google Chrome for Testing.app/Contents/MacOS/Google Chrome for Testing"} {
+			c = append(c, "/Applications/"+app)
+			if home, err := os.UserHomeDir(); err == nil {
+				c = append(c, filepath.Join(home, "Applications", app))
+			}
+		}
+		return c
+	case "windows":
+		var c []string
+		for _, env := range []string{"PROGRAMFILES", "PROGRAMFILES(X86)", "LOCALAPPDATA"} {
+			if base := os.Getenv(env); base != "" {
+				c = append(c, filepath.Join(base, "Google", "Chrome", "Application", "chrome.exe"), filepath.Join(base, "Chromium", "Application", "chrome.exe"))
+			}
+		}
+		return c
+	}
+	return []string{DefaultChromium, "/usr/bin/chromium-browser", "/snap/bin/chromium", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable", "/opt/google/chrome/chrome"}
+}
+
 // ChromiumPath returns the browser to run: $MONKBROWSE_CHROMIUM, else
-// /usr/bin/chromium, else chromium or chromium-browser on $PATH.
+// Chromium or Google Chrome where this OS installs them, else chromium,
+// chromium-browser or google-chrome on $PATH. Only the demo and the browser
+// tests need one; building does not.
 func ChromiumPath() (string, error) {
 	if p := os.Getenv("MONKBROWSE_CHROMIUM"); p != "" {
 		if isExecutable(p) {
@@ -25,20 +51,30 @@ func ChromiumPath() (string, error) {
 		}
 		return "", fmt.Errorf("MONKBROWSE_CHROMIUM=%s is not an executable file", p)
 	}
-	if isExecutable(DefaultChromium) {
-		return DefaultChromium, nil
+	for _, p := range browserCandidates() {
+		if isExecutable(p) {
+			return p, nil
+		}
 	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p, nil
 		}
 	}
-	return "", errors.New("chromium is not installed: run scripts/setup (or apt-get install -y chromium as root), or set MONKBROWSE_CHROMIUM")
+	how := "install Chromium (Debian/Ubuntu: run scripts/setup, or apt-get install -y chromium as root)"
+	switch runtime.GOOS {
+	case "darwin":
+		how = "install Google Chrome (https://www.google.com/chrome) or Chromium (brew install --cask chromium)"
+	case "windows":
+		how = "install Google Chrome (https://www.google.com/chrome, or winget install Google.Chrome)"
+	}
+	return "", fmt.Errorf("no Chromium or Google Chrome found: %s, or set MONKBROWSE_CHROMIUM to the browser's executable", how)
 }
 
 func isExecutable(p string) bool {
 	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+	// Windows has no executable bits: a regular file is enough there.
+	return err == nil && st.Mode().IsRegular() && (runtime.GOOS == "windows" || st.Mode()&0o111 != 0)
 }
 
 // RepoRoot finds the repository root: the nearest directory holding go.work,
