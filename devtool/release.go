@@ -118,7 +118,11 @@ func (t *tool) release(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%10d  %s\n", st.Size(), rel(t.root, filepath.Join(dir, f)))
+		shown := filepath.Join(dir, f)
+		if r, err := filepath.Rel(t.root, shown); err == nil && !strings.HasPrefix(r, "..") {
+			shown = r
+		}
+		fmt.Fprintf(stdout, "%10d  %s\n", st.Size(), shown)
 	}
 	return nil
 }
