@@ -59,6 +59,17 @@ var Pages = []Page{
 		},
 	},
 	{
+		Key: "huge", Title: "Inventory (2,000 elements)", Path: "/huge.html", File: "bench/testdata/large.html",
+		About:      "bench/testdata/large.html served as /huge.html: 2,850 rows, about 20,000 DOM elements (the page's title is the large page's)",
+		Click:      Target{Role: "button", Name: "Pick 2737", Element: "Pick 2737 button"},
+		ClickCheck: `document.getElementById('picks').textContent === '1' && document.getElementById('picked').textContent === 'item 2737'`,
+		Type:       Target{Role: "textbox", Name: "Filter rows", Element: "Filter rows field"},
+		TypeText:   func(rep int) string { return "item " + strconv.Itoa(100+rep) },
+		TypeCheck: func(text string) string {
+			return fmt.Sprintf(`document.getElementById('filter').value === %q && document.body.dataset.filter === %q`, text, text)
+		},
+	},
+	{
 		Key: "app", Title: "Acme Store (app)", Path: "/app.html", File: "bench/testdata/app.html",
 		About:      "bench/testdata/app.html: an app-like page with a nav landmark, a menu button, tabs, an open dialog with a form, and open shadow-root components (a search form and three product cards)",
 		Click:      Target{Role: "button", Name: "Add Green teapot to cart", Element: "Add Green teapot to cart button (inside a shadow root)"},

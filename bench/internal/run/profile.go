@@ -77,6 +77,18 @@ func Profile(ctx context.Context, cfg Config, pageKey, step string, n int, w io.
 			if err != nil {
 				return err
 			}
+			if find := srv.Tools["find"]; find != "" {
+				// The budgeted snapshot may leave the target out: find it.
+				tg := page.Type
+				if step == "click" {
+					tg = page.Click
+				}
+				if _, err := snapshot.Find(r.Text, srv.Format, tg.Role, tg.Name); err != nil {
+					if r, err = s.call(ctx, find, srv.FindArgs(tg.Role, tg.Name)); err != nil {
+						return err
+					}
+				}
+			}
 			if step == "click" {
 				ref, err := snapshot.Find(r.Text, srv.Format, page.Click.Role, page.Click.Name)
 				if err != nil {

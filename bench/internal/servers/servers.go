@@ -132,7 +132,7 @@ func NewMonkbrowse(p Paths, port, controlPort int, home string) *Server {
 			Dir:     p.OutDir,
 		},
 		Tools: map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "click": "browser_click",
-			"type": "browser_type", "screenshot": "browser_screenshot", "evaluate": "browser_evaluate"},
+			"type": "browser_type", "screenshot": "browser_screenshot", "evaluate": "browser_evaluate", "find": "browser_find"},
 		navigate: func(url string) map[string]any { return map[string]any{"url": url} },
 		element:  func(ref, el string) map[string]any { return map[string]any{"ref": ref, "element": el} },
 		typeText: func(ref, el, text string) map[string]any {
@@ -165,6 +165,12 @@ func (s *Server) with(m map[string]any) map[string]any {
 
 // NavigateArgs are the navigate tool's arguments.
 func (s *Server) NavigateArgs(url string) map[string]any { return s.with(s.navigate(url)) }
+
+// FindArgs are the arguments of a server's find tool (monkbrowse's
+// browser_find), for an element its budgeted snapshot left out.
+func (s *Server) FindArgs(role, name string) map[string]any {
+	return s.with(map[string]any{"query": fmt.Sprintf("role:%s %q", role, name)})
+}
 
 // SnapshotArgs are the snapshot tool's arguments.
 func (s *Server) SnapshotArgs() map[string]any { return s.with(map[string]any{}) }
