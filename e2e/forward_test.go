@@ -117,8 +117,8 @@ func upgrade(ctx context.Context, addr, host, origin string) (int, error) {
 // (WSL, a container, a remote machine) and listens on its own loopback; the
 // desktop reaches it only through a port forward. The extension is set to
 // the forward's port, connects through it, and the AI reads and drives a
-// shared tab; a web page cannot use the forward, and the Origin check still
-// holds for requests arriving through it.
+// shared tab; a web page cannot use the forward, and the Host and Origin
+// checks still hold for requests arriving through it.
 func TestRemoteAppThroughPortForward(t *testing.T) {
 	p := need(t)
 	ctx := testContext(t, 3*time.Minute)
@@ -179,6 +179,14 @@ func TestRemoteAppThroughPortForward(t *testing.T) {
 	host := addr
 	if code, err := upgrade(ctx, addr, host, "chrome-extension://"+p.ext.ID); err != nil || code != http.StatusSwitchingProtocols {
 		t.Errorf("the extension's upgrade through the forward: status %d, %v; want 101", code, err)
+	}
+	if code, err := upgrade(ctx, addr, "localhost:"+strconv.Itoa(fwd.port()), "chrome-extension://"+p.ext.ID); err != nil || code != http.StatusSwitchingProtocols {
+		t.Errorf("Host localhost:<forward port>: status %d, %v; want 101", code, err)
+	}
+	// DNS rebinding through the forward: a foreign Host is refused even
+	// with the extension's origin.
+	if code, err := upgrade(ctx, addr, "evil.example:"+strconv.Itoa(fwd.port()), "chrome-extension://"+p.ext.ID); err == nil && code == http.StatusSwitchingProtocols {
+		t.Errorf("a foreign Host was accepted through the forward")
 	}
 	for _, origin := range []string{"https://evil.example", fx.Origin()} {
 		code, err := upgrade(ctx, addr, host, origin)
