@@ -77,7 +77,13 @@ func TestConsoleAndDialogs(t *testing.T) {
 	s := shared(t)
 	ctx := testContext(t, testTimeout)
 	tab, slot := s.openShared(ctx, t, "/console.html")
+	// What the page logged while it loaded, before it was shared, was never
+	// seen: nothing of monkbrowse runs in a tab that is not shared.
+	if logs := s.ok(ctx, t, "browser_get_console_logs", map[string]any{"tab": slot}); strings.Contains(logs, "log-token-1001") {
+		t.Errorf("console output from before the tab was shared was recorded:\n%s", logs)
+	}
 	snap := s.snapshot(ctx, t, slot)
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Log every level", "ref": ref(t, snap, "button", "Log every level"), "tab": slot})
 	s.ok(ctx, t, "browser_click", map[string]any{"element": "Log later", "ref": ref(t, snap, "button", "Log later"), "tab": slot})
 	s.ok(ctx, t, "browser_click", map[string]any{"element": "Throw", "ref": ref(t, snap, "button", "Throw"), "tab": slot})
 	logs := s.ok(ctx, t, "browser_get_console_logs", map[string]any{"tab": slot})

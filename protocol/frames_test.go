@@ -92,7 +92,7 @@ func vectors(t testing.TB) []vector {
 		MsgGoBack:         {TabRequest{TabID: 1843}, TabResult{TabID: 1843}},
 		MsgGoForward:      {TabRequest{}, TabResult{TabID: 1843}},
 		MsgReload:         {TabRequest{TabID: 1843}, TabResult{TabID: 1843}},
-		MsgClick:          {ElementRequest{Ref: "e7", Element: "Continue button", TabID: 1843}, TabResult{TabID: 1843}},
+		MsgClick:          {ElementRequest{Ref: "e7", Element: "Continue button", TabID: 1843}, TabResult{TabID: 1843, Dialogs: []Dialog{{Type: "confirm", Message: "Delete 3 files?", Accepted: false, Armed: false}}}},
 		MsgHover:          {ElementRequest{Ref: "e12", Element: "Account menu"}, TabResult{TabID: 1843}},
 		MsgType:           {TypeRequest{Ref: "e4", Element: "Email field", Text: "ada@example.com", Submit: true, TabID: 1843}, TabResult{TabID: 1843}},
 		MsgSelectOption:   {SelectOptionRequest{Ref: "e9", Element: "Country", Values: []string{"fr", "Germany"}, TabID: 1843}, TabResult{TabID: 1843}},
@@ -121,7 +121,8 @@ func vectors(t testing.TB) []vector {
 		MsgDownloads: {DownloadsRequest{Wait: &DownloadsWait{URLContains: "report", TimeoutMs: 20000}}, DownloadsResult{Waited: true, Matched: 7, Downloads: []DownloadInfo{
 			{ID: 7, URL: "https://example.com/report.csv", Filename: "/home/ada/Downloads/report.csv", Mime: "text/csv", BytesReceived: 2048, TotalBytes: 2048, State: "complete", Start: 1764500000123, End: 1764500000456, TabID: 1843},
 		}}},
-		MsgPDF: {TabRequest{TabID: 1843}, PDFResult{TabID: 1843, Path: "/home/ada/Downloads/Sign in.pdf", Size: 48213}},
+		MsgPDF:          {TabRequest{TabID: 1843}, PDFResult{TabID: 1843, Path: "/home/ada/Downloads/Sign in.pdf", Size: 48213}},
+		MsgHandleDialog: {HandleDialogRequest{Accept: true, PromptText: ptr("Ada"), TabID: 1843}, TabResult{TabID: 1843}},
 	}
 	var vs []vector
 	for i, w := range WireMessages {
@@ -260,3 +261,5 @@ func TestGoldenFramesCoverCatalog(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

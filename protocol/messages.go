@@ -37,6 +37,7 @@ const (
 	MsgNetwork        = "browser_network_requests"
 	MsgDownloads      = "browser_downloads"
 	MsgPDF            = "browser_pdf"
+	MsgHandleDialog   = "browser_handle_dialog"
 )
 
 // Handshake messages sent by the extension to the server (DESIGN §5.2).
@@ -297,8 +298,37 @@ type PDFResult struct {
 }
 
 // TabResult is the result of requests that answer with the resolved tab only.
+// HandleDialogRequest sets the answer to the tab's next alert, confirm or
+// prompt (for one dialog, at most DialogArmTTL).
+type HandleDialogRequest struct {
+	Accept     bool    `json:"accept"`
+	PromptText *string `json:"promptText,omitempty"`
+	TabID      int     `json:"tabId,omitempty"`
+}
+
+// DialogArmTTL is how long an answer set by browser_handle_dialog waits for
+// its dialog.
+const DialogArmTTL = 60 * time.Second
+
+// Dialog is an alert, confirm or prompt the page opened and the extension
+// answered without blocking the page: by default (alert acknowledged,
+// confirm dismissed, prompt cancelled) or as browser_handle_dialog asked
+// (Armed).
+type Dialog struct {
+	Type     string `json:"type"` // alert, confirm or prompt
+	Message  string `json:"message"`
+	Accepted bool   `json:"accepted"`
+	Armed    bool   `json:"armed"`
+	// Answer is what prompt() returned when accepted.
+	Answer *string `json:"answer,omitempty"`
+}
+
+// TabResult is the result of requests that answer with the resolved tab
+// only. Dialogs lists the dialogs the page opened since the last report
+// (actions).
 type TabResult struct {
-	TabID int `json:"tabId"`
+	TabID   int      `json:"tabId"`
+	Dialogs []Dialog `json:"dialogs,omitempty"`
 }
 
 // ConsoleEntry is one recorded console line, uncaught error or dialog.
@@ -333,6 +363,8 @@ type SnapshotResult struct {
 	// (within half a screen of it). The server shows them first when the
 	// snapshot is over the token budget.
 	Viewport []string `json:"viewport,omitempty"`
+	// Dialogs the page opened since the last report.
+	Dialogs []Dialog `json:"dialogs,omitempty"`
 }
 
 // TextResult carries visible text.
@@ -434,6 +466,7 @@ var WireMessages = []Wire{
 	{Type: MsgNetwork, Request: NetworkRequestsRequest{}, Response: NetworkRequestsResult{}, Timeout: DefaultTimeout, Retryable: true},
 	{Type: MsgDownloads, Request: DownloadsRequest{}, Response: DownloadsResult{}, Timeout: DownloadsTimeout},
 	{Type: MsgPDF, Request: TabRequest{}, Response: PDFResult{}, Timeout: NavigationTimeout},
+	{Type: MsgHandleDialog, Request: HandleDialogRequest{}, Response: TabResult{}, Timeout: DefaultTimeout},
 }
 
 var wireByType = func() map[string]Wire {

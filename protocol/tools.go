@@ -148,6 +148,11 @@ type (
 		URL     string `json:"url,omitempty" jsonschema_description:"The address to open. Omit for an empty tab."`
 		Profile string `json:"profile,omitempty" jsonschema_description:"Which browser profile opens the tab (slug, unique slug prefix or profileId). Omit when only one is connected or to use the one you acted on last."`
 	}
+	HandleDialogArgs struct {
+		Accept     bool    `json:"accept" jsonschema_description:"true to accept the next dialog (OK: confirm() returns true, prompt() returns promptText); false to dismiss it (Cancel)."`
+		PromptText *string `json:"promptText,omitempty" jsonschema_description:"For a prompt: the text to answer with when accepting. Omit to accept with the prompt's default value."`
+		Target
+	}
 	CloseTabArgs struct {
 		Tab     int    `json:"tab" jsonschema:"minimum=1" jsonschema_description:"The number of the shared tab to close, from browser_list_tabs."`
 		Profile string `json:"profile,omitempty" jsonschema_description:"Which browser profile (slug, unique slug prefix or profileId). Omit when only one is connected or to use the one you acted on last."`
@@ -237,6 +242,8 @@ var Tools = []Tool{
 		Description: "Open a new tab (optionally at a URL). The new tab is shared automatically. Returns its number."},
 	{Name: "browser_close_tab", Title: "Close tab", Args: CloseTabArgs{}, Destructive: true,
 		Description: "Close a shared tab by its number. Returns which tab closed."},
+	{Name: "browser_handle_dialog", Title: "Handle dialog", Args: HandleDialogArgs{},
+		Description: "Decide the answer to the tab's next alert, confirm or prompt. Dialogs never block a shared tab: by default an alert is acknowledged, a confirm dismissed (false) and a prompt cancelled (null), and the result of the action that raised one says so. To accept instead, call this first, then repeat the action that opens the dialog. The answer applies to one dialog within 60 seconds."},
 }
 
 var toolsByName = func() map[string]*Tool {

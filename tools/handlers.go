@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +44,7 @@ func (d *Dispatcher) routes() map[string]handler {
 		"browser_network_requests": bind(d.networkRequests),
 		"browser_downloads":        bind(d.downloads),
 		"browser_pdf":              bind(d.pdf),
+		"browser_handle_dialog":    bind(d.handleDialog),
 	}
 }
 
@@ -52,15 +54,17 @@ func (d *Dispatcher) routes() map[string]handler {
 func (d *Dispatcher) act(ctx context.Context, tg protocol.Target, typ string, payload func(t Target) any, line func(t Target) string) (protocol.CallToolResult, error) {
 	var out string
 	err := d.b.WithTab(ctx, tg.Profile, tg.Tab, func(ctx context.Context, t Target, s Session) error {
-		if err := s.Request(ctx, typ, payload(t), nil); err != nil {
+		var res protocol.TabResult
+		if err := s.Request(ctx, typ, payload(t), &res); err != nil {
 			return err
 		}
-		out = line(t)
+		out = line(t) + formatDialogs(res.Dialogs)
 		var snap protocol.SnapshotResult
 		if err := s.Request(ctx, protocol.MsgSnapshot, protocol.TabRequest{TabID: t.TabID}, &snap); err != nil {
 			out += "\n\nThe action was done, but the fresh snapshot failed: " + err.Error() + " Call browser_snapshot to see the page."
 			return nil
 		}
+		out += formatDialogs(snap.Dialogs)
 		if loadsPage(typ) {
 			// A page the AI went to is shown afresh, even when it is a
 			// document it saw before (back, forward, reload), within the
@@ -266,7 +270,7 @@ func (d *Dispatcher) snapshot(ctx context.Context, a protocol.SnapshotArgs) (pro
 			d.renderSnapshot(snap, sub, snapshotView{heading: "- Snapshot of " + ref + " and what is inside it:", maxTokens: budget, scope: ref}))), nil
 	}
 	d.snaps.remember(snapKeyFor(ctx, t), snap)
-	return TextResult(fmt.Sprintf("Snapshot of %s:\n\n%s", where(t),
+	return TextResult(fmt.Sprintf("Snapshot of %s:%s\n\n%s", where(t), formatDialogs(snap.Dialogs),
 		d.renderSnapshot(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:", maxTokens: budget}))), nil
 }
 
@@ -296,7 +300,7 @@ func (d *Dispatcher) getText(ctx context.Context, a protocol.GetTextArgs) (proto
 		}
 		return TextResult("The page has no visible text (it may still be loading: try browser_wait, or browser_snapshot to see its elements)."), nil
 	}
-	return TextResult(capText(res.Text, DefaultMaxTokens, func(kept, total int) string {
+	return TextResult(PageContentNote + "\n" + capText(res.Text, DefaultMaxTokens, func(kept, total int) string {
 		if a.Ref != "" {
 			return fmt.Sprintf("[Cut: the first %s of %s characters of the text of %s are shown, to stay within the %s-token budget. Call browser_snapshot with ref=%s to find smaller parts of it, then browser_get_text with their refs.]",
 				formatInt(kept), formatInt(total), a.Ref, formatInt(DefaultMaxTokens), a.Ref)
@@ -338,7 +342,7 @@ func (d *Dispatcher) consoleLogs(ctx context.Context, a protocol.TabArgs) (proto
 		first--
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Console of %s (%d entries, oldest first):\n", where(t), len(res.Logs))
+	fmt.Fprintf(&b, "Console of %s (%d entries, oldest first):\n%s\n", where(t), len(res.Logs), PageContentNote)
 	if first > 0 {
 		fmt.Fprintf(&b, "[The %d oldest entries are left out to stay within the %s-token budget; the newest %d follow.]\n", first, formatInt(DefaultMaxTokens), len(entries)-first)
 	}
@@ -361,7 +365,7 @@ func (d *Dispatcher) evaluate(ctx context.Context, a protocol.EvaluateArgs) (pro
 	if len(res.Result) == 0 {
 		return TextResult("undefined"), nil
 	}
-	return TextResult(capText(string(res.Result), DefaultMaxTokens, func(kept, total int) string {
+	return TextResult(PageContentNote + "\n" + capText(string(res.Result), DefaultMaxTokens, func(kept, total int) string {
 		return fmt.Sprintf("[Cut: the first %s of %s characters of the value are shown, to stay within the %s-token budget. Evaluate a smaller part (e.g. .slice(0, 100), or a count) to see the rest.]",
 			formatInt(kept), formatInt(total), formatInt(DefaultMaxTokens))
 	})), nil
@@ -527,4 +531,60 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func (d *Dispatcher) handleDialog(ctx context.Context, a protocol.HandleDialogArgs) (protocol.CallToolResult, error) {
+	t, err := d.read(ctx, a.Target, protocol.MsgHandleDialog,
+		func(t Target) any {
+			return protocol.HandleDialogRequest{Accept: a.Accept, PromptText: a.PromptText, TabID: t.TabID}
+		}, nil)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	answer := "dismissed (Cancel: confirm() returns false, prompt() returns null)"
+	if a.Accept {
+		answer = "accepted (OK: confirm() returns true, prompt() returns its default value)"
+		if a.PromptText != nil {
+			answer = fmt.Sprintf("accepted (OK: confirm() returns true, prompt() returns %q)", *a.PromptText)
+		}
+	}
+	secs := int(protocol.DialogArmTTL / time.Second)
+	return TextResult(fmt.Sprintf("The next dialog in %s will be %s, if it opens within %d seconds. "+
+		"Now repeat the action that opens it (for example click the button again); that action's result will say what the dialog asked and how it was answered. "+
+		"The answer is used by one dialog only: arm it again before each one.", where(t), answer, secs)), nil
+}
+
+// formatDialogs describes, for the AI, the dialogs the page opened and how
+// they were answered; empty when there were none.
+func formatDialogs(ds []protocol.Dialog) string {
+	var b strings.Builder
+	for _, dg := range ds {
+		msg := strconv.Quote(clip(dg.Message, 300))
+		b.WriteString("\n")
+		switch {
+		case dg.Type == "alert":
+			fmt.Fprintf(&b, "An alert %s appeared and was acknowledged (OK).", msg)
+		case dg.Type == "confirm" && dg.Armed && dg.Accepted:
+			fmt.Fprintf(&b, "A confirm dialog %s appeared and was accepted as browser_handle_dialog asked (confirm() returned true).", msg)
+		case dg.Type == "confirm" && dg.Armed:
+			fmt.Fprintf(&b, "A confirm dialog %s appeared and was dismissed as browser_handle_dialog asked (confirm() returned false).", msg)
+		case dg.Type == "confirm":
+			fmt.Fprintf(&b, "A confirm dialog %s appeared and was dismissed (confirm() returned false), so the page likely did not go ahead. "+
+				"To accept it: call browser_handle_dialog with accept: true, then repeat the action.", msg)
+		case dg.Type == "prompt" && dg.Accepted:
+			ans := ""
+			if dg.Answer != nil {
+				ans = *dg.Answer
+			}
+			fmt.Fprintf(&b, "A prompt %s appeared and was answered with %q as browser_handle_dialog asked.", msg, clip(ans, 300))
+		case dg.Type == "prompt" && dg.Armed:
+			fmt.Fprintf(&b, "A prompt %s appeared and was cancelled as browser_handle_dialog asked (prompt() returned null).", msg)
+		case dg.Type == "prompt":
+			fmt.Fprintf(&b, "A prompt %s appeared and was cancelled (prompt() returned null). "+
+				"To answer it: call browser_handle_dialog with accept: true and promptText, then repeat the action.", msg)
+		default:
+			fmt.Fprintf(&b, "A %s dialog %s appeared and was answered without blocking the page.", dg.Type, msg)
+		}
+	}
+	return b.String()
 }

@@ -1,10 +1,11 @@
 // Isolated-world content script of the top frame: builds snapshots, performs
 // actions by ref and answers console_logs, for messages {cs: true, op, args}
 // from the service worker (docs/CONTRACTS.md). The page logic lives in
-// lib/page; this file wires it to the extension.
+// lib/page; this file wires it to the extension. Injected by the service
+// worker into shared tabs only (not in the manifest); unsharing disposes it.
 
 import { defineContentScript } from "wxt/utils/define-content-script";
-import { ConsoleBuffer, EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, parseEntry, parseReplay } from "../lib/page/console";
+import { ConsoleBuffer, EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, parseDialog, parseEntry, parseReplay, type PageDialog } from "../lib/page/console";
 import { isCsMessage, respond, type PageContext } from "../lib/page/handler";
 import { RefRegistry } from "../lib/page/refs";
 import { settleDom, timerSleep, type Sleep } from "../lib/page/settle";
@@ -12,7 +13,7 @@ import type { BgMessage } from "../lib/messages";
 
 export default defineContentScript({
   matches: ["<all_urls>"],
-  runAt: "document_idle",
+  registration: "runtime",
   // WXT would otherwise window.postMessage a "script started" note the page can see.
   noScriptStartedPostMessage: true,
   main() {
@@ -41,6 +42,11 @@ function install(): void {
   }
   g[KEY] = start();
 }
+
+/** The ops whose answers carry the dialogs seen since the last report (actions and snapshots). */
+const REPORTS_DIALOGS: ReadonlySet<string> = new Set([
+  "snapshot", "click", "hover", "type", "select", "press_key", "scroll", "drag", "upload", "fill_form", "click_xy", "drag_xy",
+]);
 
 interface NavigationLike extends EventTarget {}
 
@@ -78,12 +84,26 @@ function start(): Instance {
     watchNavigate: () => watchNavigate(doc),
   };
 
+  // Dialogs the hooks answered and the AI has not been told about yet: they
+  // ride on the answer of the next action or snapshot.
+  const dialogs: PageDialog[] = [];
   const onEntry = (ev: Event) => {
     const d = (ev as CustomEvent).detail;
     if (typeof d !== "string") return;
     try {
-      const e = parseEntry(JSON.parse(d));
+      const raw: unknown = JSON.parse(d);
+      const e = parseEntry(raw);
       if (e) logs.push(e);
+      const dialog = parseDialog(raw);
+      if (dialog) {
+        if (dialogs.length < 20) dialogs.push(dialog);
+        // An armed answer is for one dialog: the service worker must not arm
+        // the tab's next document with it again.
+        if (dialog.armed) {
+          const msg: BgMessage<"dialog-used"> = { to: "bg", kind: "dialog-used" };
+          chrome.runtime.sendMessage(msg).catch(() => undefined);
+        }
+      }
     } catch {
       // not ours
     }
@@ -102,7 +122,12 @@ function start(): Instance {
       sendResponse({ ok: true, result: {} });
       return false;
     }
-    void respond(ctx, msg).then(sendResponse);
+    void respond(ctx, msg).then((r) => {
+      if (r.ok && dialogs.length > 0 && REPORTS_DIALOGS.has(msg.op)) {
+        r = { ok: true, result: { ...(r.result as Record<string, unknown>), dialogs: dialogs.splice(0) } };
+      }
+      sendResponse(r);
+    });
     return true; // answer asynchronously
   };
   chrome.runtime.onMessage.addListener(onMessage);

@@ -1,19 +1,19 @@
-// MAIN-world hooks, at document_start in every frame: record console output,
-// uncaught errors and unhandled rejections, and keep alert/confirm/prompt from
+// MAIN-world hooks, injected by the service worker into every frame of a
+// SHARED tab only (entrypoints/background/inject.ts: when it is shared, and
+// into each document it commits afterwards): record console output, uncaught
+// errors and unhandled rejections, and answer alert/confirm/prompt without
 // blocking the page (recording them as "dialog" entries). Entries go to the
 // isolated content script of the top frame as CustomEvents on the top
 // document (see lib/page/console.ts). Runs with the page's privileges and no
-// extension APIs.
+// extension APIs. Not in the manifest: nothing runs in tabs that are not shared.
 
 import { defineContentScript } from "wxt/utils/define-content-script";
-import { EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, installPageHooks, type ConsoleEntry } from "../lib/page/console";
+import { EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, installPageHooks, type HookEntry } from "../lib/page/console";
 
 export default defineContentScript({
   matches: ["<all_urls>"],
+  registration: "runtime",
   world: "MAIN",
-  runAt: "document_start",
-  allFrames: true,
-  matchAboutBlank: true,
   main() {
     setup(window);
   },
@@ -32,7 +32,7 @@ function setup(win: Window & typeof globalThis): void {
   }
   const prefix = isTop ? "" : `[iframe ${truncateUrl(win.location.href)}] `;
 
-  const send = (e: ConsoleEntry) => {
+  const send = (e: HookEntry) => {
     if (!topDoc) return;
     const entry = isTop ? e : { ...e, text: prefix + e.text, frame: true };
     try {
@@ -43,20 +43,21 @@ function setup(win: Window & typeof globalThis): void {
   };
   // Only the top frame's dialogs go native while the debugger is attached.
   let native = false;
-  if (isTop) {
+  const { hooks, fresh } = installPageHooks(win, send, () => native);
+  const buffer = hooks.buffer;
+  if (isTop && fresh) {
     win.document.addEventListener(EVT_NATIVE_DIALOGS, (ev) => {
       native = (ev as CustomEvent).detail === "1";
     });
   }
-  const buffer = installPageHooks(win, send, () => native);
 
-  if (isTop) {
+  if (isTop && fresh) {
     // Keep frames' entries too, so a late isolated script gets the whole history.
     win.document.addEventListener(EVT_ENTRY, (ev) => {
       const d = (ev as CustomEvent).detail;
       if (typeof d !== "string" || !d.includes('"frame":true')) return;
       try {
-        const o = JSON.parse(d) as ConsoleEntry & { frame?: boolean };
+        const o = JSON.parse(d) as HookEntry & { frame?: boolean };
         if (o.frame) buffer.push({ level: String(o.level), text: String(o.text), time: Number(o.time) });
       } catch {
         // ignore

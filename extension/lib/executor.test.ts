@@ -112,6 +112,10 @@ class FakeBrowser implements BrowserPort {
   async activate(t: TabLike) {
     this.calls.push(`activate ${t.id}`);
   }
+  arms: string[] = [];
+  async armDialog(id: number, a: { accept: boolean; promptText?: string }) {
+    this.arms.push(`${id} ${JSON.stringify(a)}`);
+  }
   async closeTab(id: number) {
     this.calls.push(`close ${id}`);
     this.tabs.delete(id);
@@ -291,6 +295,19 @@ describe("Executor", () => {
     await expect(x.execute("browser_network_requests", { tabId: 13 })).rejects.toThrow(/not shared/);
     await expect(x.execute("browser_downloads", { wait: { urlContains: "x", timeoutMs: 5 } })).resolves.toEqual({ downloads: [] });
     expect(b.calls).toContain('downloads {"wait":{"urlContains":"x","timeoutMs":5}}');
+  });
+
+  it("arms the next dialog of a shared tab and passes the dialogs the page reports", async () => {
+    const { b, x } = setup();
+    await expect(x.execute("browser_handle_dialog", { accept: true, promptText: "Ada", tabId: 10 })).resolves.toEqual({ tabId: 10 });
+    expect(b.arms).toEqual(['10 {"accept":true,"promptText":"Ada"}']);
+    await expect(x.execute("browser_handle_dialog", { accept: "yes", tabId: 10 })).rejects.toThrow(/accept is required/);
+    await expect(x.execute("browser_handle_dialog", { accept: false, tabId: 13 })).rejects.toThrow(/not shared/);
+    const d = { type: "confirm", message: "Delete 3 files?", accepted: false, armed: false };
+    b.csReply.hover = { dialogs: [d, { bogus: 1 }] };
+    await expect(x.execute("browser_hover", { ref: "e1", tabId: 10 })).resolves.toEqual({ tabId: 10, dialogs: [d] });
+    b.csReply.snapshot = { snapshot: "- button", dialogs: [d] };
+    await expect(x.execute("browser_snapshot", { tabId: 10 })).resolves.toMatchObject({ dialogs: [d] });
   });
 
   it("lists shared tabs only, by slot, dropping closed ones", async () => {

@@ -17,6 +17,7 @@ import type {
   NetworkRequestsResult,
   PDFResult,
   ScreenshotRequest,
+  Dialog,
   DragRequest,
   ElementRequest,
   EvaluateRequest,
@@ -95,6 +96,24 @@ export interface BrowserPort {
   /** Activates a tab and focuses its window. */
   activate(tab: TabLike): Promise<void>;
   closeTab(tabId: number): Promise<void>;
+  /** Sets the answer to the tab's next dialog (browser_handle_dialog). */
+  armDialog(tabId: number, answer: { accept: boolean; promptText?: string }): Promise<unknown>;
+}
+
+/** The dialogs a content-script answer reports, validated (none → undefined). */
+function dialogsOf(r: unknown): { dialogs?: Dialog[] } {
+  const d = (r as { dialogs?: unknown } | undefined)?.dialogs;
+  if (!Array.isArray(d)) return {};
+  const out: Dialog[] = [];
+  for (const x of d) {
+    if (!x || typeof x !== "object") continue;
+    const o = x as Record<string, unknown>;
+    if (typeof o.type !== "string" || typeof o.message !== "string") continue;
+    const one: Dialog = { type: o.type, message: o.message, accepted: o.accepted === true, armed: o.armed === true };
+    if (typeof o.answer === "string") one.answer = o.answer;
+    out.push(one);
+  }
+  return out.length > 0 ? { dialogs: out } : {};
 }
 
 /** The refusal of browser_evaluate while the person has not switched JavaScript on for this profile. */
@@ -200,8 +219,8 @@ export class Executor {
 
   private async cs<K extends CsOp>(p: unknown, op: K, args: CsOps[K]["args"]): Promise<TabResult> {
     const tab = await this.resolveTab(optionalTabId(p));
-    await this.port.content(tab.id, op, args);
-    return { tabId: tab.id };
+    const r = await this.port.content(tab.id, op, args);
+    return { tabId: tab.id, ...dialogsOf(r) };
   }
 
   /**
@@ -221,11 +240,13 @@ export class Executor {
     // A cancel abandons the wait for the action's effect (the action is done).
     const stopWatch = () => watch.stop();
     signal?.addEventListener("abort", stopWatch, { once: true });
+    let dialogs: { dialogs?: Dialog[] } = {};
     try {
       let pageSawNone = false;
       try {
         const r = (await this.port.content(tab.id, op, args)) as { navStarted?: unknown } | undefined;
         pageSawNone = r?.navStarted === false;
+        dialogs = dialogsOf(r);
       } catch (e) {
         // The page went away before the content script could answer: that is
         // the action's navigation, not a failure.
@@ -236,7 +257,7 @@ export class Executor {
       signal?.removeEventListener("abort", stopWatch);
       watch.stop();
     }
-    return { tabId: tab.id };
+    return { tabId: tab.id, ...dialogs };
   }
 
   /**
@@ -421,7 +442,7 @@ export class Executor {
         if (typeof r?.refHigh === "number" && r.refHigh > refBase) await this.port.saveRefBase(tab.id, r.refHigh);
         // The URL and title are read after the snapshot so they describe the same page.
         const after = (await this.port.getTab(tab.id)) ?? tab;
-        const res: SnapshotResult = { tabId: tab.id, url: after.url, title: after.title, snapshot: String(r?.snapshot ?? "") };
+        const res: SnapshotResult = { tabId: tab.id, url: after.url, title: after.title, snapshot: String(r?.snapshot ?? ""), ...dialogsOf(r) };
         if (Array.isArray(r?.viewport)) res.viewport = r.viewport.filter((x) => typeof x === "string");
         return res;
       }
@@ -463,6 +484,16 @@ export class Executor {
         const tab = await this.port.openTab(url);
         const slot = await this.port.share(tab.id);
         return { tabId: tab.id, slot } satisfies NewTabResult;
+      }
+      case "browser_handle_dialog": {
+        const o = asRecord(p);
+        if (typeof o.accept !== "boolean") throw new Error("accept is required and must be true or false");
+        if (o.promptText !== undefined && o.promptText !== null && typeof o.promptText !== "string") throw new Error("promptText must be a string");
+        const tab = await this.resolveTab(optionalTabId(p));
+        const answer: { accept: boolean; promptText?: string } = { accept: o.accept };
+        if (typeof o.promptText === "string") answer.promptText = o.promptText;
+        await this.port.armDialog(tab.id, answer);
+        return { tabId: tab.id } satisfies TabResult;
       }
       case "browser_close_tab": {
         const tab = await this.resolveTab(requireTabId(p), { allowRestricted: true });

@@ -34,6 +34,11 @@ export interface BgMessages {
    * (lib/page/settle.ts).
    */
   sleep: { req: { ms: number }; res: null };
+  /**
+   * content script → bg: the page answered a dialog with the answer
+   * browser_handle_dialog armed; it is used up (the sender's tab only).
+   */
+  "dialog-used": { req: Empty; res: null };
 }
 
 /** The longest a "sleep" message waits. */

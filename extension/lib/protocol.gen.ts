@@ -30,6 +30,15 @@ export interface NavigateRequest {
 
 export interface TabResult {
   tabId: number;
+  dialogs?: Dialog[];
+}
+
+export interface Dialog {
+  type: string;
+  message: string;
+  accepted: boolean;
+  armed: boolean;
+  answer?: string;
 }
 
 export interface TabRequest {
@@ -105,6 +114,7 @@ export interface SnapshotResult {
   title: string;
   snapshot: string;
   viewport?: string[];
+  dialogs?: Dialog[];
 }
 
 export interface GetTextRequest {
@@ -261,6 +271,12 @@ export interface PDFResult {
   size: number;
 }
 
+export interface HandleDialogRequest {
+  accept: boolean;
+  promptText?: string;
+  tabId?: number;
+}
+
 export interface Hello {
   protocol: number;
   profileId: string;
@@ -326,6 +342,7 @@ export interface WireRequests {
   browser_network_requests: NetworkRequestsRequest;
   browser_downloads: DownloadsRequest;
   browser_pdf: TabRequest;
+  browser_handle_dialog: HandleDialogRequest;
 }
 
 /** Each wire type and the result the extension answers with. */
@@ -359,6 +376,7 @@ export interface WireResponses {
   browser_network_requests: NetworkRequestsResult;
   browser_downloads: DownloadsResult;
   browser_pdf: PDFResult;
+  browser_handle_dialog: TabResult;
 }
 
 export type WireType = keyof WireRequests;
@@ -393,6 +411,7 @@ export const WIRE_TYPES: readonly WireType[] = [
   "browser_network_requests",
   "browser_downloads",
   "browser_pdf",
+  "browser_handle_dialog",
 ];
 
 /** How long the server waits for each wire type, in milliseconds. */
@@ -426,6 +445,7 @@ export const TIMEOUTS_MS: Record<WireType, number> = {
   browser_network_requests: 25000,
   browser_downloads: 55000,
   browser_pdf: 45000,
+  browser_handle_dialog: 25000,
 };
 
 /** The codes of ok:false responses (protocol/errorcodes.go): decide on these, never on the error text. */

@@ -10,6 +10,7 @@ import { evalInPage, EVAL_CSP_ERROR } from "./evaluate";
 import { downloads, networkRequests } from "./network";
 import { bodiesOf, debuggerEnabled, onNativeDialogs, withDebugger, type Send } from "./debugger";
 import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
+import { beforeLeaving, BlockedPage, CONTENT_SCRIPT_FILE, PAGE_HOOKS_FILE, PROBE_AFTER_MS, responsive, unlessBlocked, within } from "./inject";
 
 /** Longest a navigation may take before we answer anyway (below the 45 s wire timeout, issue 12). */
 const NAV_TIMEOUT_MS = 40_000;
@@ -21,8 +22,6 @@ export const BODIES_ONLY_ATTACHED =
   "Requests without a body were made while monkbrowse's debugger was not attached to the tab (it attaches only while working there) or have no body; repeat the action that makes them, then ask again.";
 export const PDF_NEEDS_DEBUGGER =
   "browser_pdf needs the debugger mode, which is off in this Chrome profile: ask the person to switch on \"Use Chrome's debugger\" in the monkbrowse options (For this Chrome profile). Chrome then shows a banner while monkbrowse works in the tab.";
-const CONTENT_SCRIPT_FILE = "content-scripts/content.js";
-const PAGE_HOOKS_FILE = "content-scripts/page-hooks.js";
 
 export function toTabLike(t: chrome.tabs.Tab): TabLike | undefined {
   if (t.id === undefined || t.id === chrome.tabs.TAB_ID_NONE) return undefined;
@@ -128,6 +127,17 @@ export function waitForNewPage(
       committed = true;
       begun = true;
       timers.push(setTimeout(() => finish(), LOAD_AFTER_COMMIT_MS));
+      // A page that opened a native dialog while loading (before our hooks)
+      // never fires load: stop waiting once it stops answering, and let the
+      // next request report the dialog.
+      const probe = () => {
+        if (done) return;
+        void responsive(tabId).then((ok) => {
+          if (!ok) finish();
+          else if (!done) timers.push(setTimeout(probe, PROBE_AFTER_MS));
+        });
+      };
+      timers.push(setTimeout(probe, PROBE_AFTER_MS));
     });
     const onCompleted = routed((d: chrome.webNavigation.WebNavigationFramedCallbackDetails) => {
       if (mine(d) && committed) finish();
@@ -269,27 +279,34 @@ export async function contentOp<K extends CsOp>(tabId: number, op: K, args: CsOp
   const msg = { cs: true, op, args } as CsMessage;
   let reply: CsReply | undefined;
   try {
-    reply = await sendToFrame0(tabId, msg);
+    reply = await unlessBlocked(tabId, sendToFrame0(tabId, msg));
   } catch (e) {
+    if (e instanceof BlockedPage) throw e;
     if (!isNoReceiver(e)) throw new Error(`the page did not answer (${errorText(e)})`);
     reply = undefined;
   }
   if (reply === undefined) {
-    // Nothing answered: a tab opened before the extension was installed or
-    // reloaded. Inject the content script and try once more.
+    // Nothing answered: the injection at share or commit time lost a race
+    // (a prerendered page, an extension reload). The executor only gets
+    // here for a shared tab: inject and try once more.
     try {
       // The MAIN-world hooks first, so console output and dialogs are
-      // captured from now on in a tab that never had them.
-      await chrome.scripting
-        .executeScript({ target: { tabId, allFrames: true }, world: "MAIN", files: [PAGE_HOOKS_FILE] })
-        .catch(() => undefined);
-      await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, files: [CONTENT_SCRIPT_FILE] });
+      // captured from now on.
+      await unlessBlocked(
+        tabId,
+        chrome.scripting
+          .executeScript({ target: { tabId, allFrames: true }, world: "MAIN", files: [PAGE_HOOKS_FILE], injectImmediately: true })
+          .catch(() => undefined),
+      );
+      await unlessBlocked(tabId, chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, files: [CONTENT_SCRIPT_FILE], injectImmediately: true }));
     } catch (e) {
+      if (e instanceof BlockedPage) throw e;
       throw new Error(`cannot reach the page in tab ${tabId}: ${errorText(e)}`);
     }
     try {
-      reply = await sendToFrame0(tabId, msg);
+      reply = await unlessBlocked(tabId, sendToFrame0(tabId, msg));
     } catch (e) {
+      if (e instanceof BlockedPage) throw e;
       throw new Error(`the page in tab ${tabId} did not answer even after injecting the content script (${errorText(e)}); reload the tab and try again`);
     }
   }
@@ -568,13 +585,17 @@ async function pdf(tab: TabLike): Promise<{ path: string; size: number }> {
 async function evaluate(tabId: number, expression: string): Promise<unknown> {
   let results: chrome.scripting.InjectionResult<unknown>[];
   try {
-    results = await chrome.scripting.executeScript({
-      target: { tabId, frameIds: [0] },
-      world: "MAIN",
-      func: evalInPage,
-      args: [expression],
-    });
+    results = await unlessBlocked(
+      tabId,
+      chrome.scripting.executeScript({
+        target: { tabId, frameIds: [0] },
+        world: "MAIN",
+        func: evalInPage,
+        args: [expression],
+      }),
+    );
   } catch (e) {
+    if (e instanceof BlockedPage) throw e;
     throw new Error(`cannot evaluate in tab ${tabId}: ${errorText(e)}`);
   }
   const r = results[0]?.result as { ok: boolean; value?: unknown; error?: string; csp?: boolean } | undefined;
@@ -605,8 +626,13 @@ async function openTab(url: string): Promise<TabLike> {
   return t;
 }
 
+const PROBE_TIMEOUT = 3000;
+
 async function historyNav(tabId: number, what: "back" | "forward" | "reload", signal?: AbortSignal): Promise<void> {
-  if (what === "reload") return waitForNewPage(tabId, "reloading", () => chrome.tabs.reload(tabId), { signal });
+  if (what === "reload") {
+    await beforeLeaving(tabId);
+    return waitForNewPage(tabId, "reloading", () => chrome.tabs.reload(tabId), { signal });
+  }
   const label = what === "back" ? "going back" : "going forward";
   const inPage = () =>
     chrome.scripting.executeScript({
@@ -618,12 +644,17 @@ async function historyNav(tabId: number, what: "back" | "forward" | "reload", si
       },
       args: [what],
     });
-  let scriptable = true;
-  try {
-    await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => true });
-  } catch {
-    scriptable = false;
-  }
+  // A page blocked by a native dialog does not run scripts: go through
+  // Chrome's history then (which closes the dialog).
+  const scriptable = await within(
+    chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => true, injectImmediately: true }).then(
+      () => true,
+      () => false,
+    ),
+    PROBE_TIMEOUT,
+    false,
+  );
+  if (scriptable) await beforeLeaving(tabId);
   if (!scriptable) {
     return waitForNewPage(tabId, label, () => (what === "back" ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId)), {
       signal,
@@ -664,6 +695,7 @@ export function makeChromePort(deps: {
   getShares: () => Promise<Shares>;
   share: (tabId: number) => Promise<number>;
   getConsent: () => Promise<Consent>;
+  armDialog: BrowserPort["armDialog"];
 }): BrowserPort {
   return {
     ownExtensionId: chrome.runtime.id,
@@ -671,13 +703,17 @@ export function makeChromePort(deps: {
     activeTab,
     getShares: deps.getShares,
     getConsent: deps.getConsent,
+    armDialog: deps.armDialog,
     share: deps.share,
-    navigate: (tabId, url, signal) =>
-      waitForNewPage(tabId, `navigating to ${url}`, () => chrome.tabs.update(tabId, { url }), {
+    navigate: async (tabId, url, signal) => {
+      // "Leave site?" never holds up a navigation the AI asked for.
+      await beforeLeaving(tabId);
+      return waitForNewPage(tabId, `navigating to ${url}`, () => chrome.tabs.update(tabId, { url }), {
         ignoreBlank: url !== "about:blank",
         failAbandoned: url,
         signal,
-      }),
+      });
+    },
     history: historyNav,
     watchNavigation,
     content,
@@ -689,7 +725,10 @@ export function makeChromePort(deps: {
     evaluate,
     openTab,
     activate,
-    closeTab: (tabId) => chrome.tabs.remove(tabId),
+    closeTab: async (tabId) => {
+      await beforeLeaving(tabId);
+      await chrome.tabs.remove(tabId);
+    },
     network: async (tabId, opts) => {
       const r = await networkRequests(tabId, opts);
       if (!opts.includeBodies) return r;

@@ -29,6 +29,8 @@ import {
 import { forgetRefBase, getTab, makeChromePort } from "./chrome-port";
 import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
 import { detachUnshared, forgetDebuggerTab, installDebugger } from "./debugger";
+import { armTab, injectDocument, injectTab, makeDormant } from "./inject";
+import type { DialogArm } from "../../lib/page/console";
 
 const OFFSCREEN_PATH = "offscreen.html";
 const WELCOME_PATH = "welcome.html";
@@ -85,23 +87,73 @@ async function readShares(): Promise<Shares> {
   return normalizeShares(got[KEY_SHARES]);
 }
 
+// The shared tab ids, kept in memory so the navigation listener can tell a
+// shared tab at once (every millisecond lost there is lost to the page's own
+// scripts). Loaded from storage when the worker starts; updated with shares.
+let sharedIds: Set<number> | undefined;
+let sharedIdsLoading: Promise<Set<number>> | undefined;
+function loadSharedIds(): Promise<Set<number>> {
+  if (sharedIds) return Promise.resolve(sharedIds);
+  sharedIdsLoading ??= readShares().then((s) => {
+    sharedIds ??= new Set(Object.keys(s).map(Number));
+    return sharedIds;
+  });
+  return sharedIdsLoading;
+}
+
 // Every change to shares goes through this chain, so two quick toggles (or a
 // toggle racing a tab close) never lose an update or hand out one slot twice.
 let sharesChain: Promise<unknown> = Promise.resolve();
-function updateShares<T>(fn: (s: Shares) => { shares: Shares; out: T }): Promise<T> {
+function updateShares<T>(fn: (s: Shares) => { shares: Shares; out: T }, opts: { touchPages?: boolean } = {}): Promise<T> {
+  const touchPages = opts.touchPages ?? true;
   const run = sharesChain.then(async () => {
     const before = await readShares();
     const { shares, out } = fn(before);
     if (shares !== before) {
+      sharedIds = new Set(Object.keys(shares).map(Number));
       await chrome.storage.local.set({ [KEY_SHARES]: shares });
       setShared(shares);
       detachUnshared(new Set(Object.keys(shares).map(Number)));
       scheduleTabsPush();
+      // Newly shared tabs get the page side now; unshared ones lose it.
+      if (touchPages) for (const k of Object.keys(shares)) if (before[k] === undefined) void injectTab(Number(k), currentArm(Number(k)));
+      for (const k of Object.keys(before)) {
+        if (touchPages && shares[k] === undefined) {
+          arms.delete(Number(k));
+          void makeDormant(Number(k));
+        }
+      }
     }
     return out;
   });
   sharesChain = run.catch(() => undefined);
   return run;
+}
+
+// ---- dialog answers armed by browser_handle_dialog ------------------------
+
+/** How long an armed answer waits for its dialog. */
+const ARM_TTL_MS = 60_000;
+// In memory: a worker suspended for 30 s loses it, and with it at most the
+// rest of a 60 s arm; the page's own copy still answers in that document.
+const arms = new Map<number, DialogArm>();
+
+function currentArm(tabId: number): DialogArm | null {
+  const a = arms.get(tabId);
+  if (!a) return null;
+  if (a.expiresAt <= Date.now()) {
+    arms.delete(tabId);
+    return null;
+  }
+  return a;
+}
+
+async function armDialog(tabId: number, answer: { accept: boolean; promptText?: string }): Promise<number> {
+  const a: DialogArm = { accept: answer.accept, expiresAt: Date.now() + ARM_TTL_MS };
+  if (answer.promptText !== undefined) a.promptText = answer.promptText;
+  arms.set(tabId, a);
+  await armTab(tabId, a);
+  return ARM_TTL_MS;
 }
 
 const shareOne = (tabId: number) =>
@@ -208,7 +260,7 @@ async function writeStatus(status: Status): Promise<void> {
 
 // ---- messages from the offscreen document and the popup ------------------
 
-const executor = new Executor(makeChromePort({ getShares: readShares, share: shareOne, getConsent: readConsent }));
+const executor = new Executor(makeChromePort({ getShares: readShares, share: shareOne, getConsent: readConsent, armDialog }));
 
 /** Wire requests being executed, by the offscreen document's callId. */
 const running = new Map<string, AbortController>();
@@ -255,6 +307,11 @@ const handlers: Handlers = {
     const ms = typeof m.ms === "number" && Number.isFinite(m.ms) ? Math.min(Math.max(m.ms, 0), SLEEP_MAX_MS) : 0;
     return new Promise((resolve) => setTimeout(() => resolve(null), ms));
   },
+  "dialog-used": async (m) => {
+    const tabId = (m as BgMessage<"dialog-used"> & { senderTabId?: number }).senderTabId;
+    if (tabId !== undefined) arms.delete(tabId);
+    return null;
+  },
   "share-all": async () => {
     const tabs = await chrome.tabs.query({ windowType: "normal" });
     const ids = tabs
@@ -271,7 +328,7 @@ const handlers: Handlers = {
 // renderer send any message in their name. They may only ask for what the
 // page side needs; everything else (running wire requests, changing shares)
 // must come from the extension's own pages: offscreen document, popup, options.
-const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep"]);
+const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used"]);
 
 function fromExtensionPage(sender: chrome.runtime.MessageSender): boolean {
   // An extension page opened in a tab (the popup as a page) has a tab too: the URL tells.
@@ -283,6 +340,10 @@ function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendRespo
   if (sender.id !== chrome.runtime.id || (!fromExtensionPage(sender) && !CONTENT_SCRIPT_KINDS.has(msg.kind))) {
     sendResponse({ ok: false, error: `internal message "${msg.kind}" is not accepted from this sender` });
     return false;
+  }
+  if (msg.kind === "dialog-used") {
+    // Only about the sender's own tab, whatever the message says.
+    (msg as BgMessage & { senderTabId?: number }).senderTabId = sender.tab?.id;
   }
   const h = handlers[msg.kind] as ((m: BgMessage) => Promise<unknown>) | undefined;
   if (!h) {
@@ -308,7 +369,8 @@ export default defineBackground(() => {
   chrome.runtime.onStartup.addListener(() => {
     // Tab ids are per browser session: shares of the last session would point
     // at whatever new tab happens to get the same id. Start with none.
-    void updateShares(() => ({ shares: {}, out: undefined }));
+    // Not touching pages: these ids may now name other, unshared tabs.
+    void updateShares(() => ({ shares: {}, out: undefined }), { touchPages: false });
     void ensureOffscreen();
   });
   chrome.runtime.onInstalled.addListener((details) => {
@@ -321,6 +383,18 @@ export default defineBackground(() => {
   chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 1 });
   chrome.alarms.onAlarm.addListener((a) => {
     if (a.name === KEEPALIVE_ALARM) void ensureOffscreen();
+  });
+
+  // Every document a SHARED tab commits gets the page side, as early as an
+  // extension can (docs/DECISIONS.md: what this loses). Other tabs are
+  // ignored before anything else is done.
+  chrome.webNavigation.onCommitted.addListener((d) => {
+    const go = (ids: Set<number>) => {
+      if (!ids.has(d.tabId)) return;
+      void injectDocument(d as typeof d & { documentId?: string; parentFrameId?: number }, currentArm(d.tabId));
+    };
+    if (sharedIds) go(sharedIds);
+    else void loadSharedIds().then(go);
   });
 
   chrome.tabs.onCreated.addListener(() => scheduleTabsPush());
@@ -336,6 +410,7 @@ export default defineBackground(() => {
     forgetRefBase(tabId);
     forgetNetTab(tabId);
     forgetDebuggerTab(tabId);
+    arms.delete(tabId);
     void updateShares((s) => ({ shares: unshareTab(s, tabId), out: undefined }));
   });
   chrome.tabs.onReplaced.addListener((added, removed) => {

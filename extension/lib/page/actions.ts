@@ -30,6 +30,7 @@ import { charKey, parseKeyCombo, type KeyPress } from "./keys";
 import { PageError, type RefRegistry } from "./refs";
 import { nextFrame } from "./settle";
 import { describeElement } from "./snapshot";
+import { isSecretField, maskSecret } from "./secret";
 
 type Win = Window & typeof globalThis;
 interface Point {
@@ -1297,7 +1298,7 @@ export function getText(refs: RefRegistry, doc: Document, args: { ref?: string }
   if (args.ref) {
     const el = refs.resolve(args.ref);
     if (isTextField(el) || isSelect(el)) {
-      text = isSelect(el) ? Array.from(el.options).filter((o) => o.selected).map(optionLabel).join(", ") : el.value;
+      text = isSelect(el) ? Array.from(el.options).filter((o) => o.selected).map(optionLabel).join(", ") : isSecretField(el) ? maskSecret(el.value) : el.value;
     } else {
       text = visibleText(el);
     }

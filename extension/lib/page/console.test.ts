@@ -8,6 +8,8 @@ import {
   formatArgs,
   formatDialog,
   installPageHooks,
+  parseDialog,
+  type HookEntry,
   parseReplay,
   type ConsoleEntry,
 } from "./console";
@@ -33,6 +35,7 @@ describe("formatDialog", () => {
   it("writes what the page asked and what it got", () => {
     expect(formatDialog("alert", "Saved", undefined)).toBe('alert("Saved")');
     expect(formatDialog("confirm", "Delete?", true)).toBe('confirm("Delete?") → true');
+    expect(formatDialog("confirm", "Delete?", false, undefined, "default")).toBe('confirm("Delete?") → false (dismissed by default)');
     expect(formatDialog("prompt", "Name?", "Ada", "Ada")).toBe('prompt("Name?", "Ada") → "Ada"');
     expect(formatDialog("prompt", "Name?", "", undefined)).toBe('prompt("Name?") → ""');
   });
@@ -51,28 +54,48 @@ describe("installPageHooks", () => {
     const win = window as unknown as Window & typeof globalThis;
     const origLog = vi.fn();
     win.console.log = origLog;
-    const sent: ConsoleEntry[] = [];
-    const buffer = installPageHooks(win, (e) => sent.push(e));
-    expect(installPageHooks(win, () => {})).toBe(buffer); // idempotent
+    // happy-dom has no dialogs: stand-ins for the browser's natives.
+    const nativeConfirm = vi.fn(() => true);
+    (win as unknown as Record<string, unknown>).confirm = nativeConfirm;
+    (win as unknown as Record<string, unknown>).alert = vi.fn();
+    (win as unknown as Record<string, unknown>).prompt = vi.fn(() => "typed");
+    const sent: HookEntry[] = [];
+    const { hooks, fresh } = installPageHooks(win, (e) => sent.push(e));
+    expect(fresh).toBe(true);
+    const again = installPageHooks(win, () => {});
+    expect(again.hooks).toBe(hooks); // idempotent
+    expect(again.fresh).toBe(false);
+    const buffer = hooks.buffer;
 
     win.console.log("hi", 2);
     expect(origLog).toHaveBeenCalledWith("hi", 2);
-    expect(win.confirm("Delete?")).toBe(true);
-    expect(win.prompt("Name?", "Ada")).toBe("Ada");
-    expect(win.prompt("Age?")).toBe("");
+    // Never a silent yes: confirm dismissed, prompt cancelled, alert acknowledged.
+    expect(win.confirm("Delete?")).toBe(false);
+    expect(win.prompt("Name?", "Ada")).toBeNull();
     expect(win.alert("Saved")).toBeUndefined();
     win.dispatchEvent(new ErrorEvent("error", { message: "bad thing", error: new TypeError("bad thing") }));
 
     expect(sent.map((e) => [e.level, e.text.split("\n")[0]])).toEqual([
       ["log", "hi 2"],
-      ["dialog", 'confirm("Delete?") → true'],
-      ["dialog", 'prompt("Name?", "Ada") → "Ada"'],
-      ["dialog", 'prompt("Age?") → ""'],
-      ["dialog", 'alert("Saved")'],
+      ["dialog", 'confirm("Delete?") → false (dismissed by default)'],
+      ["dialog", 'prompt("Name?", "Ada") → null (cancelled by default)'],
+      ["dialog", 'alert("Saved") (acknowledged)'],
       ["error", "Uncaught TypeError: bad thing"],
     ]);
+    expect(sent[1]!.dialog).toEqual({ type: "confirm", message: "Delete?", accepted: false, armed: false });
     expect(typeof sent[0]!.time).toBe("number");
-    expect(buffer.list()).toEqual(sent);
+    expect(buffer.list()).toEqual(sent.map(({ dialog: _d, ...e }) => e));
+
+    // An armed answer is used by one dialog only.
+    hooks.arm({ accept: true, promptText: "Grace", expiresAt: Date.now() + 60_000 });
+    expect(win.prompt("Name?", "Ada")).toBe("Grace");
+    expect(win.confirm("Again?")).toBe(false);
+    expect(sent.at(-2)!.dialog).toEqual({ type: "prompt", message: "Name?", accepted: true, armed: true, answer: "Grace" });
+    hooks.arm({ accept: true, expiresAt: Date.now() + 60_000 });
+    expect(win.confirm("Delete 3 files?")).toBe(true);
+    expect(sent.at(-1)!.text).toBe('confirm("Delete 3 files?") → true (accepted as browser_handle_dialog asked)');
+    hooks.arm({ accept: true, expiresAt: Date.now() - 1 }); // expired
+    expect(win.confirm("Late?")).toBe(false);
 
     // The isolated side's replay handshake, as the page-hooks entrypoint wires it.
     document.addEventListener(EVT_HELLO, () =>
@@ -81,7 +104,22 @@ describe("installPageHooks", () => {
     let replayed: ConsoleEntry[] = [];
     document.addEventListener(EVT_REPLAY, (ev) => (replayed = parseReplay((ev as CustomEvent).detail)));
     document.dispatchEvent(new CustomEvent(EVT_HELLO));
-    expect(replayed).toEqual(sent);
+    expect(replayed).toEqual(buffer.list());
     expect(EVT_ENTRY).toMatch(/monkbrowse/);
+
+    // Dormant (the tab was unshared): the natives are back and nothing is recorded.
+    const n = sent.length;
+    hooks.deactivate();
+    expect(win.console.log).toBe(origLog);
+    expect(win.confirm).toBe(nativeConfirm);
+    win.console.log("quiet");
+    expect(sent.length).toBe(n);
+    // Shared again: hooked again.
+    installPageHooks(win, () => {});
+    expect(hooks.active).toBe(true);
+    win.console.log("loud");
+    expect(sent.length).toBe(n + 1);
+    expect(parseDialog({ dialog: { type: "confirm", message: "x", accepted: 1 } })).toEqual({ type: "confirm", message: "x", accepted: false, armed: false });
+    expect(parseDialog({ dialog: { type: "beforeunload", message: "x" } })).toBeNull();
   });
 });

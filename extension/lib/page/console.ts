@@ -61,6 +61,19 @@ export function parseEntry(v: unknown): ConsoleEntry | null {
   return { level: o.level.slice(0, 20), text: o.text.slice(0, MAX_ENTRY_TEXT + 100), time: o.time };
 }
 
+/** The dialog an entry records, if it records one (validated). */
+export function parseDialog(v: unknown): PageDialog | null {
+  if (!v || typeof v !== "object") return null;
+  const d = (v as { dialog?: unknown }).dialog;
+  if (!d || typeof d !== "object") return null;
+  const o = d as Record<string, unknown>;
+  if (o.type !== "alert" && o.type !== "confirm" && o.type !== "prompt") return null;
+  if (typeof o.message !== "string") return null;
+  const out: PageDialog = { type: o.type, message: o.message.slice(0, 2000), accepted: o.accepted === true, armed: o.armed === true };
+  if (typeof o.answer === "string") out.answer = o.answer.slice(0, 2000);
+  return out;
+}
+
 /** Parses an EVT_REPLAY detail (JSON array) into entries, dropping malformed ones. */
 export function parseReplay(detail: unknown): ConsoleEntry[] {
   if (typeof detail !== "string") return [];
@@ -172,13 +185,27 @@ function isErrorLike(v: unknown): boolean {
   return typeof o.message === "string" && typeof o.stack === "string";
 }
 
-/** The text recorded for a dialog the hooks answered: `confirm("Delete?") → true`. */
-export function formatDialog(kind: "alert" | "confirm" | "prompt", message: unknown, result: unknown, defaultValue?: unknown): string {
+/** How a dialog was answered: by monkbrowse's default, or as browser_handle_dialog asked. */
+export type DialogHow = "default" | "armed";
+
+/**
+ * The text recorded for a dialog the hooks answered:
+ * `confirm("Delete?") → false (dismissed by default)`.
+ */
+export function formatDialog(
+  kind: "alert" | "confirm" | "prompt",
+  message: unknown,
+  result: unknown,
+  defaultValue?: unknown,
+  how?: DialogHow,
+): string {
   const msg = message === undefined ? "" : JSON.stringify(String(message));
-  if (kind === "alert") return `alert(${msg})`;
-  if (kind === "confirm") return `confirm(${msg}) → ${String(result)}`;
+  const why = (verb: string) => (how === "armed" ? ` (${verb} as browser_handle_dialog asked)` : how === "default" ? ` (${verb} by default)` : "");
+  if (kind === "alert") return `alert(${msg})${how ? " (acknowledged)" : ""}`;
+  if (kind === "confirm") return `confirm(${msg}) → ${String(result)}${why(result === true ? "accepted" : "dismissed")}`;
   const args = defaultValue === undefined ? msg : `${msg || '""'}, ${JSON.stringify(String(defaultValue))}`;
-  return `prompt(${args}) → ${result === null ? "null" : JSON.stringify(String(result))}`;
+  const out = result === null ? "null" : JSON.stringify(String(result));
+  return `prompt(${args}) → ${out}${why(result === null ? "cancelled" : "answered")}`;
 }
 
 /** The text recorded for an uncaught error event. */
@@ -196,35 +223,110 @@ export function formatRejection(reason: unknown): string {
   return `Uncaught (in promise) ${typeof reason === "string" ? reason : formatValue(reason)}`;
 }
 
+/** A dialog the hooks answered, as reported to the service worker and the AI. */
+export interface PageDialog {
+  type: "alert" | "confirm" | "prompt";
+  message: string;
+  /** OK (alert, or confirm/prompt accepted) or not (dismissed, cancelled). */
+  accepted: boolean;
+  /** The answer came from browser_handle_dialog, not the default. */
+  armed: boolean;
+  /** What prompt() returned when accepted. */
+  answer?: string;
+}
+
+/** A console entry that records a dialog carries it structured too. */
+export type HookEntry = ConsoleEntry & { dialog?: PageDialog };
+
+/** The answer browser_handle_dialog sets for the next dialog of a tab. */
+export interface DialogArm {
+  accept: boolean;
+  promptText?: string;
+  /** Date.now() after which it no longer applies. */
+  expiresAt: number;
+}
+
+/** The hooks of one window, kept on it under HOOKS_KEY (not enumerable). */
+export interface PageHooks {
+  readonly buffer: ConsoleBuffer;
+  /** Hooked (the tab is shared) or dormant (native functions back). */
+  readonly active: boolean;
+  activate(): void;
+  deactivate(): void;
+  /** Sets (or clears, with null) the answer to the next dialog. */
+  arm(a: DialogArm | null): void;
+  /** Takes the pending answer if it has not expired (one dialog only). */
+  takeArm(): DialogArm | null;
+  /** For the next 10 s, beforeunload listeners do not run (an AI-requested navigation). */
+  leaving(on: boolean): void;
+}
+
+export const HOOKS_KEY = "__monkbrowseHooks";
+
+/** How long an AI-requested navigation keeps beforeunload powerless. */
+const LEAVING_MS = 10_000;
+
+/**
+ * For ms, preventDefault() and returnValue on beforeunload events do
+ * nothing, so no "Leave site?" dialog can be asked for; then they work again.
+ */
+function neuterBeforeUnload(win: Window & typeof globalThis, ms: number): void {
+  const proto = (win as unknown as { BeforeUnloadEvent?: { prototype: object } }).BeforeUnloadEvent?.prototype;
+  if (!proto) return;
+  const had = {
+    preventDefault: Object.getOwnPropertyDescriptor(proto, "preventDefault"),
+    returnValue: Object.getOwnPropertyDescriptor(proto, "returnValue"),
+  };
+  try {
+    Object.defineProperty(proto, "preventDefault", { value: function preventDefault() {}, configurable: true, writable: true });
+    Object.defineProperty(proto, "returnValue", { get: () => "", set: () => undefined, configurable: true });
+  } catch {
+    return;
+  }
+  win.setTimeout(() => {
+    try {
+      if (had.preventDefault) Object.defineProperty(proto, "preventDefault", had.preventDefault);
+      else delete (proto as Record<string, unknown>).preventDefault;
+      if (had.returnValue) Object.defineProperty(proto, "returnValue", had.returnValue);
+      else delete (proto as Record<string, unknown>).returnValue;
+    } catch {
+      // ignore
+    }
+  }, ms);
+}
+
 /**
  * Installs the MAIN-world hooks on win: console wrappers, error and rejection
- * listeners, and non-blocking alert/confirm/prompt. `send` hands each entry on.
- * Returns the hooks' own buffer (for replay). Idempotent per window.
+ * listeners, and alert/confirm/prompt answered without blocking (alert
+ * acknowledged, confirm dismissed, prompt cancelled, unless an answer was
+ * armed). `send` hands each entry on. Idempotent per window: a second call
+ * returns the first hooks (reactivated). Returns the hooks and whether they
+ * were installed by this call.
  */
 export function installPageHooks(
   win: Window & typeof globalThis,
-  send: (e: ConsoleEntry) => void,
+  send: (e: HookEntry) => void,
   nativeDialogs: () => boolean = () => false,
-): ConsoleBuffer {
-  const FLAG = "__monkbrowseHooks";
-  // Injected twice (manifest and executeScript bundles differ): hook once, keep the first buffer.
-  const existing = (win as unknown as Record<string, unknown>)[FLAG] as ConsoleBuffer | undefined;
-  if (existing && typeof existing.list === "function") return existing;
-  const buffer = new ConsoleBuffer();
-  try {
-    Object.defineProperty(win, FLAG, { value: buffer, enumerable: false, configurable: false, writable: false });
-  } catch {
-    // a frozen window: still hook, we just cannot mark it
+): { hooks: PageHooks; fresh: boolean } {
+  const existing = (win as unknown as Record<string, unknown>)[HOOKS_KEY] as PageHooks | undefined;
+  if (existing && typeof existing.activate === "function") {
+    existing.activate();
+    return { hooks: existing, fresh: false };
   }
+  const buffer = new ConsoleBuffer();
+  let active = false;
+  let armed: DialogArm | null = null;
+  // Until when beforeunload listeners are skipped (an AI-requested navigation).
+  let leavingUntil = 0;
 
   let busy = false;
-  const record = (level: string, text: () => string) => {
+  const record = (level: string, text: () => string, dialog?: PageDialog) => {
     if (busy) return; // formatting a value logged something: do not recurse
     busy = true;
     try {
       const e: ConsoleEntry = { level, text: text(), time: Date.now() };
       buffer.push(e);
-      send(e);
+      send(dialog ? { ...e, dialog } : e);
     } catch {
       // never break the page's console
     } finally {
@@ -232,32 +334,115 @@ export function installPageHooks(
     }
   };
 
-  const con = win.console as unknown as Record<string, (...a: unknown[]) => unknown>;
-  for (const level of ["log", "info", "warn", "error", "debug"]) {
-    const orig = con[level];
-    if (typeof orig !== "function") continue;
-    const wrapped = function (this: unknown, ...args: unknown[]) {
-      record(level, () => formatArgs(args));
-      return orig.apply(this, args);
-    };
-    try {
-      Object.defineProperty(wrapped, "name", { value: level });
-    } catch {
-      // ignore
+  // Same-origin frames answer with the top window's armed answer (one per tab).
+  const takeArm = (): DialogArm | null => {
+    if (win !== win.top) {
+      try {
+        const top = (win.top as unknown as Record<string, unknown> | null)?.[HOOKS_KEY] as PageHooks | undefined;
+        if (top && typeof top.takeArm === "function") return top.takeArm();
+      } catch {
+        // cross-origin top: this frame's own
+      }
     }
-    con[level] = wrapped;
-  }
-  const origAssert = con.assert;
-  if (typeof origAssert === "function") {
-    con.assert = function (this: unknown, cond: unknown, ...args: unknown[]) {
-      if (!cond) record("error", () => `Assertion failed${args.length ? `: ${formatArgs(args)}` : ""}`);
-      return origAssert.call(this, cond, ...args);
-    };
-  }
+    return ownArm();
+  };
+  const ownArm = (): DialogArm | null => {
+    const a = armed;
+    armed = null;
+    return a && a.expiresAt > Date.now() ? a : null;
+  };
+
+  const con = win.console as unknown as Record<string, (...a: unknown[]) => unknown>;
+  // name → [native, ours]
+  const swapped = new Map<string, [unknown, unknown]>();
+  const put = (obj: Record<string, unknown>, key: string, ours: unknown) => {
+    const orig = obj[key];
+    if (typeof orig !== "function") return;
+    swapped.set(`${obj === (con as unknown) ? "console." : ""}${key}`, [orig, ours]);
+    obj[key] = ours;
+  };
+  const nativeOf = (name: string) => swapped.get(name)?.[0] as ((...a: unknown[]) => unknown) | undefined;
+
+  const install = () => {
+    swapped.clear();
+    for (const level of ["log", "info", "warn", "error", "debug"]) {
+      const orig = con[level];
+      if (typeof orig !== "function") continue;
+      const wrapped = function (this: unknown, ...args: unknown[]) {
+        if (active) record(level, () => formatArgs(args));
+        return orig.apply(this, args);
+      };
+      try {
+        Object.defineProperty(wrapped, "name", { value: level });
+      } catch {
+        // ignore
+      }
+      put(con, level, wrapped);
+    }
+    const origAssert = con.assert;
+    if (typeof origAssert === "function") {
+      put(con, "assert", function (this: unknown, cond: unknown, ...args: unknown[]) {
+        if (active && !cond) record("error", () => `Assertion failed${args.length ? `: ${formatArgs(args)}` : ""}`);
+        return origAssert.call(this, cond, ...args);
+      });
+    }
+    const w = win as unknown as Record<string, unknown>;
+    // Dialogs never block a shared tab: a blocked page could not be driven at
+    // all. What the page is told is the AI's decision (browser_handle_dialog),
+    // never a silent "yes".
+    // In the debugger mode, while the debugger is attached, dialogs go to
+    // Chrome and the debugger answers them (Page.handleJavaScriptDialog).
+    const viaDebugger = " (native, answered through the debugger)";
+    put(w, "alert", function alert(this: unknown, message?: unknown) {
+      if (!active) return nativeOf("alert")?.call(win, message);
+      if (nativeDialogs()) {
+        nativeOf("alert")?.call(win, message);
+        record("dialog", () => formatDialog("alert", message, undefined) + viaDebugger);
+        return;
+      }
+      const a = takeArm();
+      const m = message === undefined ? "" : String(message);
+      record("dialog", () => formatDialog("alert", message, undefined, undefined, a ? "armed" : "default"), {
+        type: "alert", message: m, accepted: true, armed: !!a,
+      });
+    });
+    put(w, "confirm", function confirm(this: unknown, message?: unknown) {
+      if (!active) return nativeOf("confirm")?.call(win, message);
+      if (nativeDialogs()) {
+        const r = nativeOf("confirm")?.call(win, message);
+        record("dialog", () => formatDialog("confirm", message, r) + viaDebugger);
+        return r;
+      }
+      const a = takeArm();
+      const ok = a ? a.accept : false;
+      const m = message === undefined ? "" : String(message);
+      record("dialog", () => formatDialog("confirm", message, ok, undefined, a ? "armed" : "default"), {
+        type: "confirm", message: m, accepted: ok, armed: !!a,
+      });
+      return ok;
+    });
+    put(w, "prompt", function prompt(this: unknown, message?: unknown, defaultValue?: unknown) {
+      if (!active) return nativeOf("prompt")?.call(win, message, defaultValue);
+      if (nativeDialogs()) {
+        const r = nativeOf("prompt")?.call(win, message, defaultValue);
+        record("dialog", () => formatDialog("prompt", message, r ?? null, defaultValue ?? undefined) + viaDebugger);
+        return r;
+      }
+      const a = takeArm();
+      const dflt = defaultValue === undefined || defaultValue === null ? undefined : String(defaultValue);
+      const result = a && a.accept ? (a.promptText ?? dflt ?? "") : null;
+      const m = message === undefined ? "" : String(message);
+      const d: PageDialog = { type: "prompt", message: m, accepted: result !== null, armed: !!a };
+      if (result !== null) d.answer = result;
+      record("dialog", () => formatDialog("prompt", message, result, dflt, a ? "armed" : "default"), d);
+      return result;
+    });
+  };
 
   win.addEventListener(
     "error",
     (ev: Event) => {
+      if (!active) return;
       // Resource load errors (img, script) arrive here too but are not ErrorEvents.
       const e = ev as ErrorEvent;
       if (typeof e.message !== "string" && e.error === undefined) return;
@@ -266,41 +451,67 @@ export function installPageHooks(
     true,
   );
   win.addEventListener("unhandledrejection", (ev: PromiseRejectionEvent) => {
-    record("error", () => formatRejection(ev.reason));
+    if (active) record("error", () => formatRejection(ev.reason));
   });
+  // A navigation the AI asked for is never held up by "Leave site?".
+  win.addEventListener(
+    "beforeunload",
+    (ev: Event) => {
+      if (active && Date.now() < leavingUntil) ev.stopImmediatePropagation();
+    },
+    true,
+  );
 
-  // Dialogs never block: a blocked page could not be driven at all. In the
-  // debugger mode, while the debugger is attached, they go to Chrome and the
-  // debugger answers them (Page.handleJavaScriptDialog).
-  const nativeAlert = win.alert;
-  const nativeConfirm = win.confirm;
-  const nativePrompt = win.prompt;
-  win.alert = function alert(message?: unknown) {
-    if (nativeDialogs()) {
-      nativeAlert.call(win, message as string);
-      record("dialog", () => formatDialog("alert", message, undefined) + " (native, answered through the debugger)");
-      return;
-    }
-    record("dialog", () => formatDialog("alert", message, undefined));
-  } as typeof win.alert;
-  win.confirm = function confirm(message?: unknown) {
-    if (nativeDialogs()) {
-      const r = nativeConfirm.call(win, message as string);
-      record("dialog", () => formatDialog("confirm", message, r) + " (native, answered through the debugger)");
-      return r;
-    }
-    record("dialog", () => formatDialog("confirm", message, true));
-    return true;
-  } as typeof win.confirm;
-  win.prompt = function prompt(message?: unknown, defaultValue?: unknown) {
-    if (nativeDialogs()) {
-      const r = nativePrompt.call(win, message as string, defaultValue as string);
-      record("dialog", () => formatDialog("prompt", message, r ?? "(cancelled)", defaultValue ?? undefined) + " (native, answered through the debugger)");
-      return r;
-    }
-    const result = defaultValue === undefined || defaultValue === null ? "" : String(defaultValue);
-    record("dialog", () => formatDialog("prompt", message, result, defaultValue ?? undefined));
-    return result;
-  } as typeof win.prompt;
-  return buffer;
+  const hooks: PageHooks = {
+    buffer,
+    get active() {
+      return active;
+    },
+    activate() {
+      if (active) return;
+      active = true;
+      install();
+    },
+    deactivate() {
+      if (!active) return;
+      active = false;
+      armed = null;
+      leavingUntil = 0;
+      // Put the natives back where ours still stand; where the page wrapped
+      // ours since, our wrapper stays but only passes through.
+      for (const [name, [orig, ours]] of swapped) {
+        const inConsole = name.startsWith("console.");
+        const obj = (inConsole ? con : win) as unknown as Record<string, unknown>;
+        const key = inConsole ? name.slice("console.".length) : name;
+        if (obj[key] === ours) obj[key] = orig;
+      }
+    },
+    arm(a) {
+      armed = a && typeof a.expiresAt === "number" ? { accept: a.accept === true, promptText: typeof a.promptText === "string" ? a.promptText : undefined, expiresAt: a.expiresAt } : null;
+    },
+    takeArm: ownArm,
+    leaving(on) {
+      // Bounded: a navigation that never happens must not leave the
+      // person's "Leave site?" protection off.
+      leavingUntil = on === true ? Date.now() + LEAVING_MS : 0;
+      if (on === true) {
+        try {
+          win.onbeforeunload = null;
+        } catch {
+          // ignore
+        }
+        // Listeners registered before ours still run (Chrome calls a
+        // target's listeners in registration order): make what they do to
+        // a beforeunload event powerless meanwhile.
+        neuterBeforeUnload(win, LEAVING_MS);
+      }
+    },
+  };
+  try {
+    Object.defineProperty(win, HOOKS_KEY, { value: hooks, enumerable: false, configurable: false, writable: false });
+  } catch {
+    // a frozen window: still hook, we just cannot mark it
+  }
+  hooks.activate();
+  return { hooks, fresh: true };
 }

@@ -30,6 +30,7 @@ import {
   truncate,
 } from "./dom";
 import type { RefRegistry } from "./refs";
+import { isSecretField, maskSecret } from "./secret";
 
 export interface SnapshotOptions {
   /**
@@ -453,8 +454,8 @@ function states(el: Element, role: string): string[] {
 
 function fieldValue(el: Element, role: string, ctx: Ctx): string | undefined {
   let v: string;
+  if (isSecretField(el)) return (el as HTMLInputElement).value ? maskSecret((el as HTMLInputElement).value) : undefined;
   if (isInput(el)) {
-    if (el.type === "password") return el.value ? "•".repeat(Math.min(el.value.length, 12)) : undefined;
     v = el.value;
   } else if (isTextArea(el)) {
     v = el.value;

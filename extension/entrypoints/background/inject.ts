@@ -1,0 +1,172 @@
+// Injection on demand: nothing of monkbrowse runs in a tab the person has not
+// shared. When a tab is shared, the MAIN-world hooks (every frame) and the
+// isolated content script (top frame) are injected into its current
+// documents, and into every document the tab commits while it stays shared
+// (webNavigation.onCommitted + executeScript with injectImmediately, the
+// earliest per-tab path Chrome offers). Unsharing puts the hooks to sleep
+// (the page's native functions back) and disposes the content script.
+//
+// A page whose renderer is blocked (a native dialog opened before our hooks,
+// a busy loop) answers no executeScript; every call here is bounded, and
+// `responsive` is the probe the rest of the service worker uses to tell.
+
+import { errorText } from "../../lib/peer";
+import type { DialogArm } from "../../lib/page/console";
+
+export const CONTENT_SCRIPT_FILE = "content-scripts/content.js";
+export const PAGE_HOOKS_FILE = "content-scripts/page-hooks.js";
+
+/** How long an injection may take before we stop waiting (the page is blocked or gone). */
+const INJECT_TIMEOUT_MS = 3000;
+/** How long the liveness probe waits for a trivial script to run. */
+export const PROBE_TIMEOUT_MS = 3000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Resolves to the promise's value, or to `timedOut` after ms (the promise keeps running). */
+export function within<T, U>(p: Promise<T>, ms: number, timedOut: U): Promise<T | U> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<U>((resolve) => {
+      timer = setTimeout(() => resolve(timedOut), ms);
+    }),
+  ]);
+}
+
+type Target = chrome.scripting.InjectionTarget;
+
+async function run(target: Target, spec: { world?: "MAIN" | "ISOLATED"; files?: string[]; func?: (...a: never[]) => unknown; args?: unknown[] }): Promise<void> {
+  const p = chrome.scripting.executeScript({
+    target,
+    world: (spec.world ?? "ISOLATED") as chrome.scripting.ExecutionWorld,
+    injectImmediately: true,
+    ...(spec.files ? { files: spec.files } : { func: spec.func as () => unknown, args: spec.args ?? [] }),
+  } as chrome.scripting.ScriptInjection<unknown[], unknown>);
+  await within(
+    p.then(
+      () => undefined,
+      () => undefined, // a frame Chrome does not let us script (chrome://, the Web Store, an error page)
+    ),
+    INJECT_TIMEOUT_MS,
+    undefined,
+  );
+}
+
+// These run in the page (MAIN) or in our isolated world; self-contained.
+function armInPage(a: DialogArm | null): void {
+  const h = (window as unknown as Record<string, { arm?: (a: DialogArm | null) => void } | undefined>).__monkbrowseHooks;
+  h?.arm?.(a);
+}
+function sleepInPage(): void {
+  const h = (window as unknown as Record<string, { deactivate?: () => void } | undefined>).__monkbrowseHooks;
+  h?.deactivate?.();
+}
+function leavingInPage(): void {
+  const h = (window as unknown as Record<string, { leaving?: (on: boolean) => void } | undefined>).__monkbrowseHooks;
+  h?.leaving?.(true);
+}
+function disposeContentScript(): void {
+  const g = globalThis as unknown as Record<string, { dispose?: () => void } | undefined>;
+  try {
+    g.__monkbrowseContentScript?.dispose?.();
+  } catch {
+    // the old extension context is gone
+  }
+  delete g.__monkbrowseContentScript;
+}
+
+/**
+ * Injects into a tab that was just shared: hooks into every frame's current
+ * document, then the content script into the top frame. arm: a pending
+ * browser_handle_dialog answer.
+ */
+export async function injectTab(tabId: number, arm: DialogArm | null): Promise<void> {
+  await run({ tabId, allFrames: true }, { world: "MAIN", files: [PAGE_HOOKS_FILE] });
+  if (arm) await run({ tabId, frameIds: [0] }, { world: "MAIN", func: armInPage, args: [arm] });
+  await run({ tabId, frameIds: [0] }, { files: [CONTENT_SCRIPT_FILE] });
+}
+
+/** Injects into one document a shared tab has just committed. */
+export async function injectDocument(
+  d: { tabId: number; frameId: number; parentFrameId?: number; documentId?: string },
+  arm: DialogArm | null,
+): Promise<void> {
+  // Targeting the document (not the frame) makes sure a later document of the
+  // frame is never mistaken for this one.
+  const target: Target = d.documentId ? { tabId: d.tabId, documentIds: [d.documentId] } : { tabId: d.tabId, frameIds: [d.frameId] };
+  const outermost = d.frameId === 0 || d.parentFrameId === -1;
+  await run(target, { world: "MAIN", files: [PAGE_HOOKS_FILE] });
+  if (!outermost) return;
+  if (arm) await run(target, { world: "MAIN", func: armInPage, args: [arm] });
+  await run(target, { files: [CONTENT_SCRIPT_FILE] });
+}
+
+/** A tab was unshared: native functions back in every frame, the content script gone. */
+export async function makeDormant(tabId: number): Promise<void> {
+  await run({ tabId, allFrames: true }, { world: "MAIN", func: sleepInPage });
+  await run({ tabId, frameIds: [0] }, { func: disposeContentScript });
+}
+
+/** Sets (or clears) the answer to the next dialog in the tab's top frame (same-origin frames share it). */
+export async function armTab(tabId: number, arm: DialogArm | null): Promise<void> {
+  await run({ tabId, frameIds: [0] }, { world: "MAIN", func: armInPage, args: [arm] });
+}
+
+/** Before a navigation the AI asked for: beforeunload listeners do not run (for 10 s). */
+export async function beforeLeaving(tabId: number): Promise<void> {
+  await run({ tabId, allFrames: true }, { world: "MAIN", func: leavingInPage });
+}
+
+/**
+ * Whether the tab's top frame runs a trivial script within PROBE_TIMEOUT_MS.
+ * A page that does not is blocked: most likely by a native dialog.
+ * Pages Chrome does not let us script count as responsive (nothing to tell).
+ */
+export async function responsive(tabId: number): Promise<boolean> {
+  const p = chrome.scripting
+    .executeScript({ target: { tabId, frameIds: [0] }, func: () => true, injectImmediately: true })
+    .then(
+      () => true,
+      () => true,
+    );
+  return within(p, PROBE_TIMEOUT_MS, false);
+}
+
+/** A page that stopped answering (see responsive). */
+export class BlockedPage extends Error {}
+
+/** The error for a page that stopped answering (see responsive). */
+export function blockedError(tabId: number): Error {
+  return new BlockedPage(
+    `the page in tab ${tabId} is not responding. Most likely a native dialog (alert, confirm or prompt) is open in it: ` +
+      "the page opened it before monkbrowse could answer dialogs there (for example while loading), and only the person can answer it in the browser " +
+      "(its text cannot be read without the debugger). Otherwise the page is busy. Ask the person to answer the dialog, " +
+      "or load another page in the tab with browser_navigate, which closes it.",
+  );
+}
+
+/** How long an answer may take before the page is probed. */
+export const PROBE_AFTER_MS = 5000;
+
+/**
+ * Waits for work, but when it has not settled after PROBE_AFTER_MS, probes
+ * the page; a page that does not answer the probe fails the wait with
+ * blockedError instead of hanging until the request's timeout.
+ */
+export async function unlessBlocked<T>(tabId: number, work: Promise<T>): Promise<T> {
+  const settled = work.then(
+    (v) => ({ v }),
+    (e: unknown) => ({ e }),
+  );
+  for (;;) {
+    const r = await within(settled, PROBE_AFTER_MS, null);
+    if (r) {
+      if ("e" in r) throw r.e;
+      return r.v;
+    }
+    if (!(await responsive(tabId))) throw blockedError(tabId);
+  }
+}
+
+export { errorText, sleep };
