@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/monkbrowse/monkbrowse/forwarder/neterr"
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -264,10 +264,10 @@ func dialError(ctx context.Context, port int, resp *http.Response, err error) er
 	if resp != nil {
 		return &NotOwnerError{Port: port, Detail: fmt.Sprintf("it answered HTTP %s instead of a WebSocket upgrade", resp.Status)}
 	}
-	if errors.Is(err, syscall.ECONNREFUSED) {
+	if neterr.IsConnRefused(err) {
 		return fmt.Errorf("%w on 127.0.0.1:%d", ErrNoOwner, port)
 	}
-	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+	if neterr.IsConnReset(err) {
 		// An owner that is closing resets connections still in its
 		// listen backlog.
 		return fmt.Errorf("%w on 127.0.0.1:%d (connection reset)", ErrNoOwner, port)

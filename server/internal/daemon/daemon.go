@@ -11,12 +11,12 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/monkbrowse/monkbrowse/forwarder"
+	"github.com/monkbrowse/monkbrowse/forwarder/neterr"
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/control"
 )
@@ -234,7 +234,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			sleep(ctx, quickRetry)
 			continue
 		}
-		if !errors.Is(lerr, syscall.EADDRINUSE) {
+		if !neterr.IsAddrInUse(lerr) {
 			err = fmt.Errorf("%w (binding 127.0.0.1:%d failed too: %v)", err, d.cfg.ControlPort, lerr)
 		}
 		d.reportFailure(err)

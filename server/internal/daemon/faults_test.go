@@ -1,3 +1,5 @@
+//go:build unix
+
 package daemon_test
 
 // Fault tests of issue 12 with real processes: cancellation direct and

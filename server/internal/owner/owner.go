@@ -17,11 +17,11 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/monkbrowse/monkbrowse/forwarder/neterr"
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 	"github.com/monkbrowse/monkbrowse/tools"
@@ -193,7 +193,7 @@ func Start(ctx context.Context, cfg Config) (*Owner, error) {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", cfg.Addr)
 	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
+		if neterr.IsAddrInUse(err) {
 			return nil, &PortInUseError{Port: cfg.Port, Err: err}
 		}
 		return nil, fmt.Errorf("owner: listening for the extension on %s: %w", cfg.Addr, err)

@@ -1,0 +1,5 @@
+//go:build !windows
+
+package neterr
+
+var current = unixCodes
