@@ -97,7 +97,7 @@ func TestFormTools(t *testing.T) {
 	}
 
 	// Select by label, and a multi-select by value and label.
-	out = s.ok(ctx, t, "browser_select_option", map[string]any{"element": "Country", "ref": ref(t, snap, "combobox", "Country"), "values": []string{"Japan"}, "tab": slot})
+	s.ok(ctx, t, "browser_select_option", map[string]any{"element": "Country", "ref": ref(t, snap, "combobox", "Country"), "values": []string{"Japan"}, "tab": slot})
 	if v := js[string](ctx, t, tab, "document.getElementById('country').value"); v != "jp" {
 		t.Errorf("country is %q after selecting Japan", v)
 	}

@@ -371,10 +371,6 @@ func (d *Dispatcher) evaluate(ctx context.Context, a protocol.EvaluateArgs) (pro
 	})), nil
 }
 
-// errNotResolved marks a WithTab failure that happened before the tab's
-// turn: the target could not be resolved, so polling again would not help.
-var errNotResolved = errors.New("not resolved")
-
 func (d *Dispatcher) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallToolResult, error) {
 	if a.Text == "" {
 		if a.Time <= 0 {

@@ -48,7 +48,7 @@ const REPORTS_DIALOGS: ReadonlySet<string> = new Set([
   "snapshot", "click", "hover", "type", "select", "press_key", "scroll", "drag", "upload", "fill_form", "click_xy", "drag_xy",
 ]);
 
-interface NavigationLike extends EventTarget {}
+type NavigationLike = EventTarget;
 
 /**
  * Notices navigations the page begins, through the Navigation API's navigate

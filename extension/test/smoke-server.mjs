@@ -109,7 +109,8 @@ function request(type, payload, timeoutMs = 30000) {
     const t = setTimeout(() => reject(new Error(`${type} timed out`)), timeoutMs);
     pending.set(id, (f) => {
       clearTimeout(t);
-      f.ok ? resolve(f.result) : reject(new Error(f.error));
+      if (f.ok) resolve(f.result);
+      else reject(new Error(f.error));
     });
   });
 }

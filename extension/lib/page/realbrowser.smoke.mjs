@@ -42,7 +42,7 @@ try {
   let sw;
   for (let i = 0; i < 50 && !sw; i++) {
     await sleep(300);
-    try { const list = await (await fetch("http://127.0.0.1:9339/json/list")).json(); sw = list.find((t) => t.type === "service_worker"); } catch {}
+    try { const list = await (await fetch("http://127.0.0.1:9339/json/list")).json(); sw = list.find((t) => t.type === "service_worker"); } catch { /* not up yet: try again */ }
   }
   if (!sw) throw new Error("no service worker");
   await sleep(1500);
@@ -59,7 +59,7 @@ try {
   const s = snap.result.snapshot;
   check(s.includes('- textbox "Email" [ref=e3]: ada@example.com'), "snapshot: textbox value");
   check(s.includes('- button "Shadow btn"'), "snapshot: closed shadow root through chrome.dom");
-  check(/- iframe "same" \[ref=e\d+\]:\n  - button "In frame"/.test(s), "snapshot: same-origin iframe");
+  check(/- iframe "same" \[ref=e\d+\]:\n {2}- button "In frame"/.test(s), "snapshot: same-origin iframe");
   check(s.includes('- iframe "other" [cross-origin]'), "snapshot: cross-origin iframe");
   check(!s.includes("secret hidden"), "snapshot: hidden text left out");
   const ref = (re) => re.exec(s)?.[1];

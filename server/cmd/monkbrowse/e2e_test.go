@@ -152,6 +152,7 @@ func startProcWith(t *testing.T, o procOptions) *proc {
 	}
 	var opts []client.ClientOption
 	if legacy {
+		//lint:ignore SA1019 the MCP clients AI apps ship today still say initialize; we test that handshake on purpose
 		opts = append(opts, client.WithLegacyProtocolOnly())
 	}
 	if o.roots != nil {

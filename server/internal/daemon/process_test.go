@@ -181,12 +181,11 @@ type mb struct {
 }
 
 type cluster struct {
-	t          *testing.T
-	bin, home  string
-	port, ctl  int
-	extURL     string
-	processes  []*mb
-	extensions []*relay
+	t         *testing.T
+	bin, home string
+	port, ctl int
+	extURL    string
+	processes []*mb
 }
 
 func newCluster(t *testing.T) *cluster {
@@ -208,6 +207,7 @@ func (cl *cluster) start(ctx context.Context, name string) *mb {
 			p.cmd = cmd
 			return cmd, nil
 		}))
+	//lint:ignore SA1019 the MCP clients AI apps ship today still say initialize; we test that handshake on purpose
 	p.c = client.NewClient(tr, client.WithLegacyProtocolOnly())
 	if err := p.c.Start(ctx); err != nil {
 		t.Fatalf("%s: start: %v", name, err)

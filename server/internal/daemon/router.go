@@ -103,6 +103,7 @@ func (r *router) close() {
 	}
 }
 
+//lint:ignore ST1008 one snapshot of the router, read under one lock; failure is state here, not this call's error
 func (r *router) state() (cur *backend, failure error, closed bool, changed <-chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
