@@ -564,6 +564,7 @@ async function screenshotFullPage(tab: TabLike): Promise<{ data: string; note?: 
 async function pdf(tab: TabLike): Promise<{ path: string; size: number }> {
   if (!(await debuggerEnabled())) throw new Error(PDF_NEEDS_DEBUGGER);
   const r = await withDebugger(tab.id, (send) => send<{ data: string }>("Page.printToPDF", { printBackground: true }));
+  // eslint-disable-next-line no-control-regex -- control characters are what a file name must not hold
   const base = (tab.title || "page").replace(/[\\/:*?"<>|\x00-\x1f]+/g, " ").trim().slice(0, 80) || "page";
   const id = await chrome.downloads.download({
     url: `data:application/pdf;base64,${r.data}`,
