@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -64,6 +65,7 @@ type pageWatch struct {
 	extOrigin string
 	mu        sync.Mutex
 	ext       []string // extension contexts seen: "name origin type"
+	extIDs    []runtime.ExecutionContextID
 	dialogs   chan *page.EventJavascriptDialogOpening
 }
 
@@ -79,6 +81,7 @@ func watchPage(ctx context.Context, t *testing.T, tab *harness.Tab, extensionID 
 			if strings.HasPrefix(d.Origin, w.extOrigin) || strings.Contains(string(d.AuxData), `"isolated"`) {
 				w.mu.Lock()
 				w.ext = append(w.ext, fmt.Sprintf("%q %s %s", d.Name, d.Origin, d.AuxData))
+				w.extIDs = append(w.extIDs, d.ID)
 				w.mu.Unlock()
 			}
 		case *page.EventJavascriptDialogOpening:
@@ -373,4 +376,67 @@ func TestNativeDialogDoesNotHang(t *testing.T) {
 	}
 	// Answered by the person: the tab works again.
 	s.ok(ctx, t, "browser_snapshot", map[string]any{"tab": slot})
+}
+
+// TestContentScriptCannotTouchStorage: our content script runs in the page's
+// renderer, which a hostile page may have compromised. From that world it
+// must not be able to share tabs or switch JavaScript on by writing
+// chrome.storage.local (the service worker restricts it to trusted contexts).
+// The probe runs in the extension's own isolated world of a shared tab,
+// found through CDP.
+func TestContentScriptCannotTouchStorage(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, err := s.browser.NewTab(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tab.Close)
+	w := watchPage(ctx, t, tab, s.browser.ExtensionID)
+	if err := tab.Navigate(ctx, unique(s.fx.URL("/form.html"))); err != nil {
+		t.Fatal(err)
+	}
+	slot := s.share(ctx, t, tab)
+	s.ok(ctx, t, "browser_snapshot", map[string]any{"tab": slot})
+
+	const probe = `(async () => {
+		if (!globalThis.chrome || !chrome.storage || !chrome.storage.local) return 'absent';
+		try {
+			await chrome.storage.local.set({ monkbrowseProbe: 1 });
+			return 'written';
+		} catch (e) { return 'refused: ' + (e && e.message); }
+	})()`
+	w.mu.Lock()
+	ids := append([]runtime.ExecutionContextID(nil), w.extIDs...)
+	w.mu.Unlock()
+	if len(ids) == 0 {
+		t.Fatal("no execution context of the extension in the shared tab: nothing to probe")
+	}
+	c, cancel := tab.Context(ctx)
+	defer cancel()
+	probed := 0
+	for _, id := range ids {
+		var got string
+		yes := true
+		r, err := chromedp.Call(c, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: probe, ContextID: id, ReturnByValue: &yes, AwaitPromise: &yes,
+		})
+		if err == nil && r.ExceptionDetails != nil {
+			err = fmt.Errorf("%s", r.ExceptionDetails.Text)
+		}
+		if err == nil {
+			err = json.Unmarshal(r.Result.Value, &got)
+		}
+		if err != nil {
+			continue // a context of an earlier document, gone since
+		}
+		probed++
+		if got == "written" {
+			t.Errorf("the content script's world wrote chrome.storage.local (context %d)", id)
+		}
+		t.Logf("context %d: %s", id, got)
+	}
+	if probed == 0 {
+		t.Fatal("no extension context of the shared tab could be probed")
+	}
 }

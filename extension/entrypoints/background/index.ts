@@ -56,6 +56,20 @@ async function openWelcome(): Promise<void> {
 
 // ---- storage helpers -------------------------------------------------------
 
+/**
+ * Keeps this profile's shares, consent switches and settings out of reach of
+ * our content script: it runs in the page's renderer process, which a
+ * malicious page may have compromised, and by default chrome.storage.local is
+ * open to content scripts. None of ours needs storage, so only the extension's
+ * own pages and this worker may read or write it (Chrome 102+ for the call;
+ * older builds keep the default and we carry on).
+ */
+function lockStorage(): void {
+  chrome.storage.local.setAccessLevel({ accessLevel: "TRUSTED_CONTEXTS" }).catch((err: unknown) => {
+    console.warn("monkbrowse: could not restrict chrome.storage.local to the extension's own pages", err);
+  });
+}
+
 async function readSettings(): Promise<Settings> {
   const got = await chrome.storage.local.get(KEY_SETTINGS);
   return normalizeSettings(got[KEY_SETTINGS]);
@@ -361,6 +375,7 @@ function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendRespo
 
 export default defineBackground(() => {
   chrome.runtime.onMessage.addListener(onMessage);
+  lockStorage();
   // Before anything async: Chrome delivers events that woke the worker only
   // to listeners added in its first turn.
   installNetwork(readShares);
