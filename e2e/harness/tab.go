@@ -45,23 +45,9 @@ func (b *Browser) NewTab(ctx context.Context, url string) (*Tab, error) {
 // focused window (Target.createTarget with newWindow=false, background=true),
 // like a person's ctrl-click, and attaches to it.
 func (b *Browser) NewBackgroundTab(ctx context.Context, url string) (*Tab, error) {
-	c, cancel := bounded(ctx, b.ctx)
-	defer cancel()
-	res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{
+	return b.openTarget(ctx, "a background tab", target.CreateTargetParams{
 		URL: url, NewWindow: ptr(false), Background: ptr(true),
 	})
-	if err != nil {
-		return nil, fmt.Errorf("opening a background tab: %w", err)
-	}
-	t, err := b.AttachTab(ctx, res.TargetID)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.WaitLoaded(ctx); err != nil {
-		t.Close()
-		return nil, err
-	}
-	return t, nil
 }
 
 // NewUnfocusedWindow opens url in a new window that does not take the
@@ -69,13 +55,18 @@ func (b *Browser) NewBackgroundTab(ctx context.Context, url string) (*Tab, error
 // visible but its document does not have focus, as when the person works in
 // another application.
 func (b *Browser) NewUnfocusedWindow(ctx context.Context, url string) (*Tab, error) {
-	c, cancel := bounded(ctx, b.ctx)
-	defer cancel()
-	res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{
+	return b.openTarget(ctx, "an unfocused window", target.CreateTargetParams{
 		URL: url, NewWindow: ptr(true), Focus: ptr(false),
 	})
+}
+
+// openTarget creates a page target, attaches to it and waits for its load.
+func (b *Browser) openTarget(ctx context.Context, what string, p target.CreateTargetParams) (*Tab, error) {
+	c, cancel := bounded(ctx, b.ctx)
+	defer cancel()
+	res, err := chromedp.CallBrowser(c, target.CreateTarget, p)
 	if err != nil {
-		return nil, fmt.Errorf("opening an unfocused window: %w", err)
+		return nil, fmt.Errorf("opening %s: %w", what, err)
 	}
 	t, err := b.AttachTab(ctx, res.TargetID)
 	if err != nil {
