@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PORT, normalizeConsent, normalizeSettings, normalizeShares, normalizeStatus, parseLabel, parsePort } from "./storage";
+import { DEFAULT_PORT, normalizeConsent, normalizeSettings, normalizeShares, normalizeStatus, parseLabel, parsePort, withSwitch } from "./storage";
 
 describe("settings", () => {
   it("defaults to port 9222 and an empty label", () => {
@@ -41,5 +41,16 @@ describe("consent", () => {
     expect(normalizeConsent({ evaluate: 1 })).toEqual({ evaluate: false, debugger: false });
     expect(normalizeConsent({ evaluate: true })).toEqual({ evaluate: true, debugger: false });
     expect(normalizeConsent({ debugger: true, evaluate: "x" })).toEqual({ evaluate: false, debugger: true });
+  });
+});
+
+describe("withSwitch", () => {
+  it("sets one switch and keeps every other stored key", () => {
+    expect(withSwitch({ evaluate: true, future: 1 }, "debugger", true)).toEqual({ evaluate: true, debugger: true, future: 1 });
+    expect(withSwitch({ evaluate: true, debugger: true }, "evaluate", false)).toEqual({ evaluate: false, debugger: true });
+  });
+  it("starts from nothing when the stored value is absent or malformed", () => {
+    expect(withSwitch(undefined, "evaluate", true)).toEqual({ evaluate: true });
+    expect(withSwitch("garbage", "debugger", false)).toEqual({ debugger: false });
   });
 });

@@ -1,5 +1,6 @@
 // The chrome.storage.local layout of docs/CONTRACTS.md. Reading and writing
-// happen in entrypoints; this file only names the keys and shapes and
+// happen in entrypoints (saveSwitch, shared by the options page and the
+// popup, is the exception); this file names the keys and shapes and
 // normalises whatever is stored (an older or hand-edited value must never
 // break the extension).
 
@@ -57,6 +58,22 @@ export const DEFAULT_CONSENT: Consent = { evaluate: false, debugger: false };
 export function normalizeConsent(v: unknown): Consent {
   const o = (typeof v === "object" && v !== null ? v : {}) as Record<string, unknown>;
   return { ...DEFAULT_CONSENT, evaluate: o.evaluate === true, debugger: o.debugger === true };
+}
+
+/**
+ * The value to store after one switch changed: the stored object with that
+ * switch set, keeping every other key (switches another page or a newer
+ * version owns).
+ */
+export function withSwitch(stored: unknown, name: keyof Consent, on: boolean): Record<string, unknown> {
+  const cur = (typeof stored === "object" && stored !== null ? stored : {}) as Record<string, unknown>;
+  return { ...cur, [name]: on };
+}
+
+/** Sets one of the person's switches in chrome.storage.local (read, modify, write). */
+export async function saveSwitch(name: keyof Consent, on: boolean): Promise<void> {
+  const got = await chrome.storage.local.get(KEY_CONSENT);
+  await chrome.storage.local.set({ [KEY_CONSENT]: withSwitch(got[KEY_CONSENT], name, on) });
 }
 
 export const MAX_LABEL_LEN = 64;

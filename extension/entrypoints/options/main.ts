@@ -3,7 +3,7 @@
 // "For this Chrome profile": the person's grants in `consent`, each saved as
 // soon as its switch changes.
 
-import { KEY_CONSENT, KEY_SETTINGS, normalizeConsent, normalizeSettings, parseLabel, parsePort } from "../../lib/storage";
+import { KEY_CONSENT, KEY_SETTINGS, normalizeConsent, normalizeSettings, parseLabel, parsePort, saveSwitch } from "../../lib/storage";
 
 const form = document.querySelector("#form") as HTMLFormElement;
 const labelInput = document.querySelector("#label") as HTMLInputElement;
@@ -58,11 +58,7 @@ async function loadConsent(): Promise<void> {
 
 useDebugger.addEventListener("change", () => {
   const on = useDebugger.checked;
-  void (async () => {
-    const got = await chrome.storage.local.get(KEY_CONSENT);
-    const cur = (typeof got[KEY_CONSENT] === "object" && got[KEY_CONSENT] !== null ? got[KEY_CONSENT] : {}) as Record<string, unknown>;
-    await chrome.storage.local.set({ [KEY_CONSENT]: { ...cur, debugger: on } });
-  })().then(
+  saveSwitch("debugger", on).then(
     () => {
       consentMessage.textContent = on
         ? "monkbrowse may now attach Chrome's debugger to a shared tab while it works there."
@@ -77,12 +73,7 @@ useDebugger.addEventListener("change", () => {
 
 allowEvaluate.addEventListener("change", () => {
   const on = allowEvaluate.checked;
-  void (async () => {
-    // Read-modify-write keeps switches other sections of this page own.
-    const got = await chrome.storage.local.get(KEY_CONSENT);
-    const cur = (typeof got[KEY_CONSENT] === "object" && got[KEY_CONSENT] !== null ? got[KEY_CONSENT] : {}) as Record<string, unknown>;
-    await chrome.storage.local.set({ [KEY_CONSENT]: { ...cur, evaluate: on } });
-  })().then(
+  saveSwitch("evaluate", on).then(
     () => {
       consentMessage.textContent = on ? "The AI may now run JavaScript in your shared tabs." : "The AI can no longer run JavaScript in your tabs.";
     },

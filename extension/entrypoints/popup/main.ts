@@ -16,6 +16,7 @@ import {
   normalizeSettings,
   normalizeShares,
   normalizeStatus,
+  saveSwitch,
   type Shares,
 } from "../../lib/storage";
 import { describeStatus, describeIdentity } from "../../lib/popup-text";
@@ -159,11 +160,7 @@ async function renderConsent(): Promise<void> {
 useDebugger.addEventListener("change", () => {
   errorEl.hidden = true;
   const on = useDebugger.checked;
-  void (async () => {
-    const got = await chrome.storage.local.get(KEY_CONSENT);
-    const cur = (typeof got[KEY_CONSENT] === "object" && got[KEY_CONSENT] !== null ? got[KEY_CONSENT] : {}) as Record<string, unknown>;
-    await chrome.storage.local.set({ [KEY_CONSENT]: { ...cur, debugger: on } });
-  })().catch((e: unknown) => {
+  saveSwitch("debugger", on).catch((e: unknown) => {
     showError(e);
     void renderConsent();
   });
@@ -171,11 +168,7 @@ useDebugger.addEventListener("change", () => {
 allowEvaluate.addEventListener("change", () => {
   errorEl.hidden = true;
   const on = allowEvaluate.checked;
-  void (async () => {
-    const got = await chrome.storage.local.get(KEY_CONSENT);
-    const cur = (typeof got[KEY_CONSENT] === "object" && got[KEY_CONSENT] !== null ? got[KEY_CONSENT] : {}) as Record<string, unknown>;
-    await chrome.storage.local.set({ [KEY_CONSENT]: { ...cur, evaluate: on } });
-  })().catch((e: unknown) => {
+  saveSwitch("evaluate", on).catch((e: unknown) => {
     showError(e);
     void renderConsent();
   });
