@@ -23,7 +23,6 @@ import (
 
 // Defaults for [Options].
 const (
-	DefaultControlPort      = 9219
 	DefaultHandshakeTimeout = 5 * time.Second
 	// DefaultCallTimeout is a backstop only: the owner bounds every tool
 	// with its own timeouts, so this fires only for an owner that hangs.
@@ -38,9 +37,9 @@ const (
 // Options configures [Dial]. A nil *Options, and every zero field, means the
 // default.
 type Options struct {
-	// Port is the owner's control port; 0 means DefaultControlPort.
+	// Port is the owner's control port; 0 means protocol.DefaultControlPort.
 	Port int
-	// Home decides where the token is read (see [TokenPath]); "" means $HOME.
+	// Home decides where the token is read (see [protocol.TokenPath]); "" means $HOME.
 	Home string
 	// PID and Version are announced in fwd_hello; 0 and "" mean this
 	// process's pid and protocol.Version.
@@ -135,7 +134,7 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		o = *opts
 	}
 	if o.Port == 0 {
-		o.Port = DefaultControlPort
+		o.Port = protocol.DefaultControlPort
 	}
 	if o.PID == 0 {
 		o.PID = os.Getpid()
@@ -152,7 +151,7 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = DefaultCallTimeout
 	}
-	tokenPath, err := TokenPath(o.Home)
+	tokenPath, err := protocol.TokenPath(o.Home)
 	if err != nil {
 		return nil, err
 	}
@@ -172,10 +171,10 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 	// The token is read only now, after the upgrade: a new owner writes it
 	// before it starts serving, so an upgraded connection guarantees the
 	// file is the current owner's.
-	token, err := ReadToken(tokenPath)
+	token, err := protocol.ReadToken(tokenPath)
 	if err != nil {
 		ws.Close()
-		if errors.Is(err, ErrNoToken) {
+		if errors.Is(err, protocol.ErrNoToken) {
 			return nil, &NotOwnerError{Port: o.Port, Detail: fmt.Sprintf("it accepted a WebSocket but there is no control token at %s", tokenPath)}
 		}
 		return nil, err
@@ -258,7 +257,7 @@ func dialError(ctx context.Context, port int, resp *http.Response, err error) er
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if resp != nil && resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("X-Monkbrowse") != "" {
+	if resp != nil && resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get(protocol.HeaderLeaving) != "" {
 		return fmt.Errorf("%w on 127.0.0.1:%d (the owner is shutting down)", ErrNoOwner, port)
 	}
 	if resp != nil {

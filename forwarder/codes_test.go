@@ -54,6 +54,10 @@ func refusingOwner(t *testing.T, home string, refusal error) int {
 	return port
 }
 
+// leavingWords is what the owner says when it refuses a call while handing
+// over (server/internal/control).
+const leavingWords = "monkbrowse owner is handing over to another process; the call was not run"
+
 // TestOwnerLeavingIsDecidedByCode: the forwarder repeats a call elsewhere
 // (ErrNotSent) when the owner's refusal carries protocol.CodeOwnerLeaving,
 // whatever its words; the same words without the code are an ordinary
@@ -65,7 +69,7 @@ func TestOwnerLeavingIsDecidedByCode(t *testing.T) {
 		wantSent bool
 	}{
 		{"code, other words", messaging.WithCode(protocol.CodeOwnerLeaving, errors.New("the owner is going away (reworded)")), false},
-		{"old words, no code", errors.New(RefusedLeaving), true},
+		{"old words, no code", errors.New(leavingWords), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := watchdog(t, 10*time.Second)
@@ -82,7 +86,7 @@ func TestOwnerLeavingIsDecidedByCode(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !res.IsError || len(res.Content) == 0 || res.Content[0].Text != RefusedLeaving {
+			if err != nil || !res.IsError || len(res.Content) == 0 || res.Content[0].Text != leavingWords {
 				t.Fatalf("CallTool = %+v, %v; want the refusal as a tool error", res, err)
 			}
 		})

@@ -1,5 +1,9 @@
-// Package forwarder implements the forwarder role of the shared daemon: a
-// monkbrowse process that lost the control-port election connects to the
-// owner, says fwd_hello with the control token and proxies every MCP tool call
-// to it as call_tool, taking over as owner when the owner goes away.
+// Package forwarder is the client side of the control port (DESIGN §5.4): a
+// monkbrowse process that is not the owner dials the owner with [Dial], says
+// fwd_hello with the control token, and sends every MCP tool call to it as
+// call_tool with [Client.CallTool]. A [Client] reports how it lost its owner
+// ([Client.Lost], [Client.LossReason]) and never reconnects: the election,
+// the take-over and the repeating of calls the owner did not run belong to
+// the daemon (server/internal/daemon). The vocabulary both sides share
+// (ports, the token file, header names, refusal codes) lives in protocol.
 package forwarder

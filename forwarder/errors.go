@@ -35,13 +35,6 @@ func (e *InterruptedError) Unwrap() error { return ErrInterrupted }
 // the owner has gone, and this process should try to become the owner.
 var ErrNoOwner = errors.New("forwarder: no monkbrowse owner is listening")
 
-// RefusedLeaving is the error text of an owner that refuses a call_tool
-// because it is releasing its ports, sent with the code
-// protocol.CodeOwnerLeaving (which the forwarder decides on). The owner
-// promises it did not run the call, so the forwarder may repeat it against
-// the next owner.
-const RefusedLeaving = "monkbrowse owner is handing over to another process; the call was not run"
-
 // NotOwnerError reports that the control port is held by a program that does
 // not behave as a monkbrowse owner. Its message is written for the person
 // (or AI) who sees it: every tool call of this process fails with it until

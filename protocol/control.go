@@ -2,6 +2,26 @@ package protocol
 
 import "encoding/json"
 
+// The two ports on 127.0.0.1 (DESIGN §2): every profile's extension connects
+// to the extension port (flag --port, the extension's options page); the
+// monkbrowse processes of several AI apps find each other on the control
+// port (flag --control-port).
+const (
+	DefaultExtensionPort = 9222
+	DefaultControlPort   = 9219
+)
+
+// HTTP headers that tell a monkbrowse port from another program's.
+const (
+	// HeaderServer carries the owner's version on the extension port's
+	// answer to plain HTTP (`monkbrowse doctor` reads it).
+	HeaderServer = "X-Monkbrowse-Server"
+	// HeaderLeaving (value "leaving") is set on the control port's 503
+	// answer of an owner that is shutting down: the forwarder elects again
+	// at once instead of taking the port for a stranger's.
+	HeaderLeaving = "X-Monkbrowse"
+)
+
 // Control messages between the owner and its forwarders on the control port
 // (DESIGN §5.4). Same envelope as the extension socket.
 const (

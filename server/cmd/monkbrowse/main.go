@@ -75,9 +75,9 @@ Flags:
 func newFlags(name string, cfg *config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.IntVar(&cfg.port, "port", owner.DefaultPort, "`port` on 127.0.0.1 the Chrome extension connects to (set the same port in the extension's options; 0 picks a free one, for tests)")
+	fs.IntVar(&cfg.port, "port", protocol.DefaultExtensionPort, "`port` on 127.0.0.1 the Chrome extension connects to (set the same port in the extension's options; 0 picks a free one, for tests)")
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1", "`address` the extension port listens on: loopback by default; another one (0.0.0.0 for a container's published port) lets other machines reach it, and monkbrowse warns")
-	fs.IntVar(&cfg.controlPort, "control-port", owner.DefaultControlPort, "`port` on 127.0.0.1 where monkbrowse processes of several AI apps find each other")
+	fs.IntVar(&cfg.controlPort, "control-port", protocol.DefaultControlPort, "`port` on 127.0.0.1 where monkbrowse processes of several AI apps find each other")
 	fs.IntVar(&cfg.maxProfiles, "max-profiles", owner.DefaultMaxProfiles, "most Chrome profiles connected at once")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "stderr log `level`: debug, info, warn, error")
 	fs.Var(&cfg.allowIDs, "allow-extension-id", "also accept the extension with this `id` on the extension port, besides monkbrowse's own (repeatable or comma-separated; for your own build of the extension)")

@@ -18,7 +18,6 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 
-	"github.com/monkbrowse/monkbrowse/forwarder"
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -201,7 +200,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if closed {
 		// The header tells a forwarder this is a monkbrowse owner on its
 		// way out, not a foreign program: it elects again at once.
-		w.Header().Set("X-Monkbrowse", "leaving")
+		w.Header().Set(protocol.HeaderLeaving, "leaving")
 		http.Error(w, "monkbrowse owner is shutting down", http.StatusServiceUnavailable)
 		return
 	}
@@ -466,7 +465,7 @@ func (s *Server) endCall() {
 }
 
 // StopCalls makes the server refuse every new call_tool with
-// forwarder.RefusedLeaving (the forwarder repeats it against the next
+// protocol.CodeOwnerLeaving (the forwarder repeats it against the next
 // owner). Calls already running go on.
 func (s *Server) StopCalls() {
 	s.mu.Lock()
@@ -576,7 +575,7 @@ func (r *rejectingSocket) Send(ctx context.Context, frame []byte) error {
 
 // refusedLeaving is the call_tool refusal of an owner releasing its ports:
 // the forwarder recognises it by its code and repeats the call against the
-// next owner.
+// next owner (the owner promises it did not run it).
 func refusedLeaving() error {
-	return messaging.WithCode(protocol.CodeOwnerLeaving, errors.New(forwarder.RefusedLeaving))
+	return messaging.WithCode(protocol.CodeOwnerLeaving, errors.New("monkbrowse owner is handing over to another process; the call was not run"))
 }

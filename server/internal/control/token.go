@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/monkbrowse/monkbrowse/forwarder"
+	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
 // TokenBytes is the size of the random control token; the file holds it as
@@ -35,13 +35,13 @@ func (e *UnsafeDirError) Error() string {
 }
 
 // WriteToken makes a fresh token and writes it to the token file under home
-// ("" means $HOME; see forwarder.TokenPath). The directory is created 0700
+// ("" means $HOME; see protocol.TokenPath). The directory is created 0700
 // (and tightened to 0700 if it exists); the file is written 0600 and
 // atomically: a temporary file in the same directory, synced, then renamed
 // over the old one, so a forwarder reading at the same moment sees either
 // the old token or the new one, never a torn one.
 func WriteToken(home string) (token, path string, err error) {
-	path, err = forwarder.TokenPath(home)
+	path, err = protocol.TokenPath(home)
 	if err != nil {
 		return "", "", err
 	}

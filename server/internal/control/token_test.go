@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/monkbrowse/monkbrowse/forwarder"
+	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
 func TestWriteTokenModesAndContent(t *testing.T) {
@@ -40,9 +40,9 @@ func TestWriteTokenModesAndContent(t *testing.T) {
 	if m := fi.Mode().Perm(); m != 0o600 {
 		t.Errorf("file mode = %o, want 600", m)
 	}
-	got, err := forwarder.ReadToken(path)
+	got, err := protocol.ReadToken(path)
 	if err != nil || got != tok {
-		t.Fatalf("forwarder.ReadToken = %q, %v; want %q", got, err, tok)
+		t.Fatalf("protocol.ReadToken = %q, %v; want %q", got, err, tok)
 	}
 }
 

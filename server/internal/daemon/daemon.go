@@ -23,7 +23,6 @@ import (
 
 // Defaults for [Config].
 const (
-	DefaultControlPort  = forwarder.DefaultControlPort
 	DefaultHandoverWait = 10 * time.Second
 	// DefaultDrainTimeout bounds the owner's Shutdown during a hand-over
 	// (the owner itself gives in-flight calls about a second).
@@ -70,7 +69,7 @@ type Owner struct {
 
 // Config configures a [Daemon].
 type Config struct {
-	// ControlPort is the control port; 0 means DefaultControlPort (9219).
+	// ControlPort is the control port; 0 means protocol.DefaultControlPort (9219).
 	ControlPort int
 	// App, if set, names the AI app this process serves (MCP initialize's
 	// clientInfo), told to forwarders so they can name a hung owner.
@@ -137,7 +136,7 @@ type Daemon struct {
 // New returns a daemon; nothing happens until Run.
 func New(cfg Config) *Daemon {
 	if cfg.ControlPort == 0 {
-		cfg.ControlPort = DefaultControlPort
+		cfg.ControlPort = protocol.DefaultControlPort
 	}
 	if cfg.Version == "" {
 		cfg.Version = protocol.Version

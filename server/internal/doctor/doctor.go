@@ -186,7 +186,7 @@ func identify(ctx context.Context, port int, timeout time.Duration) (who string,
 		return resp, body, nil
 	}
 	if resp, _, err := get("/"); err == nil {
-		if v := resp.Header.Get("X-Monkbrowse-Server"); v != "" {
+		if v := resp.Header.Get(protocol.HeaderServer); v != "" {
 			return fmt.Sprintf("monkbrowse %s (the owner; the extension connects here)", v), true, false
 		}
 	}

@@ -19,10 +19,6 @@ import (
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 )
 
-// HeaderServer marks the extension port's plain-HTTP answer, so that
-// `monkbrowse doctor` can tell a monkbrowse owner from another program.
-const HeaderServer = "X-Monkbrowse-Server"
-
 // sayHelloFirst answers any request sent before an accepted hello.
 const sayHelloFirst = "say hello first: the first request on a monkbrowse socket must be hello"
 
@@ -38,7 +34,7 @@ func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, netguard.HostRefusal, http.StatusForbidden)
 		return
 	}
-	w.Header().Set(HeaderServer, o.cfg.Version)
+	w.Header().Set(protocol.HeaderServer, o.cfg.Version)
 	if !websocket.IsWebSocketUpgrade(r) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusUpgradeRequired)

@@ -158,7 +158,7 @@ func TestPlainHTTPIsMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.Header.Get(HeaderServer) == "" || resp.StatusCode != http.StatusUpgradeRequired {
+	if resp.Header.Get(protocol.HeaderServer) == "" || resp.StatusCode != http.StatusUpgradeRequired {
 		t.Fatalf("status %d, headers %v", resp.StatusCode, resp.Header)
 	}
 }

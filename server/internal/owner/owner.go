@@ -29,8 +29,6 @@ import (
 
 // Defaults of [Config].
 const (
-	DefaultPort          = 9222
-	DefaultControlPort   = 9219
 	DefaultMaxProfiles   = 20
 	DefaultReadLimit     = 64 << 20
 	DefaultHelloTimeout  = 10 * time.Second
@@ -42,13 +40,13 @@ const (
 
 // Config configures an owner. Every zero field means its default.
 type Config struct {
-	// Port is the extension port on 127.0.0.1. Zero means DefaultPort (9222).
+	// Port is the extension port on 127.0.0.1. Zero means protocol.DefaultExtensionPort (9222).
 	Port int
 	// Addr, if set, is the listen address instead of 127.0.0.1:Port; tests
 	// use "127.0.0.1:0" for a port chosen by the OS. It must be loopback.
 	Addr string
 	// ControlPort is the owner↔forwarder port (used by the daemon, carried
-	// here so that messages can name it). Zero means DefaultControlPort.
+	// here so that messages can name it). Zero means protocol.DefaultControlPort.
 	ControlPort int
 	// MaxProfiles caps the profiles connected at once (and the records
 	// kept); a hello beyond it is rejected with a reason. Zero: 20.
@@ -94,13 +92,13 @@ type Config struct {
 
 func (c Config) withDefaults() Config {
 	if c.Port == 0 {
-		c.Port = DefaultPort
+		c.Port = protocol.DefaultExtensionPort
 	}
 	if c.Addr == "" {
 		c.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(c.Port))
 	}
 	if c.ControlPort == 0 {
-		c.ControlPort = DefaultControlPort
+		c.ControlPort = protocol.DefaultControlPort
 	}
 	if c.MaxProfiles <= 0 {
 		c.MaxProfiles = DefaultMaxProfiles

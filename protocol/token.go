@@ -1,4 +1,4 @@
-package forwarder
+package protocol
 
 import (
 	"errors"
@@ -9,8 +9,9 @@ import (
 )
 
 // Token file location, relative to the user's home directory. The owner
-// writes a fresh token there each time it wins the election; forwarders (and
-// `monkbrowse doctor`) read it to prove they run as the same user.
+// writes a fresh token there each time it wins the election (DESIGN §5.4);
+// forwarders read it and present it in fwd_hello to prove they run as the
+// same user.
 const (
 	TokenDirName  = ".monkbrowse"
 	TokenFileName = "control-token"
@@ -22,7 +23,7 @@ func TokenPath(home string) (string, error) {
 	if home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("forwarder: finding the home directory for the control token: %w", err)
+			return "", fmt.Errorf("protocol: finding the home directory for the control token: %w", err)
 		}
 		home = h
 	}
@@ -31,7 +32,7 @@ func TokenPath(home string) (string, error) {
 
 // ErrNoToken is wrapped by ReadToken when the token file does not exist or
 // is empty: no monkbrowse owner has run as this user (with this HOME).
-var ErrNoToken = errors.New("forwarder: no control token")
+var ErrNoToken = errors.New("protocol: no control token")
 
 // ReadToken reads the control token at path, without surrounding
 // whitespace.
@@ -41,7 +42,7 @@ func ReadToken(path string) (string, error) {
 		return "", fmt.Errorf("%w: %s does not exist", ErrNoToken, path)
 	}
 	if err != nil {
-		return "", fmt.Errorf("forwarder: reading the control token: %w", err)
+		return "", fmt.Errorf("protocol: reading the control token: %w", err)
 	}
 	tok := strings.TrimSpace(string(data))
 	if tok == "" {
