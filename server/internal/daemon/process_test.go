@@ -271,7 +271,10 @@ type relay struct {
 	ext  *fakeext.Ext
 	hook fakeext.Hook
 	n    int // connections made
-	wake chan struct{}
+	// delay is how long the relay waits after losing its connection before
+	// it reconnects (0: at once, like the real extension's first retry).
+	delay atomic.Int64
+	wake  chan struct{}
 	stop chan struct{}
 	done chan struct{}
 }
@@ -302,7 +305,11 @@ func (r *relay) run(ctx context.Context) {
 		var ext *fakeext.Ext
 		for ext == nil {
 			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			e, err := fakeext.Connect(cctx, r.opts)
+			r.mu.Lock()
+			opts := r.opts
+			opts.Hook = r.hook // calls waiting for the reconnect arrive before Connect returns
+			r.mu.Unlock()
+			e, err := fakeext.Connect(cctx, opts)
 			cancel()
 			if err == nil {
 				ext = e
@@ -332,6 +339,15 @@ func (r *relay) run(ctx context.Context) {
 		case <-ctx.Done():
 			ext.Close()
 			return
+		}
+		if d := time.Duration(r.delay.Load()); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-r.stop:
+				return
+			case <-ctx.Done():
+				return
+			}
 		}
 	}
 }

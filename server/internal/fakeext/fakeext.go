@@ -87,6 +87,9 @@ type Options struct {
 	Evaluate func(tab Tab, expr string) (any, error)
 	// Logger receives the peer's diagnostics; nil discards them.
 	Logger *slog.Logger
+	// Hook, if set, is installed before the hello, so it sees the very
+	// first request (SetHook changes it later).
+	Hook Hook
 }
 
 // Request is one request the fake received.
@@ -149,7 +152,7 @@ func Connect(ctx context.Context, opts Options) (*Ext, error) {
 	if tabs == nil {
 		tabs = []Tab{{ID: 101, WindowID: 1, Shared: true, Slot: 1, Active: true, URL: "https://example.com/"}}
 	}
-	e := &Ext{opts: opts, id: opts.ProfileID, failNext: map[string]string{}, dropOn: map[string]bool{}}
+	e := &Ext{opts: opts, id: opts.ProfileID, failNext: map[string]string{}, dropOn: map[string]bool{}, hook: opts.Hook}
 	for i := range tabs {
 		t := tabs[i]
 		e.initTab(&t)

@@ -64,6 +64,7 @@ func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(cont
 	// already belong to another tab; tabs_changed is on its way). Ask once
 	// and repeat the call on the tab that holds the number now. Safe even
 	// for actions: nothing was done.
+	c = b.o.reg.current(c) // the profile may have reconnected meanwhile
 	var fresh protocol.ListTabsResult
 	s := &session{c: c, t: tools.Target{ProfileID: t.ProfileID, Slug: t.Slug, Label: t.Label}}
 	if lerr := s.Request(ctx, protocol.MsgListTabs, protocol.ListTabsRequest{}, &fresh); lerr != nil {
@@ -84,9 +85,14 @@ func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(cont
 	return b.onTab(ctx, c, t, fn)
 }
 
-// onTab runs fn during t's tab's turn.
+// onTab runs fn during t's tab's turn. The queue is the profile's, so a
+// call keeps its place while the extension reconnects: when its turn comes
+// and the connection it was resolved on has closed, it waits for the
+// profile to come back (up to ReconnectWait after the disconnect) and runs
+// on the new connection; nothing was sent before, so nothing is repeated.
+
 func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(context.Context, tools.Target, tools.Session) error) error {
-	release, err := c.queues.acquire(ctx, t.TabID)
+	release, err := c.prof.queues.acquire(ctx, t.TabID)
 	if err != nil {
 		if errors.Is(context.Cause(ctx), tools.ErrCallBudget) {
 			return fmt.Errorf("This call waited for its turn on %s until monkbrowse's %s limit per call ran out (earlier calls to the tab were slow); nothing was sent to the page. Take a browser_snapshot to see the tab's state, then try again.", whereTarget(t), tools.CallBudget)
@@ -101,12 +107,22 @@ func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(con
 		// Cancelled as its turn came: nothing is sent.
 		return fmt.Errorf("the call was cancelled before its turn on %s; nothing was sent: %w", whereTarget(t), ctx.Err())
 	}
-	select {
-	case <-c.peer.Done():
-		// The connection closed while this call waited: the turn was
-		// handed on before the queue heard of it. Send nothing.
-		return c.disconnectedError()
-	default:
+	if c.peer.Err() != nil {
+		// The connection closed while this call waited (or before it
+		// was resolved): wait for the profile's reconnect, holding the
+		// turn so the calls behind keep their order.
+		nc, err := b.o.reg.reconnected(ctx, b.o.stop, c, b.o.cfg.ReconnectWait)
+		if err != nil {
+			if errors.Is(context.Cause(ctx), tools.ErrCallBudget) {
+				return fmt.Errorf("This call waited for %s to reconnect until monkbrowse's %s limit per call ran out; nothing was sent to the page. Call browser_list_tabs to see when it is back, then try again.", whereTarget(t), tools.CallBudget)
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("the call was cancelled while %s was reconnecting; nothing was sent: %w", whereTarget(t), ctx.Err())
+			}
+			return err
+		}
+		b.o.log.Debug().Str("profile", t.Slug).Int("tabId", t.TabID).Msg("the profile reconnected while this call waited for its turn; running it on the new connection")
+		c = nc
 	}
 	return fn(ctx, t, &session{c: c, t: t})
 }

@@ -19,17 +19,21 @@ type conn struct {
 	peer   *messaging.Peer
 	prof   *profile // set by registry.admit, never changed after
 	slug   string   // the slug assigned with this connection's ack
-	queues queues
 	remote string
 }
 
 // errShuttingDown fails calls made while the owner stops.
 var errShuttingDown = errors.New("monkbrowse is shutting down (the AI app closed it or another monkbrowse took over); call the tool again in a moment")
 
-// disconnectedError is what calls waiting in a tab's queue get when the
-// connection closes under them.
-func (c *conn) disconnectedError() error {
-	return fmt.Errorf("Browser profile %q disconnected before this call's turn came (Chrome closed, the extension reloaded, or the computer slept). Nothing was sent to the page. Call browser_list_tabs to see when it is back, then try again.", c.slug)
+// disconnectedError is what a call gets when its turn came while its
+// profile was disconnected and the profile did not come back within wait
+// (issue 12: a brief reconnect is waited for, not failed at once).
+func (c *conn) disconnectedError(wait time.Duration) error {
+	waited := ""
+	if wait > 0 {
+		waited = fmt.Sprintf(" monkbrowse waited %s for it to reconnect.", wait)
+	}
+	return fmt.Errorf("Browser profile %q disconnected before this call's turn came (Chrome closed, the extension reloaded, or the computer slept). Nothing was sent to the page.%s Call browser_list_tabs to see when it is back, then try again.", c.slug, waited)
 }
 
 // session sends wire requests to one connection.

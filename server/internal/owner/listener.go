@@ -282,10 +282,10 @@ func (o *Owner) sendError(ctx context.Context, sock messaging.PeerSocket, id, ms
 }
 
 // connClosed runs once a connection's peer has closed: the profile keeps its
-// record, its queued calls fail.
+// record and its queues; a queued call whose turn comes waits for the
+// profile's reconnect (browser.onTab).
 func (o *Owner) connClosed(c *conn, err error) {
 	defer o.wg.Done()
-	c.queues.closeAll(c.disconnectedError())
 	o.reg.drop(c)
 	o.mu.Lock()
 	delete(o.sockets, c)

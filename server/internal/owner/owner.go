@@ -295,8 +295,8 @@ func (o *Owner) Shutdown(ctx context.Context) error {
 			conns = append(conns, c)
 		}
 		o.mu.Unlock()
+		o.reg.closeQueues(errShuttingDown)
 		for _, c := range conns {
-			c.queues.closeAll(errShuttingDown)
 			_ = c.peer.Close()
 		}
 		o.gate.cancelAll()

@@ -178,13 +178,13 @@ func waitQueued(t *testing.T, o *Owner, tabID, n int) {
 	deadline := time.Now().Add(watchdog)
 	for time.Now().Before(deadline) {
 		for _, c := range o.reg.live() {
-			c.queues.mu.Lock()
-			q := c.queues.byTab[tabID]
+			c.prof.queues.mu.Lock()
+			q := c.prof.queues.byTab[tabID]
 			got := 0
 			if q != nil {
 				got = len(q.waiters)
 			}
-			c.queues.mu.Unlock()
+			c.prof.queues.mu.Unlock()
 			if got == n {
 				return
 			}
@@ -397,7 +397,7 @@ func TestQueueNotStuckAfterFailurePanicOrCancel(t *testing.T) {
 	// The tab still works and its queue is gone when idle.
 	mustOK(t, call(t, o.Caller(), "browser_hover", map[string]any{"element": "Go", "ref": "e3"}))
 	for _, c := range o.reg.live() {
-		if n := c.queues.pending(); n != 0 {
+		if n := c.prof.queues.pending(); n != 0 {
 			t.Fatalf("%d idle queues left", n)
 		}
 	}
@@ -440,4 +440,76 @@ func TestShutdownFailsWaitingCallsAndRefusesNew(t *testing.T) {
 		t.Fatalf("waiting call: %s", s)
 	}
 	mustErr(t, call(t, o.Caller(), "browser_snapshot", map[string]any{}), "shutting down")
+}
+
+// queueBehindHeldClick holds a click on tab 101 and queues n hovers behind
+// it; it returns the hovers' answers.
+func queueBehindHeldClick(t *testing.T, o *Owner, e *fakeext.Ext, n int) (first chan string, rest chan string) {
+	t.Helper()
+	arrived, _ := holdAll(e, protocol.MsgClick)
+	first = make(chan string, 1)
+	go func() {
+		first <- text(call(t, o.Caller(), "browser_click", map[string]any{"element": "Go", "ref": "e3"}))
+	}()
+	recv(t, arrived)
+	rest = make(chan string, n)
+	for i := range n {
+		go func() {
+			rest <- text(call(t, o.Caller(), "browser_hover", map[string]any{"element": "Go", "ref": "e3"}))
+		}()
+		waitQueued(t, o, 101, i+1)
+	}
+	return first, rest
+}
+
+// TestQueuedCallsWaitForTheReconnect: calls waiting for their turn when the
+// extension's socket closes keep their place and run, in order, on the
+// profile's next connection (issue 12, brief reconnects).
+func TestQueuedCallsWaitForTheReconnect(t *testing.T) {
+	o := startOwner(t, Config{ReconnectWait: watchdog})
+	opts := fakeext.Options{ProfileID: "P", Label: "Work", Tabs: twoTabs()}
+	e := connect(t, o, opts)
+	first, rest := queueBehindHeldClick(t, o, e, 5)
+	e.Close()
+	if s := recv(t, first); !strings.Contains(s, "disconnected while browser_click was running") {
+		t.Fatalf("running call: %s", s)
+	}
+	opts.Slug = "work"
+	e2 := connect(t, o, opts)
+	for range 5 {
+		if s := recv(t, rest); s == "" || strings.Contains(s, "disconnected") {
+			t.Fatalf("queued call: %s", s)
+		}
+	}
+	if n := e2.Count(protocol.MsgHover); n != 5 {
+		t.Fatalf("the new connection got %d hovers, want 5", n)
+	}
+	if n := e.Count(protocol.MsgHover); n != 0 {
+		t.Fatalf("the closed connection got %d hovers", n)
+	}
+}
+
+// TestQueuedCallsFailTogetherAfterTheWindow: without a reconnect, the calls
+// queued on the closed connection all fail when the window since the
+// disconnect has passed, not one window after another.
+func TestQueuedCallsFailTogetherAfterTheWindow(t *testing.T) {
+	const window = 300 * time.Millisecond
+	o := startOwner(t, Config{ReconnectWait: window})
+	e := connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work", Tabs: twoTabs()})
+	first, rest := queueBehindHeldClick(t, o, e, 5)
+	start := time.Now()
+	e.Close()
+	recv(t, first)
+	for range 5 {
+		if s := recv(t, rest); !strings.Contains(s, "disconnected before this call's turn came") || !strings.Contains(s, "waited 300ms for it to reconnect") {
+			t.Fatalf("queued call: %s", s)
+		}
+	}
+	// Generous: five windows one after another would take 1.5 s.
+	if took := time.Since(start); took > 5*window {
+		t.Fatalf("the queued calls took %s to fail", took)
+	}
+	if n := e.Count(protocol.MsgHover); n != 0 {
+		t.Fatalf("%d hovers reached the page", n)
+	}
 }

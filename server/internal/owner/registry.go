@@ -27,6 +27,10 @@ type profile struct {
 	pending    *conn              // admitted but its ack not yet sent
 	lastActed  uint64             // registry.actSeq when last acted on; 0 never
 	lastSeen   time.Time          // when it last disconnected
+	// queues are the profile's tab queues. They belong to the profile, not
+	// to one connection, so a call waiting for its turn keeps its place
+	// while the extension reconnects (issue 12, brief reconnects).
+	queues queues
 }
 
 // registry holds every known profile. All fields are guarded by mu.
@@ -358,9 +362,10 @@ func (r *registry) describeLocked() string {
 	return strings.Join(parts, ", ")
 }
 
-// resolve finds the connected profile ref names, waiting up to wait for it
-// (or, with ref empty, for any profile) to connect when it is known but
-// disconnected: a hand-over or an extension reload takes a moment. It marks
+// resolve finds the connected profile ref names, waiting for it (or, with
+// ref empty, for any profile) to connect when it is known but disconnected,
+// until wait has passed since it disconnected: a hand-over or an extension
+// reload takes a moment. It marks
 // the profile as the one acted on last.
 func (r *registry) resolve(ctx context.Context, stop <-chan struct{}, ref string, wait time.Duration, setup func() string) (tools.Target, *conn, error) {
 	var none tools.Target
@@ -396,12 +401,32 @@ func (r *registry) resolve(ctx context.Context, stop <-chan struct{}, ref string
 				p.slug, p.label, ago)}
 		}
 		ch := r.changed
+		var gone time.Time // when the profile (any, for ref "") was last seen
+		if p != nil {
+			gone = p.lastSeen
+		} else {
+			for _, q := range r.profiles {
+				if q.lastSeen.After(gone) {
+					gone = q.lastSeen
+				}
+			}
+		}
 		r.mu.Unlock()
 		if !rerr.wait || wait <= 0 {
 			return none, nil, rerr
 		}
 		if timer == nil {
-			timer = time.NewTimer(wait)
+			// The window is counted from the disconnect, so calls one after
+			// another (each tab's FIFO in the reading layer) do not wait one
+			// window each: once it has passed they fail at once.
+			left := wait
+			if !gone.IsZero() {
+				left = time.Until(gone.Add(wait))
+			}
+			if left <= 0 {
+				return none, nil, &resolveError{msg: rerr.msg + fmt.Sprintf(" (monkbrowse waited %s for it to reconnect.)", wait)}
+			}
+			timer = time.NewTimer(left)
 			expired = timer.C
 		}
 		select {
@@ -413,6 +438,80 @@ func (r *registry) resolve(ctx context.Context, stop <-chan struct{}, ref string
 		case <-stop:
 			return none, nil, errShuttingDown
 		}
+	}
+}
+
+// reconnected returns the live connection of old's profile once it is not
+// old: at once when the profile has already reconnected, else waiting until
+// wait has passed since the profile disconnected (so that calls queued
+// behind each other all give up together when it does not come back).
+func (r *registry) reconnected(ctx context.Context, stop <-chan struct{}, old *conn, wait time.Duration) (*conn, error) {
+	p := old.prof
+	var deadline time.Time
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		r.mu.Lock()
+		cur := p.conn
+		if cur != nil && cur != old && cur.peer.Err() == nil {
+			r.actSeq++
+			p.lastActed = r.actSeq
+			r.mu.Unlock()
+			return cur, nil
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(wait)
+			if cur == nil && !p.lastSeen.IsZero() {
+				deadline = p.lastSeen.Add(wait)
+			}
+		}
+		ch := r.changed
+		r.mu.Unlock()
+		left := time.Until(deadline)
+		if wait <= 0 || left <= 0 {
+			return nil, old.disconnectedError(max(wait, 0))
+		}
+		if timer == nil {
+			timer = time.NewTimer(left)
+		} else {
+			timer.Reset(left)
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-stop:
+			return nil, errShuttingDown
+		}
+	}
+}
+
+// current returns c's profile's live connection, or c when it has none.
+func (r *registry) current(c *conn) *conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c.prof.conn != nil {
+		return c.prof.conn
+	}
+	return c
+}
+
+// closeQueues fails every call waiting for a turn on any profile, and every
+// later one, with err (the owner is shutting down).
+func (r *registry) closeQueues(err error) {
+	r.mu.Lock()
+	ps := make([]*profile, 0, len(r.profiles))
+	for _, p := range r.profiles {
+		ps = append(ps, p)
+	}
+	r.mu.Unlock()
+	for _, p := range ps {
+		p.queues.closeAll(err)
 	}
 }
 
