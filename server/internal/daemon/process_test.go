@@ -275,8 +275,8 @@ type relay struct {
 	// it reconnects (0: at once, like the real extension's first retry).
 	delay atomic.Int64
 	wake  chan struct{}
-	stop chan struct{}
-	done chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 func (cl *cluster) extension(ctx context.Context) *relay {
