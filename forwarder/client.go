@@ -82,12 +82,8 @@ func (r LossReason) String() string {
 	return "LossReason(" + strconv.Itoa(int(r)) + ")"
 }
 
-// Client is one authenticated connection from a forwarder to the owner. It
-// satisfies the server's tools.Caller interface structurally:
-//
-//	CallTool(ctx, name, args) (protocol.CallToolResult, error)
-//
-// A Client never reconnects: when it loses its owner, [Client.Lost] is
+// Client is one authenticated connection from a forwarder to the owner, and
+// a protocol.Caller. A Client never reconnects: when it loses its owner, [Client.Lost] is
 // closed and the daemon elects a new owner and dials again. All methods are
 // safe for concurrent use.
 type Client struct {
@@ -318,7 +314,8 @@ func (c *Client) Port() int { return c.port }
 // may or may not have run, so only a tool that never changes anything may
 // be repeated (the caller decides; an action is never repeated on a guess).
 // A cancelled ctx returns ctx's error.
-func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+func (c *Client) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+	name := call.Name
 	select {
 	case <-c.lost:
 		return protocol.CallToolResult{}, fmt.Errorf("%w: %s (%s)", ErrNotSent, name, c.LossReason())
@@ -329,29 +326,25 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 		// the client lost yet: nothing is sent.
 		return protocol.CallToolResult{}, fmt.Errorf("%w: %s (%s)", ErrNotSent, name, Disconnected)
 	}
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
-	}
-	// The grants of this process's own AI app (its flags, the file it read
-	// under its roots) go with the call: the owner applies them, not its own.
-	var grants *protocol.AppGrants
-	if g := protocol.GrantsFrom(ctx); *g != (protocol.AppGrants{}) {
-		grants = g
+	if len(call.Args) == 0 {
+		call.Args = json.RawMessage("{}")
 	}
 	outer := ctx
 	ctx, done, hung := c.track(ctx)
 	defer done()
 	if hung {
-		return toolError(c.hungMessage() + " This call was not sent."), nil
+		return protocol.ErrorResult(c.hungMessage() + " This call was not sent."), nil
 	}
-	raw, err := c.peer.Request(ctx, protocol.MsgCallTool, protocol.CallTool{Name: name, Args: args, Grants: grants}, c.callTimeout)
+	// The call's grants (what this process's own AI app allows) go with it:
+	// the owner applies them, not its own. Client is not sent.
+	raw, err := c.peer.Request(ctx, protocol.MsgCallTool, call, c.callTimeout)
 	if err != nil && outer.Err() == nil && errors.Is(context.Cause(ctx), errOwnerHung) {
-		return toolError(c.hungMessage() + " This call had been sent before it stopped answering, so it may or may not run when it resumes: check the page (browser_snapshot) before repeating it."), nil
+		return protocol.ErrorResult(c.hungMessage() + " This call had been sent before it stopped answering, so it may or may not run when it resumes: check the page (browser_snapshot) before repeating it."), nil
 	}
 	if err == nil {
 		var res protocol.CallToolResult
 		if err := json.Unmarshal(raw, &res); err != nil {
-			return toolError(fmt.Sprintf("the monkbrowse owner sent an answer to %s that cannot be read (%v); the call may or may not have run", name, err)), nil
+			return protocol.ErrorResult(fmt.Sprintf("the monkbrowse owner sent an answer to %s that cannot be read (%v); the call may or may not have run", name, err)), nil
 		}
 		return res, nil
 	}
@@ -367,9 +360,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 		// The owner refused the call without running it (for instance a
 		// connection that never said fwd_hello): a tool error, as a local
 		// refusal would be.
-		return toolError(re.Message), nil
+		return protocol.ErrorResult(re.Message), nil
 	case errors.As(err, &te):
-		return toolError(fmt.Sprintf("the monkbrowse owner did not answer %s within %s; it may or may not have run. "+
+		return protocol.ErrorResult(fmt.Sprintf("the monkbrowse owner did not answer %s within %s; it may or may not have run. "+
 			"Check the page (for example with browser_snapshot) before repeating it.", name, te.Timeout)), nil
 	default:
 		return protocol.CallToolResult{}, &InterruptedError{Tool: name}
@@ -486,8 +479,4 @@ func (c *Client) Close() error {
 		<-c.hbDone
 	}
 	return err
-}
-
-func toolError(msg string) protocol.CallToolResult {
-	return protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: msg}}, IsError: true}
 }

@@ -79,7 +79,7 @@ func TestOwnerLeavingIsDecidedByCode(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			res, err := c.CallTool(ctx, "browser_snapshot", nil)
+			res, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_snapshot"})
 			if !tc.wantSent {
 				if !errors.Is(err, ErrNotSent) {
 					t.Fatalf("CallTool = %+v, %v; want ErrNotSent", res, err)

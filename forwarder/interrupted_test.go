@@ -73,7 +73,7 @@ func TestCallInFlightAtKilledOwnerIsInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	res, err := c.CallTool(ctx, "browser_snapshot", nil)
+	res, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_snapshot"})
 	var ie *InterruptedError
 	if !errors.As(err, &ie) || !errors.Is(err, ErrInterrupted) || errors.Is(err, ErrNotSent) {
 		t.Fatalf("CallTool = %+v, %v (%T); want an *InterruptedError", res, err, err)
@@ -82,7 +82,7 @@ func TestCallInFlightAtKilledOwnerIsInterrupted(t *testing.T) {
 		t.Errorf("message: %v", err)
 	}
 	<-c.Lost()
-	if _, err := c.CallTool(ctx, "browser_click", nil); !errors.Is(err, ErrNotSent) {
+	if _, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_click"}); !errors.Is(err, ErrNotSent) {
 		t.Errorf("a call after the loss: %v, want ErrNotSent", err)
 	}
 }

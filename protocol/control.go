@@ -1,6 +1,9 @@
 package protocol
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+)
 
 // The two ports on 127.0.0.1 (DESIGN §2): every profile's extension connects
 // to the extension port (flag --port, the extension's options page); the
@@ -51,15 +54,37 @@ type FwdHelloAck struct {
 	App string `json:"app,omitempty"`
 }
 
-// CallTool asks the owner to run an AI-facing tool exactly as a local call.
-// Args is the tool's arguments object as the MCP client sent it.
+// CallTool is one AI-facing tool call: what a [Caller] runs and, on the
+// control port, the payload of call_tool, by which a forwarder has the owner
+// run its call exactly as a local one. Args is the tool's arguments object
+// as the MCP client sent it.
 type CallTool struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
-	// Grants are what the forwarder's own AI app allows (its flags and its
-	// MCP client's roots, applied in the forwarder's process): the owner
+	// Grants are what the calling AI app allows, decided in the process
+	// that app launched (its flags and its MCP client's roots): the owner
 	// applies these, never its own. Absent: nothing is granted.
-	Grants *AppGrants `json:"grants,omitempty"`
+	Grants AppGrants `json:"grants,omitzero"`
+	// Client names the calling AI app for what is kept per app (the
+	// snapshot that the next action's diff is computed against): "" is the
+	// app this process serves over stdio. It is not sent: the owner names a
+	// forwarder's calls after the connection they came on.
+	Client string `json:"-"`
+}
+
+// Caller runs an AI-facing tool call. Tool failures (bad arguments, unknown
+// tab, extension error) are results with IsError set and a message for the
+// AI; a Go error is returned only when the call could not be made at all.
+// Implementations are safe for concurrent use. The tool dispatcher, the
+// owner, the daemon's router and forwarder.Client are Callers.
+type Caller interface {
+	CallTool(ctx context.Context, call CallTool) (CallToolResult, error)
+}
+
+// ErrorResult is a tool failure: one text item with IsError set. The AI
+// reads message, so it says what happened and what to do.
+func ErrorResult(message string) CallToolResult {
+	return CallToolResult{Content: []ContentItem{{Type: "text", Text: message}}, IsError: true}
 }
 
 // ContentItem is one MCP content item: {"type":"text","text":…} or

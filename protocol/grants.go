@@ -1,12 +1,10 @@
 package protocol
 
-import "context"
-
 // AppGrants is what the AI app that made a tool call allows, decided in the
 // monkbrowse process that app launched (its flags and its MCP client's
-// roots), never in the owner on its behalf. It travels with call_tool from a
-// forwarder to the owner; a call without grants (an older forwarder) is
-// allowed nothing: no file: URLs and no upload.
+// roots), never in the owner on its behalf. It travels in the call
+// (CallTool.Grants), across the control port too; a call without grants (an
+// older forwarder) is allowed nothing: no file: URLs and no upload.
 type AppGrants struct {
 	// AllowFileURLs: the app's process was started with --allow-file-urls,
 	// so browser_navigate and browser_new_tab may open file: URLs.
@@ -26,20 +24,4 @@ type UploadedFile struct {
 	Size int64 `json:"size"`
 	// Data is the file's content, base64 (standard encoding).
 	Data string `json:"data"`
-}
-
-type grantsKey struct{}
-
-// WithGrants returns ctx carrying the calling app's grants.
-func WithGrants(ctx context.Context, g *AppGrants) context.Context {
-	return context.WithValue(ctx, grantsKey{}, g)
-}
-
-// GrantsFrom returns the calling app's grants carried by ctx; a context
-// without any grants nothing (the zero AppGrants, never nil).
-func GrantsFrom(ctx context.Context) *AppGrants {
-	if g, ok := ctx.Value(grantsKey{}).(*AppGrants); ok && g != nil {
-		return g
-	}
-	return &AppGrants{}
 }

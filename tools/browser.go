@@ -2,36 +2,9 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
-
-// Caller runs an AI-facing tool by name with its raw JSON arguments. Tool
-// failures (bad arguments, unknown tab, extension error) are results with
-// IsError set and a message for the AI; a Go error is returned only when the
-// call could not be made at all. Implementations are safe for concurrent use.
-type Caller interface {
-	CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error)
-}
-
-// CallerFunc adapts a function to [Caller].
-type CallerFunc func(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error)
-
-// CallTool calls f.
-func (f CallerFunc) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
-	return f(ctx, name, args)
-}
-
-// Unavailable returns a Caller that answers every tool call with the same
-// tool error. A process that cannot reach the browser (the extension port is
-// taken, the control port is held by a stranger) serves MCP with it, so the
-// AI app sees the explanation instead of a crashed server.
-func Unavailable(message string) Caller {
-	return CallerFunc(func(context.Context, string, json.RawMessage) (protocol.CallToolResult, error) {
-		return ErrorResult(message), nil
-	})
-}
 
 // Target is a resolved {profile, tab}. For profile-wide work (listing tabs,
 // opening one) TabID and Slot are zero.

@@ -42,8 +42,8 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// Dispatcher runs the AI-facing tools of protocol.Tools over a [Browser]. It implements
-// [Caller] and is safe for concurrent use.
+// Dispatcher runs the AI-facing tools of protocol.Tools over a [Browser]. It
+// is a protocol.Caller and is safe for concurrent use.
 type Dispatcher struct {
 	b        Browser
 	opts     Options
@@ -56,9 +56,17 @@ type Dispatcher struct {
 	cursors cursorStore
 }
 
-type handler func(ctx context.Context, args json.RawMessage) (protocol.CallToolResult, error)
+// dispatch is one call being run: the Dispatcher and the call, whose Client
+// keys the snapshot diffs and whose Grants decide file: URLs and uploads.
+// The handlers are its methods.
+type dispatch struct {
+	*Dispatcher
+	call protocol.CallTool
+}
 
-var _ Caller = (*Dispatcher)(nil)
+type handler func(d dispatch, ctx context.Context, args json.RawMessage) (protocol.CallToolResult, error)
+
+var _ protocol.Caller = (*Dispatcher)(nil)
 
 // NewDispatcher returns a Dispatcher over b.
 func NewDispatcher(b Browser, opts *Options) *Dispatcher {
@@ -70,7 +78,7 @@ func NewDispatcher(b Browser, opts *Options) *Dispatcher {
 		o.WaitPoll = DefaultWaitPoll
 	}
 	d := &Dispatcher{b: b, opts: o}
-	d.handlers = d.routes()
+	d.handlers = routes()
 	for _, t := range protocol.Tools {
 		if d.handlers[t.Name] == nil {
 			panic("tools: no handler for " + t.Name)
@@ -81,8 +89,9 @@ func NewDispatcher(b Browser, opts *Options) *Dispatcher {
 
 // CallTool validates args against the tool's schema and runs the tool. Every
 // failure, including a panic in a handler, is a result with IsError set; the
-// error return is always nil and exists to satisfy [Caller].
-func (d *Dispatcher) CallTool(ctx context.Context, name string, args json.RawMessage) (res protocol.CallToolResult, err error) {
+// error return is always nil and exists to satisfy protocol.Caller.
+func (d *Dispatcher) CallTool(ctx context.Context, call protocol.CallTool) (res protocol.CallToolResult, err error) {
+	name := call.Name
 	h, ok := d.handlers[name]
 	if !ok {
 		names := make([]string, 0, len(protocol.Tools))
@@ -90,24 +99,24 @@ func (d *Dispatcher) CallTool(ctx context.Context, name string, args json.RawMes
 			names = append(names, t.Name)
 		}
 		sort.Strings(names)
-		return ErrorResult(fmt.Sprintf(unknownToolTemplate, name, strings.Join(names, ", "))), nil
+		return protocol.ErrorResult(fmt.Sprintf(unknownToolTemplate, name, strings.Join(names, ", "))), nil
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			if d.opts.Logf != nil {
 				d.opts.Logf("tools: %s panicked: %v\n%s", name, r, debug.Stack())
 			}
-			res, err = ErrorResult(fmt.Sprintf("%s failed inside monkbrowse (%v). %s", name, r, panicReportingHint)), nil
+			res, err = protocol.ErrorResult(fmt.Sprintf("%s failed inside monkbrowse (%v). %s", name, r, panicReportingHint)), nil
 		}
 	}()
-	obj, verr := validateArgs(name, args)
+	obj, verr := validateArgs(name, call.Args)
 	if verr != nil {
-		return ErrorResult(verr.Error()), nil
+		return protocol.ErrorResult(verr.Error()), nil
 	}
 	clean, _ := json.Marshal(obj) // nulls removed; cannot fail on RawMessage values that parsed
-	res, herr := h(ctx, clean)
+	res, herr := h(dispatch{d, call}, ctx, clean)
 	if herr != nil {
-		return ErrorResult(d.explain(ctx, name, herr)), nil
+		return protocol.ErrorResult(d.explain(ctx, name, herr)), nil
 	}
 	return res, nil
 }
@@ -130,14 +139,14 @@ func BudgetMessage(name string) string {
 }
 
 // bind decodes validated arguments into T and calls fn.
-func bind[T any](fn func(ctx context.Context, a T) (protocol.CallToolResult, error)) handler {
-	return func(ctx context.Context, raw json.RawMessage) (protocol.CallToolResult, error) {
+func bind[T any](fn func(d dispatch, ctx context.Context, a T) (protocol.CallToolResult, error)) handler {
+	return func(d dispatch, ctx context.Context, raw json.RawMessage) (protocol.CallToolResult, error) {
 		var a T
 		if err := json.Unmarshal(raw, &a); err != nil {
 			// The validator accepted it, so this is about a value out of
 			// range for the Go type (e.g. a huge integer).
 			return protocol.CallToolResult{}, fmt.Errorf("Invalid arguments: %v. Fix the arguments and call the tool again.", err)
 		}
-		return fn(ctx, a)
+		return fn(d, ctx, a)
 	}
 }

@@ -35,7 +35,7 @@ func (f fakeBrowser) Request(_ context.Context, typ string, payload, out any) er
 
 func callRaw(t *testing.T, d *Dispatcher, name, args string) protocol.CallToolResult {
 	t.Helper()
-	res, err := d.CallTool(context.Background(), name, json.RawMessage(args))
+	res, err := d.CallTool(context.Background(), protocol.CallTool{Name: name, Args: json.RawMessage(args)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,17 +76,17 @@ func TestUploadUsesOnlyTheFileTheAppsProcessRead(t *testing.T) {
 	args := `{"element":"f","ref":"e7","path":"/home/a/small.txt"}`
 	// No grants (an older forwarder): refused, and the dispatcher reads
 	// nothing itself.
-	r, _ := d.CallTool(context.Background(), "browser_upload_file", json.RawMessage(args))
+	r, _ := d.CallTool(context.Background(), protocol.CallTool{Name: "browser_upload_file", Args: json.RawMessage(args)})
 	if !r.IsError || !strings.Contains(r.Content[0].Text, "did not read the file") || sent.Name != "" {
 		t.Fatalf("without grants: %+v sent %+v", r, sent)
 	}
-	ctx := protocol.WithGrants(context.Background(), &protocol.AppGrants{Upload: &protocol.UploadedFile{Path: "/home/a/small.txt", Name: "small.txt", Size: 2, Data: "aGk="}})
-	r, _ = d.CallTool(ctx, "browser_upload_file", json.RawMessage(args))
+	granted := protocol.AppGrants{Upload: &protocol.UploadedFile{Path: "/home/a/small.txt", Name: "small.txt", Size: 2, Data: "aGk="}}
+	r, _ = d.CallTool(context.Background(), protocol.CallTool{Name: "browser_upload_file", Args: json.RawMessage(args), Grants: granted})
 	if r.IsError || sent.Name != "small.txt" || sent.Data != "aGk=" || sent.TabID != 7 || !strings.Contains(r.Content[0].Text, "small.txt (2 bytes)") {
 		t.Fatalf("upload: %+v sent %+v", r, sent)
 	}
 	// A file read for another path is never sent.
-	r, _ = d.CallTool(ctx, "browser_upload_file", json.RawMessage(`{"element":"f","ref":"e7","path":"/home/a/other.txt"}`))
+	r, _ = d.CallTool(context.Background(), protocol.CallTool{Name: "browser_upload_file", Args: json.RawMessage(`{"element":"f","ref":"e7","path":"/home/a/other.txt"}`), Grants: granted})
 	if !r.IsError {
 		t.Fatalf("mismatched path: %+v", r)
 	}
@@ -106,7 +106,7 @@ func TestFileURLsNeedTheAppsFlag(t *testing.T) {
 	for _, u := range []string{"file:///etc/passwd", "FILE:///etc/passwd", " \tfi\tle:///etc/passwd", "file:/etc/passwd", "\u0000file:///etc/passwd"} {
 		for _, tool := range []string{"browser_navigate", "browser_new_tab"} {
 			args, _ := json.Marshal(map[string]string{"url": u})
-			r, _ := d.CallTool(context.Background(), tool, args)
+			r, _ := d.CallTool(context.Background(), protocol.CallTool{Name: tool, Args: args})
 			if !r.IsError || !strings.Contains(r.Content[0].Text, "--allow-file-urls") {
 				t.Errorf("%s %q: %+v", tool, u, r)
 			}
@@ -115,8 +115,7 @@ func TestFileURLsNeedTheAppsFlag(t *testing.T) {
 	if len(navigated) != 0 {
 		t.Fatalf("refused URLs reached the browser: %q", navigated)
 	}
-	ctx := protocol.WithGrants(context.Background(), &protocol.AppGrants{AllowFileURLs: true})
-	if r, _ := d.CallTool(ctx, "browser_navigate", json.RawMessage(`{"url":"file:///etc/hostname"}`)); r.IsError {
+	if r, _ := d.CallTool(context.Background(), protocol.CallTool{Name: "browser_navigate", Args: json.RawMessage(`{"url":"file:///etc/hostname"}`), Grants: protocol.AppGrants{AllowFileURLs: true}}); r.IsError {
 		t.Fatalf("with the flag: %+v", r)
 	}
 	if len(navigated) != 1 || navigated[0] != "file:///etc/hostname" {

@@ -133,7 +133,7 @@ func findLines(snapshot string, q findQuery, maxTokens int, header string) (body
 	return b.String(), matched, shown
 }
 
-func (d *Dispatcher) find(ctx context.Context, a protocol.FindArgs) (protocol.CallToolResult, error) {
+func (d dispatch) find(ctx context.Context, a protocol.FindArgs) (protocol.CallToolResult, error) {
 	q, err := parseFindQuery(a.Query)
 	if err != nil {
 		return protocol.CallToolResult{}, err

@@ -13,45 +13,45 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
-func (d *Dispatcher) routes() map[string]handler {
+func routes() map[string]handler {
 	return map[string]handler{
-		"browser_navigate":         bind(d.navigate),
-		"browser_go_back":          bind(d.simpleAction(protocol.MsgGoBack, "Went back one page in %s.")),
-		"browser_go_forward":       bind(d.simpleAction(protocol.MsgGoForward, "Went forward one page in %s.")),
-		"browser_reload":           bind(d.simpleAction(protocol.MsgReload, "Reloaded %s.")),
-		"browser_snapshot":         bind(d.snapshot),
-		"browser_find":             bind(d.find),
-		"browser_get_text":         bind(d.getText),
-		"browser_screenshot":       bind(d.screenshot),
-		"browser_get_console_logs": bind(d.consoleLogs),
-		"browser_evaluate":         bind(d.evaluate),
-		"browser_click":            bind(d.elementAction(protocol.MsgClick, "Clicked")),
-		"browser_hover":            bind(d.elementAction(protocol.MsgHover, "Hovered over")),
-		"browser_type":             bind(d.typeText),
-		"browser_select_option":    bind(d.selectOption),
-		"browser_press_key":        bind(d.pressKey),
-		"browser_scroll":           bind(d.scroll),
-		"browser_drag":             bind(d.drag),
-		"browser_upload_file":      bind(d.uploadFile),
-		"browser_wait":             bind(d.wait),
-		"browser_list_tabs":        bind(d.listTabs),
-		"browser_switch_tab":       bind(d.switchTab),
-		"browser_new_tab":          bind(d.newTab),
-		"browser_close_tab":        bind(d.closeTab),
-		"browser_fill_form":        bind(d.fillForm),
-		"browser_click_xy":         bind(d.clickXY),
-		"browser_drag_xy":          bind(d.dragXY),
-		"browser_network_requests": bind(d.networkRequests),
-		"browser_downloads":        bind(d.downloads),
-		"browser_pdf":              bind(d.pdf),
-		"browser_handle_dialog":    bind(d.handleDialog),
+		"browser_navigate":         bind(dispatch.navigate),
+		"browser_go_back":          bind(simpleAction(protocol.MsgGoBack, "Went back one page in %s.")),
+		"browser_go_forward":       bind(simpleAction(protocol.MsgGoForward, "Went forward one page in %s.")),
+		"browser_reload":           bind(simpleAction(protocol.MsgReload, "Reloaded %s.")),
+		"browser_snapshot":         bind(dispatch.snapshot),
+		"browser_find":             bind(dispatch.find),
+		"browser_get_text":         bind(dispatch.getText),
+		"browser_screenshot":       bind(dispatch.screenshot),
+		"browser_get_console_logs": bind(dispatch.consoleLogs),
+		"browser_evaluate":         bind(dispatch.evaluate),
+		"browser_click":            bind(elementAction(protocol.MsgClick, "Clicked")),
+		"browser_hover":            bind(elementAction(protocol.MsgHover, "Hovered over")),
+		"browser_type":             bind(dispatch.typeText),
+		"browser_select_option":    bind(dispatch.selectOption),
+		"browser_press_key":        bind(dispatch.pressKey),
+		"browser_scroll":           bind(dispatch.scroll),
+		"browser_drag":             bind(dispatch.drag),
+		"browser_upload_file":      bind(dispatch.uploadFile),
+		"browser_wait":             bind(dispatch.wait),
+		"browser_list_tabs":        bind(dispatch.listTabs),
+		"browser_switch_tab":       bind(dispatch.switchTab),
+		"browser_new_tab":          bind(dispatch.newTab),
+		"browser_close_tab":        bind(dispatch.closeTab),
+		"browser_fill_form":        bind(dispatch.fillForm),
+		"browser_click_xy":         bind(dispatch.clickXY),
+		"browser_drag_xy":          bind(dispatch.dragXY),
+		"browser_network_requests": bind(dispatch.networkRequests),
+		"browser_downloads":        bind(dispatch.downloads),
+		"browser_pdf":              bind(dispatch.pdf),
+		"browser_handle_dialog":    bind(dispatch.handleDialog),
 	}
 }
 
 // act sends one page-changing request during the tab's turn and, in the
 // same turn (so nothing else runs in between), takes a fresh snapshot. A
 // failed snapshot does not turn a successful action into a failure.
-func (d *Dispatcher) act(ctx context.Context, tg protocol.Target, typ string, payload func(t Target) any, line func(t Target) string) (protocol.CallToolResult, error) {
+func (d dispatch) act(ctx context.Context, tg protocol.Target, typ string, payload func(t Target) any, line func(t Target) string) (protocol.CallToolResult, error) {
 	var out string
 	err := d.b.WithTab(ctx, tg.Profile, tg.Tab, func(ctx context.Context, t Target, s Session) error {
 		var res protocol.TabResult
@@ -69,13 +69,13 @@ func (d *Dispatcher) act(ctx context.Context, tg protocol.Target, typ string, pa
 			// A page the AI went to is shown afresh, even when it is a
 			// document it saw before (back, forward, reload), within the
 			// smaller navigation budget.
-			d.snaps.remember(snapKeyFor(ctx, t), snap)
+			d.snaps.remember(d.snapKey(t), snap)
 			out += "\n\n" + d.renderSnapshot(snap, snap.Snapshot, snapshotView{
 				heading: "- Page Snapshot:", maxTokens: DefaultNavigateTokens,
 				hint: " After navigating, only a short first part is shown: call browser_snapshot (default budget 10,000 tokens, or maxTokens) to read more of the page.",
 			})
 		} else {
-			out += "\n\n" + d.formatAfterAction(ctx, t, snap)
+			out += "\n\n" + d.formatAfterAction(t, snap)
 		}
 		return nil
 	})
@@ -128,9 +128,9 @@ func normalizeURL(u string) string {
 
 var localHostRe = regexp.MustCompile(`(?i)^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(/|$)`)
 
-func (d *Dispatcher) navigate(ctx context.Context, a protocol.NavigateArgs) (protocol.CallToolResult, error) {
+func (d dispatch) navigate(ctx context.Context, a protocol.NavigateArgs) (protocol.CallToolResult, error) {
 	url := normalizeURL(a.URL)
-	if why := fileURLRefusal(ctx, url); why != "" {
+	if why := d.fileURLRefusal(url); why != "" {
 		return protocol.CallToolResult{}, errors.New(why)
 	}
 	return d.act(ctx, a.Target, protocol.MsgNavigate,
@@ -138,8 +138,8 @@ func (d *Dispatcher) navigate(ctx context.Context, a protocol.NavigateArgs) (pro
 		func(t Target) string { return fmt.Sprintf("Navigated %s to %s.", where(t), url) })
 }
 
-func (d *Dispatcher) simpleAction(typ, format string) func(context.Context, protocol.TabArgs) (protocol.CallToolResult, error) {
-	return func(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
+func simpleAction(typ, format string) func(dispatch, context.Context, protocol.TabArgs) (protocol.CallToolResult, error) {
+	return func(d dispatch, ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
 		return d.act(ctx, a.Target, typ, tabOnly, func(t Target) string { return fmt.Sprintf(format, where(t)) })
 	}
 }
@@ -151,8 +151,8 @@ func describe(element, ref string) string {
 	return fmt.Sprintf("%q (ref %s)", element, ref)
 }
 
-func (d *Dispatcher) elementAction(typ, verb string) func(context.Context, protocol.ElementArgs) (protocol.CallToolResult, error) {
-	return func(ctx context.Context, a protocol.ElementArgs) (protocol.CallToolResult, error) {
+func elementAction(typ, verb string) func(dispatch, context.Context, protocol.ElementArgs) (protocol.CallToolResult, error) {
+	return func(d dispatch, ctx context.Context, a protocol.ElementArgs) (protocol.CallToolResult, error) {
 		return d.act(ctx, a.Target, typ,
 			func(t Target) any {
 				return protocol.ElementRequest{Ref: a.Ref, Element: a.Element, TabID: t.TabID}
@@ -161,7 +161,7 @@ func (d *Dispatcher) elementAction(typ, verb string) func(context.Context, proto
 	}
 }
 
-func (d *Dispatcher) typeText(ctx context.Context, a protocol.TypeArgs) (protocol.CallToolResult, error) {
+func (d dispatch) typeText(ctx context.Context, a protocol.TypeArgs) (protocol.CallToolResult, error) {
 	return d.act(ctx, a.Target, protocol.MsgType,
 		func(t Target) any {
 			return protocol.TypeRequest{Ref: a.Ref, Element: a.Element, Text: a.Text, Submit: a.Submit, TabID: t.TabID}
@@ -175,7 +175,7 @@ func (d *Dispatcher) typeText(ctx context.Context, a protocol.TypeArgs) (protoco
 		})
 }
 
-func (d *Dispatcher) selectOption(ctx context.Context, a protocol.SelectOptionArgs) (protocol.CallToolResult, error) {
+func (d dispatch) selectOption(ctx context.Context, a protocol.SelectOptionArgs) (protocol.CallToolResult, error) {
 	return d.act(ctx, a.Target, protocol.MsgSelectOption,
 		func(t Target) any {
 			return protocol.SelectOptionRequest{Ref: a.Ref, Element: a.Element, Values: a.Values, TabID: t.TabID}
@@ -185,13 +185,13 @@ func (d *Dispatcher) selectOption(ctx context.Context, a protocol.SelectOptionAr
 		})
 }
 
-func (d *Dispatcher) pressKey(ctx context.Context, a protocol.PressKeyArgs) (protocol.CallToolResult, error) {
+func (d dispatch) pressKey(ctx context.Context, a protocol.PressKeyArgs) (protocol.CallToolResult, error) {
 	return d.act(ctx, a.Target, protocol.MsgPressKey,
 		func(t Target) any { return protocol.PressKeyRequest{Key: a.Key, TabID: t.TabID} },
 		func(t Target) string { return fmt.Sprintf("Pressed %s in %s.", a.Key, where(t)) })
 }
 
-func (d *Dispatcher) scroll(ctx context.Context, a protocol.ScrollArgs) (protocol.CallToolResult, error) {
+func (d dispatch) scroll(ctx context.Context, a protocol.ScrollArgs) (protocol.CallToolResult, error) {
 	return d.act(ctx, a.Target, protocol.MsgScroll,
 		func(t Target) any {
 			return protocol.ScrollRequest{Direction: a.Direction, Amount: a.Amount, Ref: a.Ref, TabID: t.TabID}
@@ -212,7 +212,7 @@ func (d *Dispatcher) scroll(ctx context.Context, a protocol.ScrollArgs) (protoco
 		})
 }
 
-func (d *Dispatcher) drag(ctx context.Context, a protocol.DragArgs) (protocol.CallToolResult, error) {
+func (d dispatch) drag(ctx context.Context, a protocol.DragArgs) (protocol.CallToolResult, error) {
 	return d.act(ctx, a.Target, protocol.MsgDrag,
 		func(t Target) any {
 			return protocol.DragRequest{StartRef: a.StartRef, EndRef: a.EndRef, TabID: t.TabID}
@@ -222,8 +222,8 @@ func (d *Dispatcher) drag(ctx context.Context, a protocol.DragArgs) (protocol.Ca
 		})
 }
 
-func (d *Dispatcher) uploadFile(ctx context.Context, a protocol.UploadFileArgs) (protocol.CallToolResult, error) {
-	f, err := uploadOf(ctx, a.Path)
+func (d dispatch) uploadFile(ctx context.Context, a protocol.UploadFileArgs) (protocol.CallToolResult, error) {
+	f, err := d.uploadOf(a.Path)
 	if err != nil {
 		return protocol.CallToolResult{}, err
 	}
@@ -236,7 +236,7 @@ func (d *Dispatcher) uploadFile(ctx context.Context, a protocol.UploadFileArgs) 
 		})
 }
 
-func (d *Dispatcher) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protocol.CallToolResult, error) {
+func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protocol.CallToolResult, error) {
 	budget := budgetTokens(a.MaxTokens, DefaultMaxTokens)
 	if strings.TrimSpace(a.Cursor) != "" {
 		// Served from memory: the page is not asked again, and the diff
@@ -269,7 +269,7 @@ func (d *Dispatcher) snapshot(ctx context.Context, a protocol.SnapshotArgs) (pro
 		return TextResult(fmt.Sprintf("Snapshot of %s in %s:\n\n%s", ref, where(t),
 			d.renderSnapshot(snap, sub, snapshotView{heading: "- Snapshot of " + ref + " and what is inside it:", maxTokens: budget, scope: ref}))), nil
 	}
-	d.snaps.remember(snapKeyFor(ctx, t), snap)
+	d.snaps.remember(d.snapKey(t), snap)
 	return TextResult(fmt.Sprintf("Snapshot of %s:%s\n\n%s", where(t), formatDialogs(snap.Dialogs),
 		d.renderSnapshot(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:", maxTokens: budget}))), nil
 }
@@ -287,7 +287,7 @@ func normalizeSnapshotRef(in string) (string, error) {
 	return r, nil
 }
 
-func (d *Dispatcher) getText(ctx context.Context, a protocol.GetTextArgs) (protocol.CallToolResult, error) {
+func (d dispatch) getText(ctx context.Context, a protocol.GetTextArgs) (protocol.CallToolResult, error) {
 	var res protocol.TextResult
 	_, err := d.read(ctx, a.Target, protocol.MsgGetText,
 		func(t Target) any { return protocol.GetTextRequest{Ref: a.Ref, TabID: t.TabID} }, &res)
@@ -310,7 +310,7 @@ func (d *Dispatcher) getText(ctx context.Context, a protocol.GetTextArgs) (proto
 	})), nil
 }
 
-func (d *Dispatcher) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
+func (d dispatch) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
 	var res protocol.ConsoleLogsResult
 	t, err := d.read(ctx, a.Target, protocol.MsgGetConsoleLogs, tabOnly, &res)
 	if err != nil {
@@ -353,7 +353,7 @@ func (d *Dispatcher) consoleLogs(ctx context.Context, a protocol.TabArgs) (proto
 	return TextResult(strings.TrimRight(b.String(), "\n")), nil
 }
 
-func (d *Dispatcher) evaluate(ctx context.Context, a protocol.EvaluateArgs) (protocol.CallToolResult, error) {
+func (d dispatch) evaluate(ctx context.Context, a protocol.EvaluateArgs) (protocol.CallToolResult, error) {
 	var res struct {
 		Result json.RawMessage `json:"result"`
 	}
@@ -371,7 +371,7 @@ func (d *Dispatcher) evaluate(ctx context.Context, a protocol.EvaluateArgs) (pro
 	})), nil
 }
 
-func (d *Dispatcher) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallToolResult, error) {
+func (d dispatch) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallToolResult, error) {
 	if a.Text == "" {
 		if a.Time <= 0 {
 			return protocol.CallToolResult{}, errors.New("browser_wait needs `time` (seconds to wait, at most 50) or `text` (wait until it appears on the page), or both. Call it again with one of them.")
@@ -433,10 +433,10 @@ func (d *Dispatcher) wait(ctx context.Context, a protocol.WaitArgs) (protocol.Ca
 	if last != nil {
 		msg += " The last attempt to read the page failed: " + last.Error()
 	}
-	return ErrorResult(msg + " Take a browser_snapshot to see what the page shows, or wait longer with a larger `time`."), nil
+	return protocol.ErrorResult(msg + " Take a browser_snapshot to see what the page shows, or wait longer with a larger `time`."), nil
 }
 
-func (d *Dispatcher) listTabs(ctx context.Context, a protocol.ListTabsArgs) (protocol.CallToolResult, error) {
+func (d dispatch) listTabs(ctx context.Context, a protocol.ListTabsArgs) (protocol.CallToolResult, error) {
 	if a.Profile != "" {
 		var info ProfileInfo
 		err := d.b.WithProfile(ctx, a.Profile, func(ctx context.Context, t Target, s Session) error {
@@ -478,7 +478,7 @@ func sortTabs(tabs []protocol.TabInfo) []protocol.TabInfo {
 	return out
 }
 
-func (d *Dispatcher) switchTab(ctx context.Context, a protocol.SwitchTabArgs) (protocol.CallToolResult, error) {
+func (d dispatch) switchTab(ctx context.Context, a protocol.SwitchTabArgs) (protocol.CallToolResult, error) {
 	var res protocol.SwitchTabResult
 	t, err := d.read(ctx, protocol.Target{Profile: a.Profile, Tab: a.Tab}, protocol.MsgSwitchTab,
 		func(t Target) any { return protocol.SwitchTabRequest{TabID: t.TabID} }, &res)
@@ -488,11 +488,11 @@ func (d *Dispatcher) switchTab(ctx context.Context, a protocol.SwitchTabArgs) (p
 	return TextResult(fmt.Sprintf("%s is now the active tab; calls to profile %q without `tab` use it.", capitalize(where(t)), t.Slug)), nil
 }
 
-func (d *Dispatcher) newTab(ctx context.Context, a protocol.NewTabArgs) (protocol.CallToolResult, error) {
+func (d dispatch) newTab(ctx context.Context, a protocol.NewTabArgs) (protocol.CallToolResult, error) {
 	url := ""
 	if strings.TrimSpace(a.URL) != "" {
 		url = normalizeURL(a.URL)
-		if why := fileURLRefusal(ctx, url); why != "" {
+		if why := d.fileURLRefusal(url); why != "" {
 			return protocol.CallToolResult{}, errors.New(why)
 		}
 	}
@@ -513,7 +513,7 @@ func (d *Dispatcher) newTab(ctx context.Context, a protocol.NewTabArgs) (protoco
 		res.Slot, target.Slug, at, res.Slot, target.Slug)), nil
 }
 
-func (d *Dispatcher) closeTab(ctx context.Context, a protocol.CloseTabArgs) (protocol.CallToolResult, error) {
+func (d dispatch) closeTab(ctx context.Context, a protocol.CloseTabArgs) (protocol.CallToolResult, error) {
 	t, err := d.read(ctx, protocol.Target{Profile: a.Profile, Tab: a.Tab}, protocol.MsgCloseTab,
 		func(t Target) any { return protocol.CloseTabRequest{TabID: t.TabID} }, nil)
 	if err != nil {
@@ -529,7 +529,7 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func (d *Dispatcher) handleDialog(ctx context.Context, a protocol.HandleDialogArgs) (protocol.CallToolResult, error) {
+func (d dispatch) handleDialog(ctx context.Context, a protocol.HandleDialogArgs) (protocol.CallToolResult, error) {
 	t, err := d.read(ctx, a.Target, protocol.MsgHandleDialog,
 		func(t Target) any {
 			return protocol.HandleDialogRequest{Accept: a.Accept, PromptText: a.PromptText, TabID: t.TabID}

@@ -21,7 +21,7 @@ const (
 	maxDownloads     = 50
 )
 
-func (d *Dispatcher) fillForm(ctx context.Context, a protocol.FillFormArgs) (protocol.CallToolResult, error) {
+func (d dispatch) fillForm(ctx context.Context, a protocol.FillFormArgs) (protocol.CallToolResult, error) {
 	fields := make([]protocol.FormFieldValue, len(a.Fields))
 	names := make([]string, len(a.Fields))
 	for i, f := range a.Fields {
@@ -35,7 +35,7 @@ func (d *Dispatcher) fillForm(ctx context.Context, a protocol.FillFormArgs) (pro
 		})
 }
 
-func (d *Dispatcher) clickXY(ctx context.Context, a protocol.ClickXYArgs) (protocol.CallToolResult, error) {
+func (d dispatch) clickXY(ctx context.Context, a protocol.ClickXYArgs) (protocol.CallToolResult, error) {
 	return d.act(ctx, a.Target, protocol.MsgClickXY,
 		func(t Target) any {
 			return protocol.ClickXYRequest{X: a.X, Y: a.Y, Button: a.Button, Double: a.Double, TabID: t.TabID}
@@ -52,7 +52,7 @@ func (d *Dispatcher) clickXY(ctx context.Context, a protocol.ClickXYArgs) (proto
 		})
 }
 
-func (d *Dispatcher) dragXY(ctx context.Context, a protocol.DragXYArgs) (protocol.CallToolResult, error) {
+func (d dispatch) dragXY(ctx context.Context, a protocol.DragXYArgs) (protocol.CallToolResult, error) {
 	return d.act(ctx, a.Target, protocol.MsgDragXY,
 		func(t Target) any {
 			return protocol.DragXYRequest{StartX: a.StartX, StartY: a.StartY, EndX: a.EndX, EndY: a.EndY, TabID: t.TabID}
@@ -62,7 +62,7 @@ func (d *Dispatcher) dragXY(ctx context.Context, a protocol.DragXYArgs) (protoco
 		})
 }
 
-func (d *Dispatcher) screenshot(ctx context.Context, a protocol.ScreenshotArgs) (protocol.CallToolResult, error) {
+func (d dispatch) screenshot(ctx context.Context, a protocol.ScreenshotArgs) (protocol.CallToolResult, error) {
 	var res protocol.ScreenshotResult
 	t, err := d.read(ctx, a.Target, protocol.MsgScreenshot,
 		func(t Target) any {
@@ -88,7 +88,7 @@ func (d *Dispatcher) screenshot(ctx context.Context, a protocol.ScreenshotArgs) 
 	return ImageResult(caption, res.Data), nil
 }
 
-func (d *Dispatcher) networkRequests(ctx context.Context, a protocol.NetworkRequestsArgs) (protocol.CallToolResult, error) {
+func (d dispatch) networkRequests(ctx context.Context, a protocol.NetworkRequestsArgs) (protocol.CallToolResult, error) {
 	var res protocol.NetworkRequestsResult
 	t, err := d.read(ctx, a.Target, protocol.MsgNetwork,
 		func(t Target) any {
@@ -258,7 +258,7 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-func (d *Dispatcher) downloads(ctx context.Context, a protocol.DownloadsArgs) (protocol.CallToolResult, error) {
+func (d dispatch) downloads(ctx context.Context, a protocol.DownloadsArgs) (protocol.CallToolResult, error) {
 	req := protocol.DownloadsRequest{}
 	if a.Wait != nil {
 		w := *a.Wait
@@ -351,7 +351,7 @@ func downloadLine(dl protocol.DownloadInfo) string {
 	return fmt.Sprintf("%s — %s (%s)", base, name, strings.Join(parts, ", "))
 }
 
-func (d *Dispatcher) pdf(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
+func (d dispatch) pdf(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
 	var res protocol.PDFResult
 	t, err := d.read(ctx, a.Target, protocol.MsgPDF, tabOnly, &res)
 	if err != nil {

@@ -12,12 +12,6 @@ func TextResult(text string) protocol.CallToolResult {
 	return protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: text}}}
 }
 
-// ErrorResult is a tool failure: one text item with IsError set. The AI
-// reads message, so it says what happened and what to do.
-func ErrorResult(message string) protocol.CallToolResult {
-	return protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: message}}, IsError: true}
-}
-
 // ImageResult is a successful result holding a caption and a PNG image
 // (base64 without a data: prefix).
 func ImageResult(caption, pngBase64 string) protocol.CallToolResult {

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -18,20 +17,6 @@ import (
 // context. The full snapshot is sent whenever a diff would mislead or not pay:
 // no earlier snapshot for this app and tab, another URL, or a diff larger
 // than half the page.
-
-type clientKey struct{}
-
-// WithClient marks ctx as a call from the AI app id. Calls without a client
-// are the local app's. Snapshot diffs are kept per app, because an app must
-// only be given changes relative to a snapshot it saw itself.
-func WithClient(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, clientKey{}, id)
-}
-
-func clientOf(ctx context.Context) string {
-	id, _ := ctx.Value(clientKey{}).(string)
-	return id
-}
 
 // maxRememberedSnapshots bounds the memory the diff base takes: the oldest
 // entry is forgotten first (its next action then answers in full).
@@ -82,15 +67,17 @@ func (m *snapMemory) last(k snapKey) (snapEntry, bool) {
 	return e, ok
 }
 
-func snapKeyFor(ctx context.Context, t Target) snapKey {
-	return snapKey{client: clientOf(ctx), profile: t.ProfileID, tabID: t.TabID}
+// snapKey keys the snapshot memory by the calling app (CallTool.Client):
+// an app must only be given changes relative to a snapshot it saw itself.
+func (d dispatch) snapKey(t Target) snapKey {
+	return snapKey{client: d.call.Client, profile: t.ProfileID, tabID: t.TabID}
 }
 
 // formatAfterAction renders the snapshot that follows an action: the changes
 // since the app's last snapshot of the tab when that is shorter and safe,
 // else the full snapshot. Either way it becomes the app's new diff base.
-func (d *Dispatcher) formatAfterAction(ctx context.Context, t Target, s protocol.SnapshotResult) string {
-	k := snapKeyFor(ctx, t)
+func (d dispatch) formatAfterAction(t Target, s protocol.SnapshotResult) string {
+	k := d.snapKey(t)
 	prev, ok := d.snaps.last(k)
 	d.snaps.remember(k, s)
 	full := func() string {

@@ -115,10 +115,14 @@ func TestActionsAnswerWithChangesSinceTheAppsLastSnapshot(t *testing.T) {
 		t.Fatalf("unchanged page:\n%s", text(r))
 	}
 	// Another app (a forwarder) never saw this tab: it gets the full page.
-	other := WithClient(context.Background(), "forwarder pid 42")
-	res, err := d.CallTool(other, "browser_click", []byte(`{"element":"Add","ref":"e4"}`))
+	res, err := d.CallTool(context.Background(), protocol.CallTool{Name: "browser_click", Args: []byte(`{"element":"Add","ref":"e4"}`), Client: "forwarder pid 42"})
 	if err != nil || !strings.Contains(res.Content[0].Text, "- Page Snapshot:\n```yaml\n- heading") {
 		t.Fatalf("another app's first action must be full: %v\n%+v", err, res)
+	}
+	// Its next action is diffed against what it was shown itself.
+	res, err = d.CallTool(context.Background(), protocol.CallTool{Name: "browser_hover", Args: []byte(`{"element":"Add","ref":"e4"}`), Client: "forwarder pid 42"})
+	if err != nil || !strings.Contains(res.Content[0].Text, "unchanged since your last snapshot") {
+		t.Fatalf("another app's second action must be diffed against its own view: %v\n%+v", err, res)
 	}
 	// Another URL: full again.
 	url = "http://x.test/b"

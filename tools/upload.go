@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -9,12 +8,12 @@ import (
 )
 
 // uploadOf returns the file the calling AI app's own monkbrowse process read
-// for this browser_upload_file call (protocol.AppGrants.Upload). The
+// for this browser_upload_file call (its Grants.Upload). The
 // dispatcher never reads files itself: which files an app may upload is
 // decided by that app's --upload-root folders and its MCP client's roots,
 // in its own process (server/internal/files).
-func uploadOf(ctx context.Context, path string) (*protocol.UploadedFile, error) {
-	f := protocol.GrantsFrom(ctx).Upload
+func (d dispatch) uploadOf(path string) (*protocol.UploadedFile, error) {
+	f := d.call.Grants.Upload
 	if f == nil {
 		return nil, fmt.Errorf("browser_upload_file could not use %s: the monkbrowse process of the AI app that made this call did not read the file "+
 			"(it is probably an older monkbrowse version). Update monkbrowse for every AI app and restart them.", path)
@@ -29,8 +28,8 @@ func uploadOf(ctx context.Context, path string) (*protocol.UploadedFile, error) 
 // process started with --allow-file-urls lets its app open file: URLs: an AI
 // reading a page could otherwise be talked into reading the person's files
 // (unpacked extensions loaded from the command line have file access).
-func fileURLRefusal(ctx context.Context, url string) string {
-	if urlScheme(url) != "file" || protocol.GrantsFrom(ctx).AllowFileURLs {
+func (d dispatch) fileURLRefusal(url string) string {
+	if urlScheme(url) != "file" || d.call.Grants.AllowFileURLs {
 		return ""
 	}
 	return fmt.Sprintf("monkbrowse does not open file: URLs (%s): pages on this computer's disk are not shared with the AI. "+

@@ -123,7 +123,7 @@ func setup(tb testing.TB) *client.Client {
 					if err != nil {
 						return nil, err
 					}
-					r, err := d.CallTool(ctx, name, raw)
+					r, err := d.CallTool(ctx, protocol.CallTool{Name: name, Args: raw})
 					if err != nil {
 						return nil, err
 					}

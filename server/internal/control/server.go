@@ -22,7 +22,6 @@ import (
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
-	"github.com/monkbrowse/monkbrowse/tools"
 )
 
 // DefaultHelloTimeout is how long a connection may stay without an accepted
@@ -54,12 +53,6 @@ const (
 // 25 MiB upload is ~34 MiB of base64).
 const MaxFrame = 64 << 20
 
-// Caller runs a tool by name, as tools.Caller does (the method set is
-// repeated here so that this package does not depend on the tools package).
-type Caller interface {
-	CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error)
-}
-
 // ErrLeaving may be returned (wrapped) by the Caller for a call it refused
 // without running because the owner is handing over; the forwarder is then
 // told the call was not run, and repeats it against the next owner.
@@ -70,7 +63,7 @@ type Config struct {
 	// Token is the control token forwarders must present. Required.
 	Token string
 	// Caller runs call_tool requests. Required.
-	Caller Caller
+	Caller protocol.Caller
 	// PID, Version and ControlPort are reported in status; 0/"" mean this
 	// process's pid, protocol.Version and unknown.
 	PID         int
@@ -373,15 +366,13 @@ func (s *Server) handleCallTool(c *conn) messaging.Handler {
 		defer s.endCall()
 		// Each forwarder is its own AI app: snapshot diffs after actions are
 		// computed against what that app was shown, never another app's view.
-		s.mu.Lock()
-		pid := c.info.PID
-		s.mu.Unlock()
-		ctx = tools.WithClient(ctx, fmt.Sprintf("forwarder pid %d", pid))
-		// What the forwarder's own AI app allows (its flags; the upload its
-		// process read under its roots). Never this process's grants: a call
+		// Its grants are the ones it sent (its own flags and the upload its
+		// process read under its roots), never this process's: a call
 		// without any (an older forwarder) is allowed nothing.
-		ctx = protocol.WithGrants(ctx, ct.Grants)
-		res, err := s.cfg.Caller.CallTool(ctx, ct.Name, ct.Args)
+		s.mu.Lock()
+		ct.Client = fmt.Sprintf("forwarder pid %d", c.info.PID)
+		s.mu.Unlock()
+		res, err := s.cfg.Caller.CallTool(ctx, ct)
 		if errors.Is(err, ErrLeaving) {
 			return nil, refusedLeaving()
 		}

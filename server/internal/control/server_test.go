@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +33,7 @@ func watchdog(t *testing.T, d time.Duration) context.Context {
 type fakeCaller struct {
 	mu      sync.Mutex
 	calls   []string
+	last    protocol.CallTool
 	started chan string
 	release chan struct{}
 }
@@ -39,9 +42,11 @@ func newFakeCaller() *fakeCaller {
 	return &fakeCaller{started: make(chan string, 16), release: make(chan struct{})}
 }
 
-func (f *fakeCaller) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+func (f *fakeCaller) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+	name := call.Name
 	f.mu.Lock()
-	f.calls = append(f.calls, name+" "+string(args))
+	f.calls = append(f.calls, name+" "+string(call.Args))
+	f.last = call
 	f.mu.Unlock()
 	f.started <- name
 	switch name {
@@ -148,7 +153,7 @@ func TestOriginUpgradeRefused(t *testing.T) {
 	}
 	// And the owner still serves a real forwarder.
 	c := f.dial(t, ctx)
-	if res, err := c.CallTool(ctx, "browser_snapshot", nil); err != nil || res.IsError {
+	if res, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_snapshot"}); err != nil || res.IsError {
 		t.Fatalf("call after refused attempts: %+v, %v", res, err)
 	}
 }
@@ -207,7 +212,7 @@ func TestBadTokensRejectedAndClosed(t *testing.T) {
 	}
 	// The owner keeps serving.
 	c := f.dial(t, ctx)
-	res, err := c.CallTool(ctx, "browser_list_tabs", json.RawMessage(`{}`))
+	res, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_list_tabs", Args: json.RawMessage(`{}`)})
 	if err != nil || res.IsError || res.Content[0].Text != "ran browser_list_tabs" {
 		t.Fatalf("call after rejected attempts: %+v, %v", res, err)
 	}
@@ -266,23 +271,39 @@ func TestCallToolRunsThroughCaller(t *testing.T) {
 	ctx := watchdog(t, 10*time.Second)
 	f := start(t)
 	c := f.dial(t, ctx)
-	res, err := c.CallTool(ctx, "browser_navigate", json.RawMessage(`{"url":"https://example.com/"}`))
+	// The forwarder's grants travel with the call; the Client it names is
+	// not sent: the owner names the call after its connection.
+	res, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_navigate", Args: json.RawMessage(`{"url":"https://example.com/"}`),
+		Grants: protocol.AppGrants{AllowFileURLs: true}, Client: "someone else"})
 	if err != nil || res.IsError || res.Content[0].Text != "ran browser_navigate" {
 		t.Fatalf("CallTool = %+v, %v", res, err)
 	}
 	f.caller.mu.Lock()
-	got := f.caller.calls[0]
+	got, last := f.caller.calls[0], f.caller.last
 	f.caller.mu.Unlock()
 	if got != `browser_navigate {"url":"https://example.com/"}` {
 		t.Errorf("the caller got %q", got)
 	}
+	if want := fmt.Sprintf("forwarder pid %d", os.Getpid()); last.Client != want || !last.Grants.AllowFileURLs || last.Grants.Upload != nil {
+		t.Errorf("the caller got client %q and grants %+v; want %q and the forwarder's grants", last.Client, last.Grants, want)
+	}
+	// A call without grants is allowed nothing.
+	if _, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_snapshot"}); err != nil {
+		t.Fatal(err)
+	}
+	f.caller.mu.Lock()
+	last = f.caller.last
+	f.caller.mu.Unlock()
+	if last.Grants != (protocol.AppGrants{}) {
+		t.Errorf("a call without grants arrived with %+v", last.Grants)
+	}
 	// A Go error from the caller comes back as a tool error.
-	res, err = c.CallTool(ctx, "fail", nil)
+	res, err = c.CallTool(ctx, protocol.CallTool{Name: "fail"})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, "no browser profile") {
 		t.Fatalf("failing call = %+v, %v", res, err)
 	}
 	// The caller refusing while leaving means "not run": safe to repeat.
-	_, err = c.CallTool(ctx, "leaving", nil)
+	_, err = c.CallTool(ctx, protocol.CallTool{Name: "leaving"})
 	if !errors.Is(err, forwarder.ErrNotSent) {
 		t.Fatalf("leaving call: err = %v, want ErrNotSent", err)
 	}
@@ -322,7 +343,7 @@ func TestStopCallsAndLeave(t *testing.T) {
 	}
 	inflight := make(chan result, 1)
 	go func() {
-		res, err := c.CallTool(ctx, "block", nil)
+		res, err := c.CallTool(ctx, protocol.CallTool{Name: "block"})
 		inflight <- result{res, err}
 	}()
 	if name := <-f.caller.started; name != "block" {
@@ -330,7 +351,7 @@ func TestStopCallsAndLeave(t *testing.T) {
 	}
 	f.srv.StopCalls()
 	// New calls are refused as not run.
-	if _, err := c.CallTool(ctx, "browser_click", nil); !errors.Is(err, forwarder.ErrNotSent) {
+	if _, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_click"}); !errors.Is(err, forwarder.ErrNotSent) {
 		t.Fatalf("call after StopCalls: err = %v, want ErrNotSent", err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
@@ -364,7 +385,7 @@ func TestStopCallsAndLeave(t *testing.T) {
 		t.Fatalf("the control port is still held after Leave: %v", err)
 	}
 	ln.Close()
-	if _, err := c.CallTool(ctx, "browser_click", nil); !errors.Is(err, forwarder.ErrNotSent) {
+	if _, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_click"}); !errors.Is(err, forwarder.ErrNotSent) {
 		t.Fatalf("call after owner_leaving: err = %v, want ErrNotSent", err)
 	}
 }
@@ -381,7 +402,7 @@ func TestOwnerGoneMidCall(t *testing.T) {
 	var err error
 	go func() {
 		defer close(done)
-		res, err = c.CallTool(ctx, "block", nil)
+		res, err = c.CallTool(ctx, protocol.CallTool{Name: "block"})
 	}()
 	<-f.caller.started
 	f.srv.Close()
@@ -407,7 +428,7 @@ func TestVersionDifferenceNotFatal(t *testing.T) {
 	if c.OwnerVersion() != protocol.Version {
 		t.Errorf("OwnerVersion = %q", c.OwnerVersion())
 	}
-	if res, err := c.CallTool(ctx, "browser_snapshot", nil); err != nil || res.IsError {
+	if res, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_snapshot"}); err != nil || res.IsError {
 		t.Fatalf("call = %+v, %v", res, err)
 	}
 	if fw := f.srv.Forwarders(); len(fw) != 1 || fw[0].Version != "0.2.9" || fw[0].PID == 0 {

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,7 +49,7 @@ const (
 // listener, registry and tool dispatcher (server/internal/owner).
 type Owner struct {
 	// Caller runs tools locally. Required.
-	Caller Caller
+	Caller protocol.Caller
 	// Shutdown stops taking calls, gives in-flight calls about a second
 	// (then fails them with a message), closes the extension sockets and
 	// releases the extension port. Required.
@@ -167,7 +166,7 @@ func New(cfg Config) *Daemon {
 // Caller is the tool caller for the MCP endpoint. It stays the same for
 // the life of the process while the backend underneath changes. After Run
 // has returned it answers every call with a tool error.
-func (d *Daemon) Caller() Caller { return mcpCaller{d.router} }
+func (d *Daemon) Caller() protocol.Caller { return mcpCaller{d.router} }
 
 // Role reports the current role.
 func (d *Daemon) Role() Role { return Role(d.role.Load()) }
@@ -335,7 +334,7 @@ func (d *Daemon) runOwner(ctx context.Context, ln net.Listener) {
 		profMu.Lock()
 		profiles, extPort = o.Profiles, o.Port
 		profMu.Unlock()
-		var c Caller = o.Caller
+		var c protocol.Caller = o.Caller
 		if !d.lostAt.IsZero() && o.AwaitExtension != nil {
 			c = &graceCaller{Caller: o.Caller, await: o.AwaitExtension, until: time.Now().Add(d.cfg.ExtensionGrace)}
 		}
@@ -436,12 +435,12 @@ func QueryStatus(ctx context.Context, controlPort int, home string) (protocol.St
 // graceCaller holds calls made just after a take-over until an extension
 // has reconnected (or the grace period ends), then runs them.
 type graceCaller struct {
-	Caller
+	protocol.Caller
 	await func(ctx context.Context)
 	until time.Time
 }
 
-func (g *graceCaller) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+func (g *graceCaller) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
 	if time.Now().Before(g.until) {
 		wctx, cancel := context.WithDeadline(ctx, g.until)
 		g.await(wctx)
@@ -450,5 +449,5 @@ func (g *graceCaller) CallTool(ctx context.Context, name string, args json.RawMe
 			return protocol.CallToolResult{}, err
 		}
 	}
-	return g.Caller.CallTool(ctx, name, args)
+	return g.Caller.CallTool(ctx, call)
 }

@@ -48,9 +48,10 @@ type fakeOwner struct {
 	calls    atomic.Int32
 }
 
-func (o *fakeOwner) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+func (o *fakeOwner) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+	name := call.Name
 	if o.stopping.Load() {
-		return toolError("owner is shutting down"), nil
+		return protocol.ErrorResult("owner is shutting down"), nil
 	}
 	o.calls.Add(1)
 	select {
@@ -61,7 +62,7 @@ func (o *fakeOwner) CallTool(ctx context.Context, name string, args json.RawMess
 		select {
 		case <-o.release:
 		case <-o.down:
-			return toolError("the server shut down while block was running"), nil
+			return protocol.ErrorResult("the server shut down while block was running"), nil
 		case <-ctx.Done():
 			return protocol.CallToolResult{}, ctx.Err()
 		}
@@ -139,7 +140,7 @@ func waitRole(t *testing.T, ctx context.Context, p *proc, want Role) {
 
 func call(t *testing.T, ctx context.Context, p *proc, tool string) string {
 	t.Helper()
-	res, err := p.d.Caller().CallTool(ctx, tool, json.RawMessage(`{}`))
+	res, err := p.d.Caller().CallTool(ctx, protocol.CallTool{Name: tool, Args: json.RawMessage(`{}`)})
 	if err != nil {
 		t.Fatalf("%s: %s: %v", p.name, tool, err)
 	}
@@ -339,7 +340,7 @@ func TestOwnerStartRetried(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); d.Run(rctx) }()
 	defer func() { cancel(); <-done }()
-	res, err := d.Caller().CallTool(ctx, "browser_snapshot", nil)
+	res, err := d.Caller().CallTool(ctx, protocol.CallTool{Name: "browser_snapshot"})
 	if err != nil || res.IsError || res.Content[0].Text != "a ran browser_snapshot" {
 		t.Fatalf("call while the owner was starting: %+v, %v", res, err)
 	}

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -14,12 +13,6 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/control"
 )
-
-// Caller runs a tool by name (the method set of tools.Caller, repeated so
-// that the daemon does not depend on the tools package).
-type Caller interface {
-	CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error)
-}
 
 // router sends calls to the current backend. Its zero value is not usable;
 // see newRouter. All methods are safe for concurrent use.
@@ -53,10 +46,10 @@ func (r *router) bump() {
 
 // backend wraps a Caller so that backends are compared by identity (the
 // Caller's dynamic type need not be comparable).
-type backend struct{ Caller }
+type backend struct{ protocol.Caller }
 
 // set makes c the backend and returns its handle for unset.
-func (r *router) set(c Caller) *backend {
+func (r *router) set(c protocol.Caller) *backend {
 	b := &backend{c}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -112,7 +105,8 @@ func (r *router) state() (cur *backend, failure error, closed bool, changed <-ch
 
 // CallTool runs the call on the current backend, waiting for one while the
 // role changes. It returns control.ErrLeaving when the process is leaving.
-func (r *router) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+func (r *router) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+	name := call.Name
 	deadline := time.NewTimer(r.patience)
 	defer deadline.Stop()
 	var notRun *backend // the backend that refused or lost the call
@@ -123,7 +117,7 @@ func (r *router) CallTool(ctx context.Context, name string, args json.RawMessage
 		case closed:
 			return protocol.CallToolResult{}, control.ErrLeaving
 		case cur != nil && cur != notRun:
-			res, err := cur.CallTool(ctx, name, args)
+			res, err := cur.CallTool(ctx, call)
 			var interrupted *forwarder.InterruptedError
 			switch {
 			case errors.Is(err, forwarder.ErrNotSent):
@@ -139,7 +133,7 @@ func (r *router) CallTool(ctx context.Context, name string, args json.RawMessage
 				// waits for the extension to reconnect; anything else is
 				// never repeated on a guess.
 				if repeated || !readOnly(name) {
-					return toolError(interrupted.Error()), nil
+					return protocol.ErrorResult(interrupted.Error()), nil
 				}
 				r.log.Info().Str("tool", name).Msg("the owner went away during a call that changes nothing; running it again on the next owner")
 				repeated, notRun = true, cur
@@ -148,14 +142,14 @@ func (r *router) CallTool(ctx context.Context, name string, args json.RawMessage
 			}
 			return res, err
 		case cur == nil && failure != nil:
-			return toolError(failure.Error()), nil
+			return protocol.ErrorResult(failure.Error()), nil
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
 			return protocol.CallToolResult{}, ctx.Err()
 		case <-deadline.C:
-			return toolError(fmt.Sprintf("%s was not run: monkbrowse is switching to another process that owns the browser connection, "+
+			return protocol.ErrorResult(fmt.Sprintf("%s was not run: monkbrowse is switching to another process that owns the browser connection, "+
 				"and none took over within %s. Try again in a moment.", name, r.patience)), nil
 		}
 	}
@@ -173,14 +167,10 @@ func readOnly(name string) bool {
 // leaving answers tool errors rather than Go errors.
 type mcpCaller struct{ r *router }
 
-func (m mcpCaller) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
-	res, err := m.r.CallTool(ctx, name, args)
+func (m mcpCaller) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+	res, err := m.r.CallTool(ctx, call)
 	if errors.Is(err, control.ErrLeaving) {
-		return toolError(name + " was not run: this monkbrowse process is shutting down."), nil
+		return protocol.ErrorResult(call.Name + " was not run: this monkbrowse process is shutting down."), nil
 	}
 	return res, err
-}
-
-func toolError(msg string) protocol.CallToolResult {
-	return protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: msg}}, IsError: true}
 }

@@ -16,9 +16,9 @@ import (
 // answers as forwarder.Client does for a call in flight on a lost owner.
 type lostOwner struct{ calls atomic.Int32 }
 
-func (l *lostOwner) CallTool(_ context.Context, name string, _ json.RawMessage) (protocol.CallToolResult, error) {
+func (l *lostOwner) CallTool(_ context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
 	l.calls.Add(1)
-	return protocol.CallToolResult{}, &forwarder.InterruptedError{Tool: name}
+	return protocol.CallToolResult{}, &forwarder.InterruptedError{Tool: call.Name}
 }
 
 // TestReadOnlyCallRepeatedAfterOwnerLost: the router's half of the
@@ -48,7 +48,7 @@ func TestReadOnlyCallRepeatedAfterOwnerLost(t *testing.T) {
 		next := &fakeOwner{name: "next", started: make(chan string, 4), release: make(chan struct{}), down: make(chan struct{})}
 		got := make(chan protocol.CallToolResult, 1)
 		go func() {
-			res, err := r.CallTool(ctx, tc.tool, json.RawMessage(`{}`))
+			res, err := r.CallTool(ctx, protocol.CallTool{Name: tc.tool, Args: json.RawMessage(`{}`)})
 			if err != nil {
 				t.Errorf("%s: %v", tc.tool, err)
 			}
@@ -83,7 +83,7 @@ func TestReadOnlyCallRepeatedAfterOwnerLost(t *testing.T) {
 	ab := r.set(a)
 	got := make(chan protocol.CallToolResult, 1)
 	go func() {
-		res, _ := r.CallTool(ctx, "browser_snapshot", json.RawMessage(`{}`))
+		res, _ := r.CallTool(ctx, protocol.CallTool{Name: "browser_snapshot", Args: json.RawMessage(`{}`)})
 		got <- res
 	}()
 	waitCalls(t, ctx, &a.calls, 1)

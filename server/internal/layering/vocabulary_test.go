@@ -27,7 +27,7 @@ var sharedWords = map[string]string{
 
 // TestSharedVocabularyDeclaredOnce: outside protocol, no Go source (tests
 // excluded: they may pin the wire values) writes one of sharedWords as a
-// literal.
+// literal or declares its own Caller interface (protocol.Caller is the one).
 func TestSharedVocabularyDeclaredOnce(t *testing.T) {
 	root := repoRoot(t)
 	for _, m := range workModules(t, root) {
@@ -65,13 +65,16 @@ const port = 9219
 
 var h = "X-Monkbrowse"
 var ok = "X-Monkbrowse is spelled out in a sentence"
+
+type Caller interface{ CallTool() }
+type caller struct{}
 `
 	path := filepath.Join(t.TempDir(), "x.go")
 	if err := writeFile(path, src); err != nil {
 		t.Fatal(err)
 	}
-	if got := literalWords(t, path); len(got) != 2 {
-		t.Fatalf("flagged %v, want the port and the header", got)
+	if got := literalWords(t, path); len(got) != 3 {
+		t.Fatalf("flagged %v, want the port, the header and the Caller", got)
 	}
 }
 
@@ -84,6 +87,12 @@ func literalWords(t *testing.T, path string) []string {
 	}
 	var found []string
 	ast.Inspect(f, func(n ast.Node) bool {
+		if ts, ok := n.(*ast.TypeSpec); ok {
+			if _, iface := ts.Type.(*ast.InterfaceType); iface && ts.Name.Name == "Caller" {
+				found = append(found, strconv.Itoa(fset.Position(ts.Pos()).Line)+": a Caller interface is declared here: use protocol.Caller")
+			}
+			return true
+		}
 		lit, ok := n.(*ast.BasicLit)
 		if !ok || (lit.Kind != token.INT && lit.Kind != token.STRING) {
 			return true

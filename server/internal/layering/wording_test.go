@@ -15,7 +15,7 @@ import (
 // (or a log), they decide nothing.
 var displayCalls = map[string]bool{
 	"errors.New": true, "fmt.Errorf": true, "fmt.Sprintf": true, "fmt.Sprint": true,
-	"toolError": true, "ErrorResult": true, "tools.ErrorResult": true, "speakSlots": true,
+	"ErrorResult": true, "protocol.ErrorResult": true, "speakSlots": true,
 }
 
 // TestNoDecisionReadsRemoteWording: every decision one process takes on

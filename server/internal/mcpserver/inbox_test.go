@@ -25,7 +25,7 @@ type rawSession struct {
 	done  chan error
 }
 
-func startRaw(t *testing.T, c tools.Caller, opts ...Options) *rawSession {
+func startRaw(t *testing.T, c protocol.Caller, opts ...Options) *rawSession {
 	t.Helper()
 	var o *Options
 	if len(opts) > 0 {
@@ -108,7 +108,7 @@ func TestInboxSameTabArrivalOrder(t *testing.T) {
 	const n = 300
 	var mu sync.Mutex
 	var got []int
-	rs := startRaw(t, tools.CallerFunc(func(_ context.Context, _ string, args json.RawMessage) (protocol.CallToolResult, error) {
+	rs := startRaw(t, callerFunc(func(_ context.Context, _ string, args json.RawMessage) (protocol.CallToolResult, error) {
 		var a struct {
 			Text string `json:"text"`
 		}
@@ -143,7 +143,7 @@ func TestInboxSameTabArrivalOrder(t *testing.T) {
 // is stuck does not delay a call for tab 2.
 func TestInboxIdleTabNotBehindBusyTab(t *testing.T) {
 	release := make(chan struct{})
-	rs := startRaw(t, tools.CallerFunc(func(ctx context.Context, _ string, args json.RawMessage) (protocol.CallToolResult, error) {
+	rs := startRaw(t, callerFunc(func(ctx context.Context, _ string, args json.RawMessage) (protocol.CallToolResult, error) {
 		if strings.Contains(string(args), `"tab":1`) {
 			select {
 			case <-release:
@@ -174,7 +174,7 @@ func TestInboxCancellation(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var ran []string
-	rs := startRaw(t, tools.CallerFunc(func(ctx context.Context, _ string, args json.RawMessage) (protocol.CallToolResult, error) {
+	rs := startRaw(t, callerFunc(func(ctx context.Context, _ string, args json.RawMessage) (protocol.CallToolResult, error) {
 		mu.Lock()
 		ran = append(ran, string(args))
 		mu.Unlock()
@@ -183,7 +183,7 @@ func TestInboxCancellation(t *testing.T) {
 			select {
 			case <-release:
 			case <-ctx.Done():
-				return tools.ErrorResult("cancelled"), nil
+				return protocol.ErrorResult("cancelled"), nil
 			}
 		}
 		return tools.TextResult("done"), nil
@@ -225,13 +225,13 @@ func TestInboxCancellation(t *testing.T) {
 // the running one's context carries the budget's cause.
 func TestInboxBudgetCountsQueuedTime(t *testing.T) {
 	var ran atomic.Int32
-	rs := startRaw(t, tools.CallerFunc(func(ctx context.Context, _ string, _ json.RawMessage) (protocol.CallToolResult, error) {
+	rs := startRaw(t, callerFunc(func(ctx context.Context, _ string, _ json.RawMessage) (protocol.CallToolResult, error) {
 		ran.Add(1)
 		<-ctx.Done()
 		if !errors.Is(context.Cause(ctx), tools.ErrCallBudget) {
-			return tools.ErrorResult("wrong cause"), nil
+			return protocol.ErrorResult("wrong cause"), nil
 		}
-		return tools.ErrorResult(tools.BudgetMessage("browser_snapshot")), nil
+		return protocol.ErrorResult(tools.BudgetMessage("browser_snapshot")), nil
 	}), Options{CallBudget: 300 * time.Millisecond})
 	rs.write(t, callLine(1, "browser_snapshot", `{"tab":1}`), callLine(2, "browser_snapshot", `{"tab":1}`))
 	for range 2 {

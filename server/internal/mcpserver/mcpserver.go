@@ -1,8 +1,8 @@
 // Package mcpserver is monkbrowse's MCP endpoint: mark3labs/mcp-go over
 // stdio, serving tools/list from the protocol.Tools catalog and sending
-// every tools/call to a tools.Caller that can be swapped at any time (the
-// shared daemon swaps a forwarder's Caller for an owner's when it takes
-// over, without restarting stdio).
+// every tools/call, with what this AI app allows (its grants), to one
+// protocol.Caller: the shared daemon's router, which follows the process's
+// role (owner or forwarder) without restarting stdio.
 //
 // Nothing here writes to stdout except the MCP stream itself; logs go to
 // the zerolog logger given in Options (stderr in the binary).
@@ -71,13 +71,12 @@ const rootsTimeout = 10 * time.Second
 // rootsInput is the key of the roots input request (newest MCP protocol).
 const rootsInput = "roots"
 
-// Server is the MCP endpoint. SetCaller may be called at any time, from any
-// goroutine; a call already running keeps the Caller it started with.
+// Server is the MCP endpoint.
 type Server struct {
 	opts   Options
 	log    zerolog.Logger
 	mcp    *server.MCPServer
-	caller atomic.Pointer[callerBox]
+	caller protocol.Caller
 
 	// The MCP client's roots as last read (initialize-era clients; the
 	// newest protocol sends them with the call). roots/list_changed
@@ -89,10 +88,8 @@ type Server struct {
 	client     atomic.Pointer[string] // the MCP client's name, from initialize
 }
 
-type callerBox struct{ c tools.Caller }
-
 // New returns a Server that sends tool calls to c.
-func New(c tools.Caller, opts *Options) *Server {
+func New(c protocol.Caller, opts *Options) *Server {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -109,11 +106,10 @@ func New(c tools.Caller, opts *Options) *Server {
 	if o.CallBudget <= 0 {
 		o.CallBudget = tools.CallBudget
 	}
-	s := &Server{opts: o, log: zerolog.Nop()}
+	s := &Server{opts: o, log: zerolog.Nop(), caller: c}
 	if o.Logger != nil {
 		s.log = *o.Logger
 	}
-	s.SetCaller(c)
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
 		if req != nil {
@@ -154,12 +150,6 @@ func (s *Server) ClientName() string {
 	}
 	return ""
 }
-
-// SetCaller swaps the Caller that later tool calls go to.
-func (s *Server) SetCaller(c tools.Caller) { s.caller.Store(&callerBox{c}) }
-
-// Caller returns the current Caller.
-func (s *Server) Caller() tools.Caller { return s.caller.Load().c }
 
 // MCPServer is the underlying mcp-go server, e.g. for an in-process client
 // in tests.
@@ -210,7 +200,7 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		}
 		args = b
 	}
-	grants := &protocol.AppGrants{AllowFileURLs: s.opts.AllowFileURLs}
+	call := protocol.CallTool{Name: name, Args: args, Grants: protocol.AppGrants{AllowFileURLs: s.opts.AllowFileURLs}}
 	if name == "browser_upload_file" {
 		var a struct {
 			Path *string `json:"path"`
@@ -226,11 +216,10 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 			if err != nil {
 				return mcp.NewToolResultError(err.Error()), nil
 			}
-			grants.Upload = f
+			call.Grants.Upload = f
 		}
 	}
-	ctx = protocol.WithGrants(ctx, grants)
-	res, err := s.Caller().CallTool(ctx, name, args)
+	res, err := s.caller.CallTool(ctx, call)
 	if err != nil {
 		s.log.Warn().Err(err).Str("tool", name).Msg("tool call could not be made")
 		return mcp.NewToolResultError(fmt.Sprintf("monkbrowse could not run %s: %v. Try again in a moment.", name, err)), nil

@@ -53,24 +53,39 @@ func callTool(tb testing.TB, c *client.Client, name string, args map[string]any)
 	return res
 }
 
-func TestSwappableCaller(t *testing.T) {
-	var got json.RawMessage
-	s := New(tools.CallerFunc(func(_ context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
-		got = args
-		return tools.ImageResult("shot", "AAAA"), nil
-	}), nil)
-	c := inProcess(t, s)
+// callerFunc adapts a function to protocol.Caller.
+type callerFunc func(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error)
+
+func (f callerFunc) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+	return f(ctx, call.Name, call.Args)
+}
+
+// captureCaller keeps the call it was given.
+type captureCaller struct{ got chan protocol.CallTool }
+
+func (c captureCaller) CallTool(_ context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+	c.got <- call
+	return tools.ImageResult("shot", "AAAA"), nil
+}
+
+// TestCallerGetsTheCall: the Caller receives the tool, its arguments and
+// this app's grants in the call itself (the local app: no Client); its
+// result and its Go errors reach the MCP client.
+func TestCallerGetsTheCall(t *testing.T) {
+	cc := captureCaller{got: make(chan protocol.CallTool, 1)}
+	c := inProcess(t, New(cc, &Options{AllowFileURLs: true}))
 	res := callTool(t, c, "browser_screenshot", map[string]any{"tab": 2})
-	if string(got) != `{"tab":2}` || len(res.Content) != 2 {
-		t.Fatalf("args %s, result %+v", got, res)
+	got := <-cc.got
+	if got.Name != "browser_screenshot" || string(got.Args) != `{"tab":2}` || !got.Grants.AllowFileURLs || got.Grants.Upload != nil || got.Client != "" || len(res.Content) != 2 {
+		t.Fatalf("call %+v, result %+v", got, res)
 	}
 	if img, ok := res.Content[1].(mcp.ImageContent); !ok || img.Data != "AAAA" || img.MIMEType != "image/png" {
 		t.Fatalf("image %+v", res.Content[1])
 	}
 
-	s.SetCaller(tools.CallerFunc(func(context.Context, string, json.RawMessage) (protocol.CallToolResult, error) {
+	c = inProcess(t, New(callerFunc(func(context.Context, string, json.RawMessage) (protocol.CallToolResult, error) {
 		return protocol.CallToolResult{}, errors.New("owner went away")
-	}))
+	}), nil))
 	res = callTool(t, c, "browser_snapshot", nil)
 	if !res.IsError || !strings.Contains(res.Content[0].(mcp.TextContent).Text, "owner went away") {
 		t.Fatalf("a Go error should become a tool error: %+v", res)

@@ -2,7 +2,6 @@ package owner
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -12,7 +11,7 @@ import (
 // gate is the owner's Caller: it counts in-flight calls so that Shutdown can
 // drain them, refuses calls once closed, and cancels the stragglers.
 type gate struct {
-	next tools.Caller
+	next protocol.Caller
 
 	mu       sync.Mutex
 	closed   bool
@@ -24,16 +23,16 @@ type gate struct {
 	cancelHard context.CancelFunc
 }
 
-func newGate(next tools.Caller) *gate {
+func newGate(next protocol.Caller) *gate {
 	hard, cancel := context.WithCancel(context.Background())
 	return &gate{next: next, hard: hard, cancelHard: cancel}
 }
 
-func (g *gate) CallTool(ctx context.Context, name string, args json.RawMessage) (protocol.CallToolResult, error) {
+func (g *gate) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
-		return tools.ErrorResult(errShuttingDown.Error()), nil
+		return protocol.ErrorResult(errShuttingDown.Error()), nil
 	}
 	g.inflight++
 	g.mu.Unlock()
@@ -47,7 +46,7 @@ func (g *gate) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	defer cancel()
 	stop := context.AfterFunc(g.hard, cancel)
 	defer stop()
-	return g.next.CallTool(ctx, name, args)
+	return g.next.CallTool(ctx, call)
 }
 
 func (g *gate) done() {

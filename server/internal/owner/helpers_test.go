@@ -12,7 +12,6 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
-	"github.com/monkbrowse/monkbrowse/tools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -86,7 +85,7 @@ func waitFor(t *testing.T, o *Owner, what string, cond func() bool) {
 	}
 }
 
-func call(t *testing.T, c tools.Caller, name string, args any) protocol.CallToolResult {
+func call(t *testing.T, c protocol.Caller, name string, args any) protocol.CallToolResult {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -94,7 +93,7 @@ func call(t *testing.T, c tools.Caller, name string, args any) protocol.CallTool
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 	defer cancel()
-	res, err := c.CallTool(ctx, name, raw)
+	res, err := c.CallTool(ctx, protocol.CallTool{Name: name, Args: raw})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

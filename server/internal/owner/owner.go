@@ -236,7 +236,7 @@ func (o *Owner) Port() int { return o.ln.Addr().(*net.TCPAddr).Port }
 
 // Caller runs AI tool calls on this owner. After Shutdown starts it refuses
 // new calls with a tool error.
-func (o *Owner) Caller() tools.Caller { return o.gate }
+func (o *Owner) Caller() protocol.Caller { return o.gate }
 
 // Profiles lists every known profile with its cached shared tabs.
 func (o *Owner) Profiles() []tools.ProfileInfo { return o.reg.list() }
