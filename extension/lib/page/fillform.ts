@@ -3,7 +3,9 @@
 // field behaves exactly as it would with browser_type or browser_click. The
 // caller (handler.ts) settles the page once after the last field.
 
-import { click, selectOption, typeText } from "./actions";
+import { click } from "./pointer";
+import { selectOption } from "./select";
+import { typeText } from "./typing";
 import { isInput, isSelect, tagOf } from "./dom";
 import { PageError, type RefRegistry } from "./refs";
 import { describeElement } from "./snapshot";

@@ -2,7 +2,13 @@
 // docs/CONTRACTS.md ("Service worker ↔ content script"). Pure page logic,
 // no extension APIs, so it is tested in a DOM environment.
 
-import { click, drag, getText, hover, pressKey, scroll, selectOption, typeText, upload } from "./actions";
+import { pressKey } from "./keyboard";
+import { click, drag, hover } from "./pointer";
+import { scroll } from "./scroll";
+import { selectOption } from "./select";
+import { getText } from "./text";
+import { typeText } from "./typing";
+import { upload } from "./upload";
 import { fillForm, type FillField } from "./fillform";
 import { elementRect, pageMetrics, scrollToPoint } from "./geometry";
 import { clickAt, dragAt } from "./xy";

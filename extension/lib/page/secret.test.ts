@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getText } from "./actions";
+import { getText } from "./text";
 import { RefRegistry } from "./refs";
 import { isSecretField } from "./secret";
 import { buildSnapshot } from "./snapshot";

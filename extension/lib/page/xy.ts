@@ -1,10 +1,12 @@
 // Pointer actions at viewport coordinates (browser_click_xy,
 // browser_drag_xy): for canvas apps and targets the snapshot cannot name.
 // The element under the point gets the same pointer/mouse sequence as a
-// click by ref (actions.ts), with the given coordinates, so a canvas sees
+// click by ref (pointer.ts), with the given coordinates, so a canvas sees
 // exactly where it was clicked. Same-origin iframes are entered.
 
-import { focusTarget, mouse, moveOnto } from "./actions";
+import { mouse } from "./events";
+import { focusTarget } from "./focus";
+import { moveOnto } from "./pointer";
 import { deepActiveElement, tagOf } from "./dom";
 import { PageError } from "./refs";
 

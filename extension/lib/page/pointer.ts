@@ -1,0 +1,266 @@
+// The pointer by ref: click, hover and drag, with the pointer, mouse, focus
+// and drag events a page listens for, in the order a browser fires them.
+
+import { isOption, parentOrHost, tagOf, windowOf } from "./dom";
+import { centerOf, ensureEnabled, mouse, pageTurn, scrollIntoViewCentered, type Point } from "./events";
+import { activeIn, blurElement, focusElement, focusTarget, FocusWatch } from "./focus";
+import { PageError, type RefRegistry } from "./refs";
+import { chooseOptions } from "./select";
+import { nextFrame } from "./settle";
+
+/** The longest one drag phase waits for a frame. */
+export const DRAG_FRAME_MAX_MS = 50;
+
+/** Between drag phases: a task turn, then a frame where the page renders frames. */
+async function dragPause(win: Window): Promise<void> {
+  await pageTurn();
+  if (win.document?.visibilityState !== "hidden") await nextFrame(win, DRAG_FRAME_MAX_MS);
+  await pageTurn();
+}
+
+// The element the pointer was last moved onto, to send it the leave events.
+let hovered: WeakRef<Element> | null = null;
+
+export function moveOnto(el: Element, pt: Point): void {
+  const prev = hovered?.deref();
+  if (prev && prev !== el && prev.isConnected && !prev.contains(el)) {
+    const ppt = centerOf(prev);
+    mouse(prev, "pointerout", ppt, { relatedTarget: el });
+    mouse(prev, "pointerleave", ppt, { relatedTarget: el });
+    mouse(prev, "mouseout", ppt, { relatedTarget: el });
+    mouse(prev, "mouseleave", ppt, { relatedTarget: el });
+  }
+  const related = prev && prev.isConnected ? prev : null;
+  mouse(el, "pointerover", pt, { relatedTarget: related });
+  mouse(el, "pointerenter", pt, { relatedTarget: related });
+  mouse(el, "mouseover", pt, { relatedTarget: related });
+  mouse(el, "mouseenter", pt, { relatedTarget: related });
+  mouse(el, "pointermove", pt);
+  mouse(el, "mousemove", pt);
+  hovered = new WeakRef(el);
+}
+
+export async function click(refs: RefRegistry, ref: string): Promise<void> {
+  const el = refs.resolve(ref);
+  ensureEnabled(el, ref, "clicked");
+  // An <option> inside a <select> is chosen, not clicked: the list is native UI.
+  if (isOption(el)) {
+    const select = el.closest("select");
+    if (select) {
+      chooseOptions(select, [el]);
+      return;
+    }
+  }
+  scrollIntoViewCentered(el);
+  const pt = centerOf(el);
+  moveOnto(el, pt);
+  const doc = el.ownerDocument;
+  const watch = new FocusWatch(doc);
+  try {
+    await pressAndRelease(el, pt, watch);
+  } finally {
+    watch.stop();
+  }
+}
+
+async function pressAndRelease(el: Element, pt: Point, watch: FocusWatch): Promise<void> {
+  const doc = el.ownerDocument;
+  const pointerOk = mouse(el, "pointerdown", pt, { buttons: 1, detail: 1 });
+  // A cancelled pointerdown suppresses the compatibility mouse events (not the click).
+  const downOk = pointerOk ? mouse(el, "mousedown", pt, { buttons: 1, detail: 1 }) : false;
+  if (downOk) {
+    const target = focusTarget(el);
+    if (target) {
+      focusElement(target);
+    } else {
+      const active = activeIn(el) as HTMLElement | null;
+      if (active && active !== doc.body && !active.contains(el)) blurElement(active);
+    }
+  }
+  watch.sync();
+  // The press and the release are separate tasks for the page (menus that
+  // open on pointerdown render before the pointerup arrives).
+  await pageTurn();
+  watch.sync();
+  const up = el.isConnected ? el : (doc.elementFromPoint?.(pt.x, pt.y) ?? el);
+  mouse(up, "pointerup", pt, { detail: 1 });
+  if (pointerOk) mouse(up, "mouseup", pt, { detail: 1 });
+  // A click event runs the element's activation behaviour even when untrusted:
+  // checkboxes toggle, links navigate, submit buttons submit, labels forward.
+  if (up === el) mouse(el, "click", pt, { detail: 1 });
+  watch.sync();
+  await pageTurn();
+}
+
+export function hover(refs: RefRegistry, ref: string): void {
+  const el = refs.resolve(ref);
+  try {
+    (el as HTMLElement).scrollIntoView?.({ block: "nearest", inline: "nearest", behavior: "instant" as ScrollBehavior });
+  } catch {
+    // ignore
+  }
+  moveOnto(el, centerOf(el));
+}
+
+// ---------- drag ----------
+
+function dragEvent(el: Element, type: string, pt: Point, dt: DataTransfer | null): boolean {
+  const win = windowOf(el);
+  const init = {
+    bubbles: type !== "dragenter" ? true : true,
+    cancelable: type !== "dragend" && type !== "dragleave",
+    composed: true,
+    view: win,
+    clientX: pt.x,
+    clientY: pt.y,
+    screenX: pt.x,
+    screenY: pt.y,
+    dataTransfer: dt,
+  };
+  let ev: Event;
+  if (typeof win.DragEvent === "function") {
+    ev = new win.DragEvent(type, init);
+    if ((ev as DragEvent).dataTransfer !== dt) Object.defineProperty(ev, "dataTransfer", { value: dt });
+  } else {
+    ev = new win.MouseEvent(type, init);
+    Object.defineProperty(ev, "dataTransfer", { value: dt });
+  }
+  return el.dispatchEvent(ev);
+}
+
+/** The element a drag at pt is over: what is under the pointer, else the drag's target. */
+function underPoint(doc: Document, pt: Point, fallback: Element): Element {
+  const win = doc.defaultView;
+  if (win && (pt.x < 0 || pt.y < 0 || pt.x >= win.innerWidth || pt.y >= win.innerHeight)) return fallback;
+  let el: Element | null = null;
+  try {
+    el = doc.elementFromPoint?.(pt.x, pt.y) ?? null;
+  } catch {
+    el = null;
+  }
+  // Descend into open shadow roots, as the browser's hit test does.
+  for (let i = 0; el?.shadowRoot && i < 16; i++) {
+    const inner: Element | null = el.shadowRoot.elementFromPoint?.(pt.x, pt.y) ?? null;
+    if (!inner || inner === el) break;
+    el = inner;
+  }
+  return el ?? fallback;
+}
+
+/** The element a browser would start an HTML5 drag from, if any. */
+function html5DragSource(el: Element): Element | null {
+  for (let e: Element | null = el; e; e = parentOrHost(e)) {
+    const d = e.getAttribute("draggable");
+    if (d === "true") return e;
+    if (d === "false") return null;
+    const t = tagOf(e);
+    if ((t === "a" && e.hasAttribute("href")) || t === "img") return e;
+  }
+  return null;
+}
+
+/**
+ * Drags start onto end the way a mouse does. Both kinds of drag library are
+ * served: HTML5 drag and drop (dragstart … drop, when the source is
+ * draggable) and pointer-event libraries (pointerdown, moves past an
+ * activation distance, pointerup). The page runs between the phases, with a
+ * frame in visible tabs, because drag libraries start on the next tick and
+ * find drop targets only after they re-render.
+ */
+export async function drag(refs: RefRegistry, args: { startRef: string; endRef: string }): Promise<void> {
+  const start = refs.resolve(args.startRef);
+  const end = refs.resolve(args.endRef);
+  ensureEnabled(start, args.startRef, "dragged");
+  if (start === end) throw new PageError("startRef and endRef are the same element; drag needs two different elements");
+  const doc = start.ownerDocument;
+  const win = windowOf(start);
+  scrollIntoViewCentered(start);
+  const a = centerOf(start);
+  moveOnto(start, a);
+  await pageTurn();
+  mouse(start, "pointerdown", a, { buttons: 1, detail: 1 });
+  mouse(start, "mousedown", a, { buttons: 1, detail: 1 });
+  await dragPause(win);
+
+  // Where to: bring the target into view if it is off-screen.
+  let b = centerOf(end);
+  if (b.y < 0 || b.y > win.innerHeight || b.x < 0 || b.x > win.innerWidth) {
+    scrollIntoViewCentered(end);
+    b = centerOf(end);
+  }
+  // First move: past any activation distance (dnd-kit, SortableJS fallback), toward the target.
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  const len = Math.hypot(dx, dy);
+  const nudge = len >= 1 ? { x: a.x + (dx / len) * 12, y: a.y + (dy / len) * 12 } : { x: a.x, y: a.y + 12 };
+  let over = underPoint(doc, nudge, start);
+  mouse(over, "pointermove", nudge, { buttons: 1 });
+  mouse(over, "mousemove", nudge, { buttons: 1 });
+
+  const dt = typeof win.DataTransfer === "function" ? new win.DataTransfer() : null;
+  const source = start.isConnected ? html5DragSource(start) : null;
+  const html5 = source !== null && dragEvent(source, "dragstart", nudge, dt);
+  if (html5) {
+    // The browser now runs the drag: no more pointer events, a pointercancel.
+    mouse(start, "pointercancel", nudge, {});
+    // In a hidden tab the page's timers run once a second (SortableJS starts
+    // on a timer and ignores dragover for 30 ms after each move): there the
+    // drag waits for one timer turn per phase and goes straight to the target.
+    const hidden = doc.visibilityState === "hidden";
+    const timerTurn = () => (hidden ? new Promise<void>((r) => setTimeout(r, 0)) : Promise.resolve());
+    await dragPause(win);
+    await timerTurn();
+    let prevOver: Element | null = null;
+    let accepted = false;
+    const steps = hidden ? 1 : 4;
+    for (let i = 1; i <= steps + 1; i++) {
+      const k = Math.min(i, steps);
+      const p = { x: nudge.x + ((b.x - nudge.x) * k) / steps, y: nudge.y + ((b.y - nudge.y) * k) / steps };
+      dragEvent(source, "drag", p, dt);
+      over = i >= steps ? underPoint(doc, p, end) : underPoint(doc, p, source);
+      if (over !== prevOver) {
+        dragEvent(over, "dragenter", p, dt);
+        if (prevOver && prevOver.isConnected) dragEvent(prevOver, "dragleave", p, dt);
+        prevOver = over;
+      }
+      // The drop happens only if the target accepted it (cancelled dragover), as in a browser.
+      accepted = !dragEvent(over, "dragover", p, dt);
+      await dragPause(win);
+      if (i < steps) await timerTurn();
+    }
+    if (accepted) {
+      if (dt) {
+        try {
+          dt.dropEffect = dt.effectAllowed === "copy" ? "copy" : "move";
+        } catch {
+          // ignore
+        }
+      }
+      dragEvent(over.isConnected ? over : end, "drop", b, dt);
+    } else {
+      dragEvent(over, "dragleave", b, dt);
+    }
+    await pageTurn();
+    dragEvent(source.isConnected ? source : start, "dragend", b, dt);
+    await pageTurn();
+    mouse(end, "pointerup", b, { detail: 1 });
+    mouse(end, "mouseup", b, { detail: 1 });
+  } else {
+    await dragPause(win);
+    // Pointer-event libraries follow moves and find drop targets after re-rendering: go in steps.
+    const steps = 4;
+    for (let i = 1; i <= steps + 1; i++) {
+      const k = Math.min(i, steps);
+      const p = { x: nudge.x + ((b.x - nudge.x) * k) / steps, y: nudge.y + ((b.y - nudge.y) * k) / steps };
+      over = underPoint(doc, p, i >= steps ? end : start);
+      mouse(over, "pointermove", p, { buttons: 1 });
+      mouse(over, "mousemove", p, { buttons: 1 });
+      await dragPause(win);
+    }
+    over = underPoint(doc, b, end);
+    mouse(over, "pointerup", b, { detail: 1 });
+    mouse(over, "mouseup", b, { detail: 1 });
+  }
+  await pageTurn();
+  hovered = new WeakRef(end);
+}

@@ -1,0 +1,161 @@
+// browser_type: replaces a field's or a contenteditable's text key by key,
+// optionally pressing Enter after it.
+
+import { editingHost, isContentEditable, isInput, isSelect, isTextArea, isTextField, supportsSelection, tagOf, truncate } from "./dom";
+import { deleteInEditable, deleteInField, insertIntoEditable, insertIntoField, selectAllIn, setNativeValue } from "./editing";
+import { ensureEnabled, fire, inputEvent, pageTurn } from "./events";
+import { focusElement, FocusWatch } from "./focus";
+import { key, pressKeyOn } from "./keyboard";
+import { charKey, parseKeyCombo } from "./keys";
+import { PageError, type RefRegistry } from "./refs";
+import { describeElement } from "./snapshot";
+
+/** Waits (bounded) for the selectionchange the browser fires after a selection move, so editors see it. */
+function selectionSettled(doc: Document): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      doc.removeEventListener("selectionchange", finish);
+      resolve();
+    };
+    doc.addEventListener("selectionchange", finish);
+    // A selection that did not change fires nothing: two task turns then.
+    void pageTurn().then(pageTurn).then(finish);
+  });
+}
+
+
+/** A label's control, or the one text field inside a wrapper, for a ref that points next to the field. */
+function textTarget(el: Element): Element {
+  if (isTextField(el) || isContentEditable(el) || isSelect(el)) return el;
+  if (tagOf(el) === "label") {
+    const c = (el as HTMLLabelElement).control;
+    if (c) return c;
+  }
+  const inner = el.querySelectorAll("input, textarea, [contenteditable='true'], [contenteditable='']");
+  const fields = Array.from(inner).filter((e) => isTextField(e) || isContentEditable(e));
+  if (fields.length === 1) return fields[0]!;
+  return el;
+}
+
+export async function typeText(refs: RefRegistry, args: { ref: string; text: string; submit?: boolean }): Promise<void> {
+  const watch = new FocusWatch(refs.resolve(args.ref).ownerDocument);
+  try {
+    await typeInto(refs, args, watch);
+  } finally {
+    watch.stop();
+  }
+}
+
+async function typeInto(refs: RefRegistry, args: { ref: string; text: string; submit?: boolean }, watch: FocusWatch): Promise<void> {
+  const found = refs.resolve(args.ref);
+  const text = String(args.text ?? "");
+  const el = textTarget(found);
+  if (isSelect(el)) {
+    throw new PageError(`ref ${args.ref} (${describeElement(el)}) is a drop-down; use browser_select_option to choose from it`);
+  }
+  if (isTextField(el)) {
+    ensureEnabled(el, args.ref, "typed into");
+    if (el.readOnly) {
+      throw new PageError(`ref ${args.ref} (${describeElement(el)}) is read-only; it cannot be typed into`);
+    }
+    focusElement(el, { preventScroll: false });
+    await pageTurn();
+    watch.sync();
+    await fillField(el, text);
+  } else if (isContentEditable(el)) {
+    const host = editingHost(el) ?? (el as HTMLElement);
+    const doc = host.ownerDocument;
+    focusElement(host, { preventScroll: false });
+    await selectionSettled(doc);
+    selectAllIn(host);
+    await selectionSettled(doc);
+    const current = host.textContent ?? "";
+    if (text === "") {
+      if (current !== "") {
+        deleteInEditable(host, false);
+        if ((host.textContent ?? "") === current && !isEditorManaged(host)) {
+          host.textContent = "";
+          inputEvent(host, "input", "deleteContentBackward", null);
+        }
+      }
+    } else {
+      insertIntoEditable(host, text);
+    }
+  } else {
+    throw new PageError(
+      `ref ${args.ref} (${describeElement(found)}) does not take text; type into a textbox, searchbox or combobox ref, or click it first and use browser_press_key`,
+    );
+  }
+  if (args.submit) {
+    // The Enter is a separate task after the last input, as a person's is:
+    // frameworks that render in a microtask or task (Preact, Vue) see the text.
+    watch.sync();
+    await pageTurn();
+    pressKeyOn(el, parseKeyCombo("Enter"));
+  }
+}
+
+/** Editors that own their DOM (Lexical, ProseMirror) mark their root; never rewrite it behind them. */
+function isEditorManaged(host: Element): boolean {
+  return host.hasAttribute("data-lexical-editor") || host.classList.contains("ProseMirror");
+}
+
+/** Replaces the field's value with text, key by key where the field allows it. */
+async function fillField(el: HTMLInputElement | HTMLTextAreaElement, text: string): Promise<void> {
+  const perChar = supportsSelection(el);
+  const before = el.value;
+  if (before !== "") {
+    try {
+      el.select();
+    } catch {
+      // ignore
+    }
+    if (perChar) deleteInField(el, false);
+    else {
+      setNativeValue(el, "");
+      inputEvent(el, "input", "deleteContentBackward", null);
+    }
+  }
+  if (perChar) {
+    for (const ch of text) {
+      // The page's microtasks (a framework's re-render of a controlled input) run between keys.
+      await Promise.resolve();
+      const kp = charKey(ch);
+      if (kp.key === "Enter" && !isTextArea(el)) continue;
+      if (!key(el, "keydown", kp)) {
+        key(el, "keyup", kp);
+        continue;
+      }
+      if (kp.text !== "" && !key(el, "keypress", kp)) {
+        key(el, "keyup", kp);
+        continue;
+      }
+      insertIntoField(el, ch === "\r" ? "\n" : ch);
+      key(el, "keyup", kp);
+    }
+  } else {
+    // number, email, date…: the browser sanitises partial values, so set the whole value once.
+    setNativeValue(el, text);
+    inputEvent(el, "input", "insertText", text);
+    if (text !== "" && el.value === "") {
+      const hint = isInput(el) ? INPUT_FORMATS[el.type] : undefined;
+      throw new PageError(
+        `the field rejected ${JSON.stringify(truncate(text, 60))}${hint ? `; an <input type=${(el as HTMLInputElement).type}> expects ${hint}` : ""}`,
+      );
+    }
+  }
+  if (el.value !== before) fire(el, "change");
+}
+
+const INPUT_FORMATS: Record<string, string> = {
+  number: "a number like 42 or 3.5",
+  date: "yyyy-mm-dd, e.g. 2024-01-31",
+  "datetime-local": "yyyy-mm-ddThh:mm, e.g. 2024-01-31T09:30",
+  month: "yyyy-mm, e.g. 2024-01",
+  week: "yyyy-Www, e.g. 2024-W05",
+  time: "hh:mm (24-hour), e.g. 09:30",
+  email: "an e-mail address",
+};
