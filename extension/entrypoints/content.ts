@@ -9,7 +9,7 @@ import { ConsoleBuffer, EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, pa
 import { isCsMessage, respond, type PageContext } from "../lib/page/handler";
 import { RefRegistry } from "../lib/page/refs";
 import { settleDom, timerSleep, type Sleep } from "../lib/page/settle";
-import type { BgMessage } from "../lib/messages";
+import { ACTION_OPS, type BgMessage } from "../lib/messages";
 
 export default defineContentScript({
   matches: ["<all_urls>"],
@@ -44,9 +44,7 @@ function install(): void {
 }
 
 /** The ops whose answers carry the dialogs seen since the last report (actions and snapshots). */
-const REPORTS_DIALOGS: ReadonlySet<string> = new Set([
-  "snapshot", "click", "hover", "type", "select", "press_key", "scroll", "drag", "upload", "fill_form", "click_xy", "drag_xy",
-]);
+const REPORTS_DIALOGS: ReadonlySet<string> = new Set(["snapshot", ...ACTION_OPS]);
 
 type NavigationLike = EventTarget;
 
@@ -118,13 +116,13 @@ function start(): Instance {
     if (!isCsMessage(msg)) return false;
     if (msg.op === "native_dialogs") {
       // Handled here, not in lib/page: it only relays to the MAIN-world hooks.
-      doc.dispatchEvent(new CustomEvent(EVT_NATIVE_DIALOGS, { detail: msg.args?.on === true ? "1" : "0" }));
+      doc.dispatchEvent(new CustomEvent(EVT_NATIVE_DIALOGS, { detail: (msg.args as { on?: unknown } | undefined)?.on === true ? "1" : "0" }));
       sendResponse({ ok: true, result: {} });
       return false;
     }
     void respond(ctx, msg).then((r) => {
       if (r.ok && dialogs.length > 0 && REPORTS_DIALOGS.has(msg.op)) {
-        r = { ok: true, result: { ...(r.result as Record<string, unknown>), dialogs: dialogs.splice(0) } };
+        r = { ok: true, result: { ...r.result, dialogs: dialogs.splice(0) } };
       }
       sendResponse(r);
     });

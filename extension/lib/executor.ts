@@ -3,45 +3,10 @@
 // touch, then does the work through a BrowserPort. The port is implemented
 // with Chrome APIs in entrypoints/background/; tests use a fake.
 
-import type { CsOp, CsOps } from "./messages";
+import type { ActionOp, CsOp, CsOps, PageNotes } from "./messages";
 import { CodedError, errorText } from "./peer";
-import { ERROR_CODES } from "./protocol.gen";
-import type {
-  ClickXYRequest,
-  ConsoleLogsResult,
-  DownloadsRequest,
-  DownloadsResult,
-  DragXYRequest,
-  FillFormRequest,
-  NetworkRequestsRequest,
-  NetworkRequestsResult,
-  PDFResult,
-  ScreenshotRequest,
-  Dialog,
-  DragRequest,
-  ElementRequest,
-  EvaluateRequest,
-  GetTextRequest,
-  ListTabsResult,
-  NavigateRequest,
-  NewTabRequest,
-  NewTabResult,
-  PressKeyRequest,
-  ScreenshotResult,
-  ScrollRequest,
-  SelectOptionRequest,
-  SnapshotResult,
-  SwitchTabResult,
-  TabInfo,
-  TabResult,
-  TextResult,
-  TitleResult,
-  TypeRequest,
-  UploadFileRequest,
-  URLResult,
-  EvaluateResult,
-  WireResponses,
-} from "./protocol.gen";
+import { ERROR_CODES, WIRE_TYPES } from "./protocol.gen";
+import type { Dialog, DownloadsRequest, DownloadsResult, NetworkRequestsResult, TabInfo, TabResult, WireRequests, WireResponses, WireType } from "./protocol.gen";
 import { DEFAULT_NAV_TIMING, isLostReply, NavigationWatch, type NavTiming, type WatchNavigation } from "./navigation";
 import { navigableReason, normalizeUrl, restrictedReason } from "./urls";
 import type { Consent, Shares } from "./storage";
@@ -100,17 +65,13 @@ export interface BrowserPort {
   armDialog(tabId: number, answer: { accept: boolean; promptText?: string }): Promise<unknown>;
 }
 
-/** The dialogs a content-script answer reports, validated (none → undefined). */
-function dialogsOf(r: unknown): { dialogs?: Dialog[] } {
-  const d = (r as { dialogs?: unknown } | undefined)?.dialogs;
-  if (!Array.isArray(d)) return {};
+/** The dialogs an answer from the page reports, checked (the page's renderer may be compromised). */
+function dialogsOf(r: PageNotes | undefined): { dialogs?: Dialog[] } {
   const out: Dialog[] = [];
-  for (const x of d) {
-    if (!x || typeof x !== "object") continue;
-    const o = x as Record<string, unknown>;
-    if (typeof o.type !== "string" || typeof o.message !== "string") continue;
-    const one: Dialog = { type: o.type, message: o.message, accepted: o.accepted === true, armed: o.armed === true };
-    if (typeof o.answer === "string") one.answer = o.answer;
+  for (const x of Array.isArray(r?.dialogs) ? r.dialogs : []) {
+    if (!x || typeof x !== "object" || typeof x.type !== "string" || typeof x.message !== "string") continue;
+    const one: Dialog = { type: x.type, message: x.message, accepted: x.accepted === true, armed: x.armed === true };
+    if (typeof x.answer === "string") one.answer = x.answer;
     out.push(one);
   }
   return out.length > 0 ? { dialogs: out } : {};
@@ -143,33 +104,51 @@ function tabGoneCode(e: unknown, tabId: unknown): unknown {
   return e;
 }
 
-function asRecord(p: unknown): Record<string, unknown> {
-  return typeof p === "object" && p !== null && !Array.isArray(p) ? (p as Record<string, unknown>) : {};
+function isRecord(p: unknown): p is Record<string, unknown> {
+  return typeof p === "object" && p !== null && !Array.isArray(p);
 }
 
-function optionalTabId(p: unknown): number | undefined {
-  const v = asRecord(p).tabId;
+const asRecord = (p: unknown): Record<string, unknown> => (isRecord(p) ? p : {});
+
+/** A wire request's payload as it arrives: the fields of its generated type, each still to be checked. */
+type Unchecked<T> = { [F in keyof T]?: unknown };
+
+/** One handler per wire type, from its payload to its result (protocol.gen.ts). */
+type WireHandlers = { [K in WireType]: (p: Unchecked<WireRequests[K]>, signal?: AbortSignal) => Promise<WireResponses[K]> };
+
+function isWireType(type: string): type is WireType {
+  return WIRE_TYPES.some((t) => t === type);
+}
+
+function optionalTabId(p: { tabId?: unknown }): number | undefined {
+  const v = p.tabId;
   if (v === undefined || v === null || v === 0) return undefined;
   if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw new Error(`tabId must be a positive integer (got ${JSON.stringify(v)})`);
   return v;
 }
 
-function requireString(p: unknown, field: string): string {
-  const v = asRecord(p)[field];
+function requireString<T>(p: Unchecked<T>, field: keyof T & string): string {
+  const v = p[field];
   if (typeof v !== "string" || v === "") throw new Error(`${field} is required and must be a non-empty string`);
   return v;
 }
 
-function requireNumber(p: unknown, field: string): number {
-  const v = asRecord(p)[field];
+function requireNumber<T>(p: Unchecked<T>, field: keyof T & string): number {
+  const v = p[field];
   if (typeof v !== "number" || !Number.isFinite(v)) throw new Error(`${field} is required and must be a number`);
   return v;
 }
 
-function requireTabId(p: unknown): number {
-  const v = asRecord(p).tabId;
+function requireTabId(p: { tabId?: unknown }): number {
+  const v = p.tabId;
   if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new Error("tabId is required and must be a positive integer");
   return v;
+}
+
+function oneOf<V extends string>(field: string, v: unknown, allowed: readonly V[]): V {
+  const hit = allowed.find((a) => a === v);
+  if (hit === undefined) throw new Error(`${field} must be ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)} (got ${JSON.stringify(v)})`);
+  return hit;
 }
 
 export class Executor {
@@ -217,7 +196,7 @@ export class Executor {
     return out;
   }
 
-  private async cs<K extends CsOp>(p: unknown, op: K, args: CsOps[K]["args"]): Promise<TabResult> {
+  private async cs<K extends ActionOp>(p: { tabId?: unknown }, op: K, args: CsOps[K]["args"]): Promise<TabResult> {
     const tab = await this.resolveTab(optionalTabId(p));
     const r = await this.port.content(tab.id, op, args);
     return { tabId: tab.id, ...dialogsOf(r) };
@@ -228,8 +207,8 @@ export class Executor {
    * answers once the new page has loaded (bounded), so the snapshot the
    * server takes next shows it. See navigation.ts.
    */
-  private async csNavigating<K extends CsOp>(
-    p: unknown,
+  private async csNavigating<K extends ActionOp>(
+    p: { tabId?: unknown },
     op: K,
     args: CsOps[K]["args"],
     signal?: AbortSignal,
@@ -244,7 +223,7 @@ export class Executor {
     try {
       let pageSawNone = false;
       try {
-        const r = (await this.port.content(tab.id, op, args)) as { navStarted?: unknown } | undefined;
+        const r: PageNotes | undefined = await this.port.content(tab.id, op, args);
         pageSawNone = r?.navStarted === false;
         dialogs = dialogsOf(r);
       } catch (e) {
@@ -266,242 +245,192 @@ export class Executor {
    * (a navigation's load, an action's settle) end early. A refusal the
    * server acts on carries a code (ERROR_CODES).
    */
-  async execute(type: string, payload: unknown, signal?: AbortSignal): Promise<WireResponses[keyof WireResponses]> {
+  async execute(type: string, payload: unknown, signal?: AbortSignal): Promise<WireResponses[WireType]> {
+    const p = asRecord(payload);
     try {
-      return await this.run(type, payload, signal);
+      if (signal?.aborted) throw new Error(`${type} was cancelled by the server before it started; nothing was done`);
+      if (!isWireType(type)) throw new Error(`this extension does not know the request "${type}"; update the extension to match the monkbrowse server`);
+      return await this.run(type, p, signal);
     } catch (e) {
-      throw tabGoneCode(e, asRecord(payload).tabId);
+      throw tabGoneCode(e, p.tabId);
     }
   }
 
-  private async run(type: string, payload: unknown, signal?: AbortSignal): Promise<WireResponses[keyof WireResponses]> {
-    if (signal?.aborted) throw new Error(`${type} was cancelled by the server before it started; nothing was done`);
-    const p = payload;
-    switch (type) {
-      case "browser_navigate": {
-        const req = p as NavigateRequest;
-        const url = normalizeUrl(requireString(p, "url"));
-        const why = navigableReason(url);
-        if (why) throw new Error(why);
-        // Navigating away from a restricted page is fine.
-        const tab = await this.resolveTab(optionalTabId(req), { allowRestricted: true });
-        await this.port.navigate(tab.id, url, signal);
-        return { tabId: tab.id } satisfies TabResult;
-      }
-      case "browser_go_back":
-      case "browser_go_forward":
-      case "browser_reload": {
-        const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
-        const what = type === "browser_go_back" ? "back" : type === "browser_go_forward" ? "forward" : "reload";
-        await this.port.history(tab.id, what, signal);
-        return { tabId: tab.id } satisfies TabResult;
-      }
-      case "browser_click":
-      case "browser_hover": {
-        const req = p as ElementRequest;
-        const args = { ref: requireString(req, "ref") };
-        return type === "browser_click" ? this.csNavigating(p, "click", args, signal) : this.cs(p, "hover", args);
-      }
-      case "browser_type": {
-        const req = p as TypeRequest;
-        const text = asRecord(p).text;
-        if (typeof text !== "string") throw new Error("text is required and must be a string");
-        const args: CsOps["type"]["args"] = { ref: requireString(req, "ref"), text };
-        if (req.submit) args.submit = true;
-        // Only a submit (Enter) is expected to navigate.
-        return req.submit ? this.csNavigating(p, "type", args, signal) : this.cs(p, "type", args);
-      }
-      case "browser_select_option": {
-        const req = p as SelectOptionRequest;
-        const values = asRecord(p).values;
-        if (!Array.isArray(values) || !values.every((v) => typeof v === "string")) {
-          throw new Error("values is required and must be an array of strings");
-        }
-        return this.csNavigating(p, "select", { ref: requireString(req, "ref"), values: values as string[] }, signal);
-      }
-      case "browser_press_key": {
-        const req = p as PressKeyRequest;
-        return this.csNavigating(p, "press_key", { key: requireString(req, "key") }, signal);
-      }
-      case "browser_scroll": {
-        const req = asRecord(p) as ScrollRequest;
-        const args: CsOps["scroll"]["args"] = {};
-        if (req.direction !== undefined) {
-          if (!["up", "down", "left", "right"].includes(req.direction)) {
-            throw new Error(`direction must be one of up, down, left, right (got ${JSON.stringify(req.direction)})`);
-          }
-          args.direction = req.direction;
-        }
-        if (req.amount !== undefined && req.amount !== 0) {
-          if (typeof req.amount !== "number" || !Number.isFinite(req.amount)) throw new Error("amount must be a number of pixels");
-          args.amount = req.amount;
-        }
-        if (req.ref) args.ref = req.ref;
-        return this.cs(p, "scroll", args);
-      }
-      case "browser_drag": {
-        const req = p as DragRequest;
-        return this.csNavigating(
-          p,
-          "drag",
-          { startRef: requireString(req, "startRef"), endRef: requireString(req, "endRef") },
-          signal,
-        );
-      }
-      case "browser_upload_file": {
-        const req = p as UploadFileRequest;
-        const data = asRecord(p).data;
-        if (typeof data !== "string") throw new Error("data is required and must be a base64 string");
-        return this.cs(p, "upload", { ref: requireString(req, "ref"), name: requireString(req, "name"), data });
-      }
-      case "browser_get_console_logs": {
-        const tab = await this.resolveTab(optionalTabId(p));
-        const r = await this.port.content(tab.id, "console_logs", {});
-        return { tabId: tab.id, logs: Array.isArray(r?.logs) ? r.logs : [] } satisfies ConsoleLogsResult;
-      }
-      case "browser_screenshot": {
-        const req = asRecord(p) as ScreenshotRequest;
-        const tab = await this.resolveTab(optionalTabId(p));
-        if (req.ref !== undefined && req.ref !== "" && req.fullPage) {
-          throw new Error("pass either ref (one element) or fullPage (the whole page), not both");
-        }
-        if (typeof req.ref === "string" && req.ref !== "") {
-          const r = await this.port.screenshotElement(tab, req.ref);
-          return { tabId: tab.id, ...r } satisfies ScreenshotResult;
-        }
-        if (req.fullPage === true) {
-          const r = await this.port.screenshotFullPage(tab);
-          return { tabId: tab.id, ...r } satisfies ScreenshotResult;
-        }
-        const data = await this.port.screenshot(tab);
-        return { tabId: tab.id, data } satisfies ScreenshotResult;
-      }
-      case "browser_fill_form": {
-        const fields = asRecord(p as FillFormRequest).fields;
-        if (!Array.isArray(fields) || fields.length === 0) throw new Error("fields is required and must be a non-empty list");
-        const clean = fields.map((f, i) => {
-          const o = asRecord(f);
-          if (typeof o.ref !== "string" || o.ref === "" || typeof o.value !== "string") {
-            throw new Error(`fields[${i}] needs a non-empty ref and a string value`);
-          }
-          return { ref: o.ref, value: o.value, ...(typeof o.element === "string" ? { element: o.element } : {}) };
-        });
-        return this.csNavigating(p, "fill_form", { fields: clean });
-      }
-      case "browser_click_xy": {
-        const req = asRecord(p) as unknown as ClickXYRequest;
-        const args: CsOps["click_xy"]["args"] = { x: requireNumber(p, "x"), y: requireNumber(p, "y") };
-        if (req.button !== undefined) {
-          if (!["left", "right", "middle"].includes(req.button)) throw new Error(`button must be left, right or middle (got ${JSON.stringify(req.button)})`);
-          args.button = req.button;
-        }
-        if (req.double === true) args.double = true;
-        return this.csNavigating(p, "click_xy", args);
-      }
-      case "browser_drag_xy": {
-        const args: DragXYRequest = {
-          startX: requireNumber(p, "startX"),
-          startY: requireNumber(p, "startY"),
-          endX: requireNumber(p, "endX"),
-          endY: requireNumber(p, "endY"),
-        };
-        return this.csNavigating(p, "drag_xy", args);
-      }
-      case "browser_network_requests": {
-        const req = asRecord(p) as NetworkRequestsRequest;
-        const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
-        const opts: { filter?: string; since?: number; includeBodies?: boolean } = {};
-        if (typeof req.filter === "string" && req.filter !== "") opts.filter = req.filter;
-        if (typeof req.since === "number" && req.since > 0) opts.since = req.since;
-        if (req.includeBodies === true) opts.includeBodies = true;
-        const r = await this.port.network(tab.id, opts);
-        return { tabId: tab.id, ...r } satisfies NetworkRequestsResult;
-      }
-      case "browser_downloads": {
-        const wait = asRecord(p).wait;
-        const req: DownloadsRequest = {};
-        if (wait !== undefined && wait !== null) {
-          const w = asRecord(wait);
-          req.wait = {};
-          if (typeof w.urlContains === "string" && w.urlContains !== "") req.wait.urlContains = w.urlContains;
-          if (typeof w.timeoutMs === "number" && w.timeoutMs > 0) req.wait.timeoutMs = w.timeoutMs;
-        }
-        return this.port.downloads(req);
-      }
-      case "browser_pdf": {
-        const tab = await this.resolveTab(optionalTabId(p));
-        const r = await this.port.pdf(tab);
-        return { tabId: tab.id, ...r } satisfies PDFResult;
-      }
-      case "browser_snapshot": {
-        const tab = await this.resolveTab(optionalTabId(p));
-        // Refs keep counting across the tab's documents, so a ref from an
-        // earlier page is unknown on this one instead of naming another element.
-        const refBase = await this.port.refBase(tab.id);
-        const r = await this.port.content(tab.id, "snapshot", { refBase });
-        if (typeof r?.refHigh === "number" && r.refHigh > refBase) await this.port.saveRefBase(tab.id, r.refHigh);
-        // The URL and title are read after the snapshot so they describe the same page.
-        const after = (await this.port.getTab(tab.id)) ?? tab;
-        const res: SnapshotResult = { tabId: tab.id, url: after.url, title: after.title, snapshot: String(r?.snapshot ?? ""), ...dialogsOf(r) };
-        if (Array.isArray(r?.viewport)) res.viewport = r.viewport.filter((x) => typeof x === "string");
-        return res;
-      }
-      case "browser_get_text": {
-        const req = asRecord(p) as GetTextRequest;
-        const tab = await this.resolveTab(optionalTabId(p));
-        const r = await this.port.content(tab.id, "get_text", req.ref ? { ref: req.ref } : {});
-        return { tabId: tab.id, text: String(r?.text ?? "") } satisfies TextResult;
-      }
-      case "browser_evaluate": {
-        const req = p as EvaluateRequest;
-        const expression = requireString(req, "expression");
-        if (!(await this.port.getConsent()).evaluate) throw new Error(EVALUATE_OFF_ERROR);
-        const tab = await this.resolveTab(optionalTabId(p));
-        const result = await this.port.evaluate(tab.id, expression);
-        return { tabId: tab.id, result } satisfies EvaluateResult;
-      }
-      case "getUrl": {
-        const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
-        return { tabId: tab.id, url: tab.url } satisfies URLResult;
-      }
-      case "getTitle": {
-        const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
-        return { tabId: tab.id, title: tab.title } satisfies TitleResult;
-      }
-      case "list_tabs":
-        return { tabs: await this.listTabs() } satisfies ListTabsResult;
-      case "browser_switch_tab": {
-        const tab = await this.resolveTab(requireTabId(p), { allowRestricted: true });
-        await this.port.activate(tab);
-        return { activeTabId: tab.id } satisfies SwitchTabResult;
-      }
-      case "browser_new_tab": {
-        const raw = asRecord(p as NewTabRequest).url;
-        if (raw !== undefined && typeof raw !== "string") throw new Error("url must be a string");
-        const url = raw ? normalizeUrl(raw) : "about:blank";
-        const why = navigableReason(url);
-        if (why) throw new Error(why);
-        const tab = await this.port.openTab(url);
-        const slot = await this.port.share(tab.id);
-        return { tabId: tab.id, slot } satisfies NewTabResult;
-      }
-      case "browser_handle_dialog": {
-        const o = asRecord(p);
-        if (typeof o.accept !== "boolean") throw new Error("accept is required and must be true or false");
-        if (o.promptText !== undefined && o.promptText !== null && typeof o.promptText !== "string") throw new Error("promptText must be a string");
-        const tab = await this.resolveTab(optionalTabId(p));
-        const answer: { accept: boolean; promptText?: string } = { accept: o.accept };
-        if (typeof o.promptText === "string") answer.promptText = o.promptText;
-        await this.port.armDialog(tab.id, answer);
-        return { tabId: tab.id } satisfies TabResult;
-      }
-      case "browser_close_tab": {
-        const tab = await this.resolveTab(requireTabId(p), { allowRestricted: true });
-        await this.port.closeTab(tab.id);
-        return { tabId: tab.id } satisfies TabResult;
-      }
-      default:
-        throw new Error(`this extension does not know the request "${type}"; update the extension to match the monkbrowse server`);
-    }
+  private run<K extends WireType>(type: K, p: Unchecked<WireRequests[K]>, signal?: AbortSignal): Promise<WireResponses[K]> {
+    return this.handlers[type](p, signal);
   }
+
+  private async history(p: { tabId?: unknown }, what: "back" | "forward" | "reload", signal?: AbortSignal): Promise<TabResult> {
+    const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+    await this.port.history(tab.id, what, signal);
+    return { tabId: tab.id };
+  }
+
+  private readonly handlers: WireHandlers = {
+    browser_navigate: async (p, signal) => {
+      const url = normalizeUrl(requireString(p, "url"));
+      const why = navigableReason(url);
+      if (why) throw new Error(why);
+      // Navigating away from a restricted page is fine.
+      const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+      await this.port.navigate(tab.id, url, signal);
+      return { tabId: tab.id };
+    },
+    browser_go_back: (p, signal) => this.history(p, "back", signal),
+    browser_go_forward: (p, signal) => this.history(p, "forward", signal),
+    browser_reload: (p, signal) => this.history(p, "reload", signal),
+    browser_click: (p, signal) => this.csNavigating(p, "click", { ref: requireString(p, "ref") }, signal),
+    browser_hover: (p) => this.cs(p, "hover", { ref: requireString(p, "ref") }),
+    browser_type: (p, signal) => {
+      if (typeof p.text !== "string") throw new Error("text is required and must be a string");
+      const args: CsOps["type"]["args"] = { ref: requireString(p, "ref"), text: p.text };
+      if (p.submit === true) args.submit = true;
+      // Only a submit (Enter) is expected to navigate.
+      return args.submit ? this.csNavigating(p, "type", args, signal) : this.cs(p, "type", args);
+    },
+    browser_select_option: (p, signal) => {
+      const values = p.values;
+      if (!Array.isArray(values) || !values.every((v) => typeof v === "string")) {
+        throw new Error("values is required and must be an array of strings");
+      }
+      return this.csNavigating(p, "select", { ref: requireString(p, "ref"), values }, signal);
+    },
+    browser_press_key: (p, signal) => this.csNavigating(p, "press_key", { key: requireString(p, "key") }, signal),
+    browser_scroll: (p) => {
+      const args: CsOps["scroll"]["args"] = {};
+      if (p.direction !== undefined) args.direction = oneOf("direction", p.direction, ["up", "down", "left", "right"]);
+      if (p.amount !== undefined && p.amount !== 0) {
+        if (typeof p.amount !== "number" || !Number.isFinite(p.amount)) throw new Error("amount must be a number of pixels");
+        args.amount = p.amount;
+      }
+      if (typeof p.ref === "string" && p.ref !== "") args.ref = p.ref;
+      return this.cs(p, "scroll", args);
+    },
+    browser_drag: (p, signal) =>
+      this.csNavigating(p, "drag", { startRef: requireString(p, "startRef"), endRef: requireString(p, "endRef") }, signal),
+    browser_upload_file: (p) => {
+      if (typeof p.data !== "string") throw new Error("data is required and must be a base64 string");
+      return this.cs(p, "upload", { ref: requireString(p, "ref"), name: requireString(p, "name"), data: p.data });
+    },
+    browser_get_console_logs: async (p) => {
+      const tab = await this.resolveTab(optionalTabId(p));
+      const r = await this.port.content(tab.id, "console_logs", {});
+      return { tabId: tab.id, logs: Array.isArray(r?.logs) ? r.logs : [] };
+    },
+    browser_screenshot: async (p) => {
+      const tab = await this.resolveTab(optionalTabId(p));
+      const ref = typeof p.ref === "string" && p.ref !== "" ? p.ref : undefined;
+      if (ref !== undefined && p.fullPage) throw new Error("pass either ref (one element) or fullPage (the whole page), not both");
+      if (ref !== undefined) return { tabId: tab.id, ...(await this.port.screenshotElement(tab, ref)) };
+      if (p.fullPage === true) return { tabId: tab.id, ...(await this.port.screenshotFullPage(tab)) };
+      return { tabId: tab.id, data: await this.port.screenshot(tab) };
+    },
+    browser_fill_form: (p) => {
+      const fields = p.fields;
+      if (!Array.isArray(fields) || fields.length === 0) throw new Error("fields is required and must be a non-empty list");
+      const clean = fields.map((f, i) => {
+        const o = asRecord(f);
+        if (typeof o.ref !== "string" || o.ref === "" || typeof o.value !== "string") {
+          throw new Error(`fields[${i}] needs a non-empty ref and a string value`);
+        }
+        return { ref: o.ref, value: o.value, ...(typeof o.element === "string" ? { element: o.element } : {}) };
+      });
+      return this.csNavigating(p, "fill_form", { fields: clean });
+    },
+    browser_click_xy: (p) => {
+      const args: CsOps["click_xy"]["args"] = { x: requireNumber(p, "x"), y: requireNumber(p, "y") };
+      if (p.button !== undefined) args.button = oneOf("button", p.button, ["left", "right", "middle"]);
+      if (p.double === true) args.double = true;
+      return this.csNavigating(p, "click_xy", args);
+    },
+    browser_drag_xy: (p) =>
+      this.csNavigating(p, "drag_xy", {
+        startX: requireNumber(p, "startX"),
+        startY: requireNumber(p, "startY"),
+        endX: requireNumber(p, "endX"),
+        endY: requireNumber(p, "endY"),
+      }),
+    browser_network_requests: async (p) => {
+      const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+      const opts: { filter?: string; since?: number; includeBodies?: boolean } = {};
+      if (typeof p.filter === "string" && p.filter !== "") opts.filter = p.filter;
+      if (typeof p.since === "number" && p.since > 0) opts.since = p.since;
+      if (p.includeBodies === true) opts.includeBodies = true;
+      return { tabId: tab.id, ...(await this.port.network(tab.id, opts)) };
+    },
+    browser_downloads: (p) => {
+      const req: DownloadsRequest = {};
+      if (p.wait !== undefined && p.wait !== null) {
+        const w = asRecord(p.wait);
+        req.wait = {};
+        if (typeof w.urlContains === "string" && w.urlContains !== "") req.wait.urlContains = w.urlContains;
+        if (typeof w.timeoutMs === "number" && w.timeoutMs > 0) req.wait.timeoutMs = w.timeoutMs;
+      }
+      return this.port.downloads(req);
+    },
+    browser_pdf: async (p) => {
+      const tab = await this.resolveTab(optionalTabId(p));
+      return { tabId: tab.id, ...(await this.port.pdf(tab)) };
+    },
+    browser_snapshot: async (p) => {
+      const tab = await this.resolveTab(optionalTabId(p));
+      // Refs keep counting across the tab's documents, so a ref from an
+      // earlier page is unknown on this one instead of naming another element.
+      const refBase = await this.port.refBase(tab.id);
+      const r = await this.port.content(tab.id, "snapshot", { refBase });
+      if (typeof r?.refHigh === "number" && r.refHigh > refBase) await this.port.saveRefBase(tab.id, r.refHigh);
+      // The URL and title are read after the snapshot so they describe the same page.
+      const after = (await this.port.getTab(tab.id)) ?? tab;
+      const res: WireResponses["browser_snapshot"] = { tabId: tab.id, url: after.url, title: after.title, snapshot: String(r?.snapshot ?? ""), ...dialogsOf(r) };
+      if (Array.isArray(r?.viewport)) res.viewport = r.viewport.filter((x) => typeof x === "string");
+      return res;
+    },
+    browser_get_text: async (p) => {
+      const tab = await this.resolveTab(optionalTabId(p));
+      const r = await this.port.content(tab.id, "get_text", typeof p.ref === "string" && p.ref !== "" ? { ref: p.ref } : {});
+      return { tabId: tab.id, text: String(r?.text ?? "") };
+    },
+    browser_evaluate: async (p) => {
+      const expression = requireString(p, "expression");
+      if (!(await this.port.getConsent()).evaluate) throw new Error(EVALUATE_OFF_ERROR);
+      const tab = await this.resolveTab(optionalTabId(p));
+      return { tabId: tab.id, result: await this.port.evaluate(tab.id, expression) };
+    },
+    getUrl: async (p) => {
+      const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+      return { tabId: tab.id, url: tab.url };
+    },
+    getTitle: async (p) => {
+      const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+      return { tabId: tab.id, title: tab.title };
+    },
+    list_tabs: async () => ({ tabs: await this.listTabs() }),
+    browser_switch_tab: async (p) => {
+      const tab = await this.resolveTab(requireTabId(p), { allowRestricted: true });
+      await this.port.activate(tab);
+      return { activeTabId: tab.id };
+    },
+    browser_new_tab: async (p) => {
+      if (p.url !== undefined && typeof p.url !== "string") throw new Error("url must be a string");
+      const url = p.url ? normalizeUrl(p.url) : "about:blank";
+      const why = navigableReason(url);
+      if (why) throw new Error(why);
+      const tab = await this.port.openTab(url);
+      return { tabId: tab.id, slot: await this.port.share(tab.id) };
+    },
+    browser_handle_dialog: async (p) => {
+      if (typeof p.accept !== "boolean") throw new Error("accept is required and must be true or false");
+      if (p.promptText !== undefined && p.promptText !== null && typeof p.promptText !== "string") throw new Error("promptText must be a string");
+      const tab = await this.resolveTab(optionalTabId(p));
+      const answer: { accept: boolean; promptText?: string } = { accept: p.accept };
+      if (typeof p.promptText === "string") answer.promptText = p.promptText;
+      await this.port.armDialog(tab.id, answer);
+      return { tabId: tab.id };
+    },
+    browser_close_tab: async (p) => {
+      const tab = await this.resolveTab(requireTabId(p), { allowRestricted: true });
+      await this.port.closeTab(tab.id);
+      return { tabId: tab.id };
+    },
+  };
 }

@@ -4,7 +4,7 @@
 // Every message carries `to` ("bg" = service worker, "off" = offscreen
 // document) and `kind`; receivers ignore messages not addressed to them.
 
-import type { ConsoleEntry, Hello, TabInfo, WireType } from "./protocol.gen";
+import type { ConsoleEntry, Dialog, Hello, TabInfo, WireType } from "./protocol.gen";
 import type { Status } from "./storage";
 
 /** A message with nothing but its `to` and `kind`. */
@@ -66,23 +66,42 @@ export function isOffMessage(m: unknown): m is OffMessage {
   return typeof m === "object" && m !== null && (m as { to?: unknown }).to === "off" && typeof (m as { kind?: unknown }).kind === "string";
 }
 
-/** The service worker ↔ content script bridge of docs/CONTRACTS.md. */
+/**
+ * What an action's answer carries besides its result: navStarted (the
+ * NAVIGATING_OPS of lib/page/handler.ts: whether the page saw a navigation
+ * begin during the action and its settle) and the dialogs answered since the
+ * last report (entrypoints/content.ts).
+ */
+export interface PageNotes {
+  navStarted?: boolean;
+  dialogs?: Dialog[];
+}
+
+/** The actions on the page: their answers carry PageNotes. */
+export const ACTION_OPS = ["click", "hover", "type", "select", "press_key", "scroll", "drag", "upload", "fill_form", "click_xy", "drag_xy"] as const;
+export type ActionOp = (typeof ACTION_OPS)[number];
+
+/**
+ * The service worker ↔ content script bridge of docs/CONTRACTS.md: each op,
+ * its args and its result. The executor (lib/executor.ts) sends through it,
+ * the content script (lib/page/handler.ts) answers through it.
+ */
 export interface CsOps {
   /** refBase: the highest ref earlier documents of this tab handed out; refHigh: this document's highest. */
-  snapshot: { args: { refBase?: number }; result: { snapshot: string; viewport?: string[]; refHigh?: number } };
-  click: { args: { ref: string }; result: Empty };
-  hover: { args: { ref: string }; result: Empty };
-  type: { args: { ref: string; text: string; submit?: boolean }; result: Empty };
-  select: { args: { ref: string; values: string[] }; result: { selected: string[] } };
-  press_key: { args: { key: string }; result: Empty };
-  scroll: { args: { direction?: string; amount?: number; ref?: string }; result: Empty };
-  drag: { args: { startRef: string; endRef: string }; result: Empty };
-  upload: { args: { ref: string; name: string; data: string; mimeType?: string }; result: Empty };
+  snapshot: { args: { refBase?: number }; result: { snapshot: string; viewport?: string[]; refHigh?: number } & PageNotes };
+  click: { args: { ref: string }; result: PageNotes };
+  hover: { args: { ref: string }; result: PageNotes };
+  type: { args: { ref: string; text: string; submit?: boolean }; result: PageNotes };
+  select: { args: { ref: string; values: string[] }; result: { selected: string[] } & PageNotes };
+  press_key: { args: { key: string }; result: PageNotes };
+  scroll: { args: { direction?: string; amount?: number; ref?: string }; result: PageNotes };
+  drag: { args: { startRef: string; endRef: string }; result: PageNotes };
+  upload: { args: { ref: string; name: string; data: string; mimeType?: string }; result: PageNotes };
   get_text: { args: { ref?: string }; result: { text: string } };
   console_logs: { args: Empty; result: { logs: ConsoleEntry[] } };
-  fill_form: { args: { fields: { ref: string; element?: string; value: string }[] }; result: { filled: number } };
-  click_xy: { args: { x: number; y: number; button?: string; double?: boolean }; result: { target: string } };
-  drag_xy: { args: { startX: number; startY: number; endX: number; endY: number }; result: { target: string } };
+  fill_form: { args: { fields: { ref: string; element?: string; value: string }[] }; result: { filled: number } & PageNotes };
+  click_xy: { args: { x: number; y: number; button?: string; double?: boolean }; result: { target: string } & PageNotes };
+  drag_xy: { args: { startX: number; startY: number; endX: number; endY: number }; result: { target: string } & PageNotes };
   /** The element's box in the top-level viewport (CSS px), scrolled into view unless scroll is false. */
   rect: { args: { ref: string; scroll?: boolean }; result: ElementBox };
   metrics: { args: Empty; result: PageMetrics };

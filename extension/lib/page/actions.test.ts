@@ -1,13 +1,14 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { ConsoleBuffer } from "./console";
-import { handleOp, respond, type PageContext } from "./handler";
+import type { CsOps } from "../messages";
+import { handleOp, respond, type PageContext, type PageOp } from "./handler";
 import { RefRegistry } from "./refs";
 import { buildSnapshot } from "./snapshot";
 
 let ctx: PageContext;
 const refOf = (sel: string) => ctx.refs.refFor(document.querySelector(sel)!);
-const op = (name: string, args: Record<string, unknown> = {}) => handleOp(ctx, name, args);
+const op = <K extends PageOp>(name: K, args: CsOps[K]["args"]) => handleOp(ctx, name, args);
 
 /** Records the types of events reaching el (capture on document so nothing is missed). */
 function recordEvents(types: string[]): string[] {
@@ -47,6 +48,16 @@ describe("refs", () => {
     document.getElementById("b")!.addEventListener("click", onClick);
     await op("click", { ref: `[ref=${refOf("#b")}]` });
     expect(onClick).toHaveBeenCalledTimes(1);
+  });
+
+  it("types each op's args from the one table (tsc checks these lines)", () => {
+    const typeChecks = () => {
+      // @ts-expect-error: click takes a ref, not a startRef
+      void op("click", { startRef: "e1" });
+      // @ts-expect-error: no such op
+      void op("fly", {});
+    };
+    expect(typeChecks).toBeTypeOf("function");
   });
 
   it("rejects unknown ops", async () => {
@@ -419,7 +430,7 @@ describe("get_text and scroll", () => {
     document.body.innerHTML = `<p id="p">Hello <b>there</b></p><input id="i" value="v">`;
     expect(await op("get_text", { ref: refOf("#p") })).toEqual({ text: "Hello there" });
     expect(await op("get_text", { ref: refOf("#i") })).toEqual({ text: "v" });
-    expect(((await op("get_text")) as { text: string }).text).toContain("Hello there");
+    expect((await op("get_text", {})).text).toContain("Hello there");
   });
 
   it("scrolls a scrollable container by an amount, and validates direction", async () => {
@@ -439,7 +450,7 @@ describe("get_text and scroll", () => {
 describe("snapshot op", () => {
   it("answers {snapshot} with the same refs actions accept", async () => {
     document.body.innerHTML = `<button id="b">Go</button>`;
-    const r = (await op("snapshot")) as { snapshot: string };
+    const r = await op("snapshot", {});
     expect(r.snapshot).toBe('- button "Go" [ref=e1]');
     expect(buildSnapshot(document, ctx.refs)).toBe(r.snapshot);
   });

@@ -1,6 +1,7 @@
-// The content script's request table: {op, args} → result, per
-// docs/CONTRACTS.md ("Service worker ↔ content script"). Pure page logic,
-// no extension APIs, so it is tested in a DOM environment.
+// The content script's side of the service worker ↔ content script bridge
+// (docs/CONTRACTS.md): one handler per op of lib/messages.ts's CsOps table,
+// which types both ends. Pure page logic, no extension APIs, so it is tested
+// in a DOM environment.
 
 import { pressKey } from "./keyboard";
 import { click, drag, hover } from "./pointer";
@@ -9,9 +10,11 @@ import { selectOption } from "./select";
 import { getText } from "./text";
 import { typeText } from "./typing";
 import { upload } from "./upload";
-import { fillForm, type FillField } from "./fillform";
+import { fillForm } from "./fillform";
 import { elementRect, pageMetrics, scrollToPoint } from "./geometry";
 import { clickAt, dragAt } from "./xy";
+import type { CsOp, CsOps, CsReply, Empty } from "../messages";
+import { errorText } from "../peer";
 import type { ConsoleBuffer } from "./console";
 import { PageError, type RefRegistry } from "./refs";
 import { buildSnapshot } from "./snapshot";
@@ -35,162 +38,94 @@ export interface PageContext {
   watchNavigate?: () => (() => boolean) | undefined;
 }
 
+/** The ops this module answers (native_dialogs is content.ts's own: it only relays to the MAIN-world hooks). */
+export type PageOp = Exclude<CsOp, "native_dialogs">;
+
 /** Actions that may make the page load another document; their answer says whether one began. */
-export const NAVIGATING_OPS: ReadonlySet<string> = new Set(["click", "type", "select", "press_key", "drag", "fill_form", "click_xy", "drag_xy"]);
+export const NAVIGATING_OPS: ReadonlySet<CsOp> = new Set(["click", "type", "select", "press_key", "drag", "fill_form", "click_xy", "drag_xy"]);
 
 /** The ops after which the page gets a moment to settle before the answer. */
-export const SETTLING_OPS: ReadonlySet<string> = new Set([
+export const SETTLING_OPS: ReadonlySet<CsOp> = new Set([
   "click", "hover", "type", "select", "press_key", "scroll", "drag", "fill_form", "click_xy", "drag_xy", "settle",
 ]);
 
-export type CsOp =
-  | "snapshot" | "click" | "hover" | "type" | "select" | "press_key" | "scroll"
-  | "drag" | "upload" | "get_text" | "console_logs"
-  | "fill_form" | "click_xy" | "drag_xy" | "rect" | "metrics" | "scroll_to" | "settle";
+/** Awaits an action that answers nothing but its notes (PageNotes). */
+async function done(action: unknown): Promise<Empty> {
+  await action;
+  return {};
+}
 
-/** A message from the service worker: {cs: true, op, args}. */
-export interface CsMessage {
+type Handlers = { [K in PageOp]: (ctx: PageContext, args: CsOps[K]["args"]) => Promise<CsOps[K]["result"]> };
+
+// The service worker checked every field against the wire request before
+// sending (lib/executor.ts); the table's types hold it to that.
+const handlers: Handlers = {
+  snapshot: async (ctx, { refBase }) => {
+    ctx.refs.sweep();
+    if (typeof refBase === "number") ctx.refs.advanceTo(refBase);
+    const viewport: string[] = [];
+    return { snapshot: buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport }), viewport, refHigh: ctx.refs.high };
+  },
+  click: (ctx, { ref }) => done(click(ctx.refs, ref)),
+  hover: (ctx, { ref }) => done(hover(ctx.refs, ref)),
+  type: (ctx, args) => done(typeText(ctx.refs, args)),
+  select: async (ctx, args) => selectOption(ctx.refs, args),
+  press_key: (ctx, { key }) => done(pressKey(ctx.doc, key)),
+  scroll: (ctx, args) => done(scroll(ctx.refs, ctx.doc, args)),
+  drag: (ctx, args) => done(drag(ctx.refs, args)),
+  upload: (ctx, args) => done(upload(ctx.refs, args)),
+  get_text: async (ctx, args) => getText(ctx.refs, ctx.doc, args),
+  console_logs: async (ctx) => ({ logs: ctx.logs.list() }),
+  fill_form: async (ctx, { fields }) => fillForm(ctx.refs, fields),
+  click_xy: async (ctx, args) => clickAt(ctx.doc, args),
+  drag_xy: async (ctx, args) => dragAt(ctx.doc, args),
+  rect: async (ctx, { ref, scroll }) => elementRect(ctx.refs, ref, scroll !== false),
+  metrics: async (ctx) => pageMetrics(ctx.doc),
+  scroll_to: async (ctx, { x, y }) => scrollToPoint(ctx.doc, x, y),
+  // Nothing to do: handleOp settles after it (trusted input sent by the
+  // service worker through the debugger).
+  settle: async () => ({}),
+};
+
+function isPageOp(op: string): op is PageOp {
+  return Object.hasOwn(handlers, op);
+}
+
+/** A message from the service worker: {cs: true, op, args}; respond checks the op. */
+export interface RawCsMessage {
   cs: true;
   op: string;
-  args?: Record<string, unknown>;
+  args?: unknown;
 }
 
-export type CsResponse = { ok: true; result: unknown } | { ok: false; error: string };
-
-export function isCsMessage(msg: unknown): msg is CsMessage {
-  return !!msg && typeof msg === "object" && (msg as CsMessage).cs === true && typeof (msg as CsMessage).op === "string";
+export function isCsMessage(msg: unknown): msg is RawCsMessage {
+  return !!msg && typeof msg === "object" && (msg as RawCsMessage).cs === true && typeof (msg as RawCsMessage).op === "string";
 }
 
-function str(args: Record<string, unknown>, field: string): string {
-  const v = args[field];
-  if (typeof v !== "string" || v === "") throw new PageError(`${field} is missing; it must be a non-empty string`);
-  return v;
-}
-
-function num(args: Record<string, unknown>, field: string): number {
-  const v = args[field];
-  if (typeof v !== "number" || !Number.isFinite(v)) throw new PageError(`${field} is missing; it must be a number`);
-  return v;
-}
-
-export async function handleOp(ctx: PageContext, op: string, args: Record<string, unknown> = {}): Promise<unknown> {
+export async function handleOp<K extends PageOp>(ctx: PageContext, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
   const stopWatching = NAVIGATING_OPS.has(op) ? ctx.watchNavigate?.() : undefined;
-  let result: unknown;
+  let result: CsOps[K]["result"];
   try {
-    result = await runOp(ctx, op, args);
+    result = await handlers[op](ctx, args);
     // Only after an action that succeeded: a refused one changed nothing.
     if (ctx.settle && SETTLING_OPS.has(op)) await ctx.settle();
   } catch (e) {
     stopWatching?.();
     throw e;
   }
-  if (stopWatching) {
-    // Lets the service worker skip its grace period for a navigation when
-    // the page saw none begin during the action and its settle.
-    const navStarted = stopWatching();
-    return { ...(result as Record<string, unknown>), navStarted };
-  }
-  return result;
-}
-
-async function runOp(ctx: PageContext, op: string, args: Record<string, unknown>): Promise<unknown> {
-  switch (op) {
-    case "snapshot": {
-      ctx.refs.sweep();
-      if (typeof args.refBase === "number") ctx.refs.advanceTo(args.refBase);
-      const viewport: string[] = [];
-      return {
-        snapshot: buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport }),
-        viewport,
-        refHigh: ctx.refs.high,
-      };
-    }
-    case "click":
-      await click(ctx.refs, str(args, "ref"));
-      return {};
-    case "hover":
-      hover(ctx.refs, str(args, "ref"));
-      return {};
-    case "type":
-      if (typeof args.text !== "string") throw new PageError("text is missing; it must be a string");
-      await typeText(ctx.refs, { ref: str(args, "ref"), text: args.text, submit: args.submit === true });
-      return {};
-    case "select":
-      if (!Array.isArray(args.values)) throw new PageError("values is missing; it must be a list of option values or labels");
-      return selectOption(ctx.refs, { ref: str(args, "ref"), values: args.values as string[] });
-    case "press_key":
-      await pressKey(ctx.doc, str(args, "key"));
-      return {};
-    case "scroll":
-      await scroll(ctx.refs, ctx.doc, {
-        direction: args.direction as string | undefined,
-        amount: args.amount as number | undefined,
-        ref: typeof args.ref === "string" && args.ref !== "" ? args.ref : undefined,
-      });
-      return {};
-    case "drag":
-      await drag(ctx.refs, { startRef: str(args, "startRef"), endRef: str(args, "endRef") });
-      return {};
-    case "upload":
-      if (typeof args.data !== "string") throw new PageError("data is missing; it must be the file's content in base64");
-      upload(ctx.refs, {
-        ref: str(args, "ref"),
-        name: str(args, "name"),
-        data: args.data,
-        mimeType: typeof args.mimeType === "string" ? args.mimeType : undefined,
-      });
-      return {};
-    case "get_text":
-      return getText(ctx.refs, ctx.doc, { ref: typeof args.ref === "string" && args.ref !== "" ? args.ref : undefined });
-    case "console_logs":
-      return { logs: ctx.logs.list() };
-    case "fill_form": {
-      if (!Array.isArray(args.fields)) throw new PageError("fields is missing; it must be a list of {element, ref, value}");
-      const fields: FillField[] = args.fields.map((f, i) => {
-        const o = (f ?? {}) as Record<string, unknown>;
-        if (typeof o.ref !== "string" || typeof o.value !== "string") {
-          throw new PageError(`fields[${i}] needs a ref and a string value`);
-        }
-        return { ref: o.ref, value: o.value, element: typeof o.element === "string" ? o.element : undefined };
-      });
-      return fillForm(ctx.refs, fields);
-    }
-    case "click_xy":
-      return clickAt(ctx.doc, {
-        x: num(args, "x"),
-        y: num(args, "y"),
-        button: typeof args.button === "string" && args.button !== "" ? args.button : undefined,
-        double: args.double === true,
-      });
-    case "drag_xy":
-      return dragAt(ctx.doc, { startX: num(args, "startX"), startY: num(args, "startY"), endX: num(args, "endX"), endY: num(args, "endY") });
-    case "rect":
-      return elementRect(ctx.refs, str(args, "ref"), args.scroll !== false);
-    case "metrics":
-      return pageMetrics(ctx.doc);
-    case "scroll_to":
-      return scrollToPoint(ctx.doc, num(args, "x"), num(args, "y"));
-    case "settle":
-      // Nothing to do: handleOp settles after it (trusted input sent by the
-      // service worker through the debugger).
-      return {};
-    default:
-      throw new PageError(`unknown content-script op ${JSON.stringify(op)}`);
-  }
+  // Lets the service worker skip its grace period for a navigation when
+  // the page saw none begin during the action and its settle.
+  return stopWatching ? { ...result, navStarted: stopWatching() } : result;
 }
 
 /** Runs one message to a response; never throws. */
-export async function respond(ctx: PageContext, msg: CsMessage): Promise<CsResponse> {
+export async function respond(ctx: PageContext, msg: RawCsMessage): Promise<CsReply> {
   try {
-    const result = await handleOp(ctx, msg.op, msg.args ?? {});
-    return { ok: true, result };
+    if (!isPageOp(msg.op)) throw new PageError(`unknown content-script op ${JSON.stringify(msg.op)}`);
+    // The sender is this extension's service worker (content scripts get no
+    // other runtime messages), which builds args from the same table.
+    return { ok: true, result: await handleOp(ctx, msg.op, (msg.args ?? {}) as CsOps[PageOp]["args"]) };
   } catch (err) {
-    return { ok: false, error: errorText(msg.op, err) };
+    return { ok: false, error: err instanceof PageError ? err.message : `${msg.op} failed in the page: ${errorText(err)}` };
   }
-}
-
-export function errorText(op: string, err: unknown): string {
-  if (err instanceof PageError) return err.message;
-  const m = err instanceof Error ? err.message : String(err);
-  return `${op} failed in the page: ${m}`;
 }
