@@ -108,6 +108,13 @@ type Client struct {
 	hmu     sync.Mutex
 	hung    bool                                  // the owner answered no ping for hungAfter
 	running map[*struct{}]context.CancelCauseFunc // calls in flight
+
+	// Sent or not (issue 12): an owner that announced callSent asks
+	// call_sent before a call's first request leaves for the extension.
+	tellsSent bool
+	refSeq    atomic.Uint64
+	smu       sync.Mutex
+	sent      map[string]bool // by call ref, for calls in flight: true once the owner said call_sent
 }
 
 // errOwnerHung is the cause of an in-flight call's context when the owner
@@ -192,6 +199,7 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		hungAfter:   o.HungAfter,
 		hbDone:      make(chan struct{}),
 		running:     map[*struct{}]context.CancelCauseFunc{},
+		sent:        map[string]bool{},
 	}
 	c.peer = messaging.NewPeer(wsconn.New(ws, nil), &messaging.Options{Logger: o.Logger})
 	c.peer.HandleNotify(protocol.MsgOwnerLeaving, func(context.Context, json.RawMessage) {
@@ -201,6 +209,18 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		// queued when a connection closes is dropped, so the owner must
 		// not close first). Close may not be called from a handler.
 		go c.peer.Close()
+	})
+	c.peer.Handle(protocol.MsgCallSent, func(_ context.Context, payload json.RawMessage) (any, error) {
+		var cs protocol.CallSent
+		if err := json.Unmarshal(payload, &cs); err != nil {
+			return nil, fmt.Errorf("call_sent payload is not valid: %v", err)
+		}
+		c.smu.Lock()
+		if _, ok := c.sent[cs.Ref]; ok {
+			c.sent[cs.Ref] = true
+		}
+		c.smu.Unlock()
+		return struct{}{}, nil
 	})
 	c.peer.Start()
 	go func() {
@@ -239,6 +259,7 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 	}
 	c.ownerVersion = ack.Version
 	c.ownerPID, c.ownerApp = ack.PID, ack.App
+	c.tellsSent = ack.CallSent
 	c.beating.Store(true)
 	go c.beat()
 	if ack.Version != o.Version {
@@ -335,6 +356,16 @@ func (c *Client) CallTool(ctx context.Context, call protocol.CallTool) (protocol
 	if hung {
 		return protocol.ErrorResult(c.hungMessage() + " This call was not sent."), nil
 	}
+	ref := strconv.FormatUint(c.refSeq.Add(1), 10)
+	c.smu.Lock()
+	c.sent[ref] = false
+	c.smu.Unlock()
+	defer func() {
+		c.smu.Lock()
+		delete(c.sent, ref)
+		c.smu.Unlock()
+	}()
+	call.Ref = ref
 	// The call's grants (what this process's own AI app allows) go with it:
 	// the owner applies them, not its own. Client is not sent.
 	raw, err := c.peer.Request(ctx, protocol.MsgCallTool, call, c.callTimeout)
@@ -365,7 +396,13 @@ func (c *Client) CallTool(ctx context.Context, call protocol.CallTool) (protocol
 		return protocol.ErrorResult(fmt.Sprintf("the monkbrowse owner did not answer %s within %s; it may or may not have run. "+
 			"Check the page (for example with browser_snapshot) before repeating it.", name, te.Timeout)), nil
 	default:
-		return protocol.CallToolResult{}, &InterruptedError{Tool: name}
+		// The owner answers call_sent before the call's first request
+		// leaves for the extension, and the handler has run by then: a
+		// call it never told about did not reach the browser.
+		c.smu.Lock()
+		reached := c.sent[ref]
+		c.smu.Unlock()
+		return protocol.CallToolResult{}, &InterruptedError{Tool: name, NotSent: c.tellsSent && !reached}
 	}
 }
 

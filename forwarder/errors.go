@@ -19,12 +19,20 @@ var ErrNotSent = errors.New("forwarder: call not run by the owner")
 var ErrInterrupted = errors.New("forwarder: the owner went away during the call")
 
 // InterruptedError is the error wrapping [ErrInterrupted]. Its message says
-// that the tool may or may not have run and what to do about it.
+// whether the tool may have run and what to do about it.
 type InterruptedError struct {
 	Tool string
+	// NotSent: the owner had not yet sent the call to the browser (it
+	// tells its forwarders with call_sent before it does), so it did not
+	// run.
+	NotSent bool
 }
 
 func (e *InterruptedError) Error() string {
+	if e.NotSent {
+		return fmt.Sprintf("%s was not run: the monkbrowse process that owned the browser connection went away before sending it to the browser, "+
+			"so nothing happened on the page. Call it again; another monkbrowse process takes over in a moment.", e.Tool)
+	}
 	return fmt.Sprintf("the monkbrowse process that owned the browser connection went away while %s was running, "+
 		"so it may or may not have run. Check the page (for example with browser_snapshot) before repeating it.", e.Tool)
 }

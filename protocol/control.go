@@ -32,6 +32,7 @@ const (
 	MsgCallTool     = "call_tool"
 	MsgOwnerLeaving = "owner_leaving"
 	MsgStatus       = "status"
+	MsgCallSent     = "call_sent"
 )
 
 // FwdHello is the first request of a forwarder. Token is the contents of
@@ -52,6 +53,11 @@ type FwdHelloAck struct {
 	// stopped answering.
 	PID int    `json:"pid,omitempty"`
 	App string `json:"app,omitempty"`
+	// CallSent: this owner asks call_sent before a call's first request
+	// reaches the extension (issue 12), so a call it never asked about
+	// certainly did not reach the browser. Absent (an older owner): every
+	// interrupted call may have run.
+	CallSent bool `json:"callSent,omitempty"`
 }
 
 // CallTool is one AI-facing tool call: what a [Caller] runs and, on the
@@ -70,6 +76,13 @@ type CallTool struct {
 	// app this process serves over stdio. It is not sent: the owner names a
 	// forwarder's calls after the connection they came on.
 	Client string `json:"-"`
+	// Ref is a forwarder's name for this call on the control port, echoed
+	// in call_sent (issue 12). Absent: the owner tells nothing.
+	Ref string `json:"ref,omitempty"`
+	// Sent, if set, is called once, just before the call's first request
+	// leaves for the extension, and the request waits for it (the owner
+	// asks its forwarder call_sent). It is not sent.
+	Sent func(context.Context) `json:"-"`
 }
 
 // Caller runs an AI-facing tool call. Tool failures (bad arguments, unknown
@@ -85,6 +98,15 @@ type Caller interface {
 // reads message, so it says what happened and what to do.
 func ErrorResult(message string) CallToolResult {
 	return CallToolResult{Content: []ContentItem{{Type: "text", Text: message}}, IsError: true}
+}
+
+// CallSent (request, owner → forwarder; answered with {}) says that the
+// call_tool named Ref is about to send its first request to the extension.
+// The owner waits for the answer (at most a couple of seconds) before it
+// sends, so after an owner's death a forwarder knows that a call it was
+// never told about did not reach the browser.
+type CallSent struct {
+	Ref string `json:"ref"`
 }
 
 // ContentItem is one MCP content item: {"type":"text","text":…} or

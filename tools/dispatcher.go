@@ -114,6 +114,9 @@ func (d *Dispatcher) CallTool(ctx context.Context, call protocol.CallTool) (res 
 		return protocol.ErrorResult(verr.Error()), nil
 	}
 	clean, _ := json.Marshal(obj) // nulls removed; cannot fail on RawMessage values that parsed
+	if call.Sent != nil {
+		ctx = withSent(ctx, call.Sent) // the Browser's sessions call MarkSent
+	}
 	res, herr := h(dispatch{d, call}, ctx, clean)
 	if herr != nil {
 		return protocol.ErrorResult(d.explain(ctx, name, herr)), nil

@@ -49,6 +49,9 @@ const (
 	maxFailWait         = 5 * time.Second
 )
 
+// callSentWait bounds the wait for a forwarder's answer to call_sent.
+const callSentWait = 2 * time.Second
+
 // MaxFrame bounds one frame from a forwarder (a call_tool carrying a
 // 25 MiB upload is ~34 MiB of base64).
 const MaxFrame = 64 << 20
@@ -280,7 +283,7 @@ func (s *Server) handleHello(c *conn) messaging.Handler {
 		if s.cfg.App != nil {
 			app = s.cfg.App()
 		}
-		return protocol.FwdHelloAck{OK: true, Version: s.cfg.Version, PID: s.cfg.PID, App: app}, nil
+		return protocol.FwdHelloAck{OK: true, Version: s.cfg.Version, PID: s.cfg.PID, App: app, CallSent: true}, nil
 	}
 }
 
@@ -372,6 +375,23 @@ func (s *Server) handleCallTool(c *conn) messaging.Handler {
 		s.mu.Lock()
 		ct.Client = fmt.Sprintf("forwarder pid %d", c.info.PID)
 		s.mu.Unlock()
+		ct.Sent = nil // never the forwarder's to set
+		if ref := ct.Ref; ref != "" {
+			// Sent or not (issue 12): tell the forwarder before the call's
+			// first request leaves for the extension, and wait for its
+			// answer, so that after this process dies the forwarder knows
+			// a call it never heard about did not reach the browser. A
+			// forwarder that does not answer in time does not hold the
+			// call up for long.
+			name := ct.Name
+			ct.Sent = func(ctx context.Context) {
+				sctx, cancel := context.WithTimeout(ctx, callSentWait)
+				defer cancel()
+				if _, err := c.peer.Request(sctx, protocol.MsgCallSent, protocol.CallSent{Ref: ref}, callSentWait); err != nil {
+					s.log.Debug().Err(err).Str("tool", name).Msg("call_sent not answered; sending the call anyway")
+				}
+			}
+		}
 		res, err := s.cfg.Caller.CallTool(ctx, ct)
 		if errors.Is(err, ErrLeaving) {
 			return nil, refusedLeaving()

@@ -53,6 +53,10 @@ var _ tools.Session = (*session)(nil)
 // the AI, and the tab cache kept current from answers that describe tabs.
 func (s *session) Request(ctx context.Context, typ string, payload, out any) error {
 	timeout := clampToBudget(ctx, s.c.o.timeoutFor(typ))
+	// A forwarded call's forwarder hears that the call leaves for the
+	// browser before it does (call_sent), so after this process's death it
+	// knows which calls never reached the extension.
+	tools.MarkSent(ctx)
 	s.sent.Add(1)
 	// Settled: a cancelled call keeps its tab until the extension has
 	// answered the cancel (or the timeout passed), so the next call never

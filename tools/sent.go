@@ -1,0 +1,26 @@
+package tools
+
+import (
+	"context"
+	"sync"
+)
+
+type sentKey struct{}
+
+// withSent returns ctx carrying fn (protocol.CallTool.Sent), to be called
+// once, just before the call's first request is sent to the extension
+// (issue 12, "sent or not": the owner tells a forwarder that its call is
+// leaving for the browser). fn runs synchronously: the request waits for it.
+func withSent(ctx context.Context, fn func(context.Context)) context.Context {
+	var once sync.Once
+	return context.WithValue(ctx, sentKey{}, func(ctx context.Context) { once.Do(func() { fn(ctx) }) })
+}
+
+// MarkSent runs the call's Sent function the first time it is called for
+// the call; later calls, and calls without one, do nothing. A session calls
+// it before every request it sends.
+func MarkSent(ctx context.Context) {
+	if fn, ok := ctx.Value(sentKey{}).(func(context.Context)); ok {
+		fn(ctx)
+	}
+}
