@@ -20,6 +20,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/tools"
 )
 
 func watchdog(t *testing.T, d time.Duration) context.Context {
@@ -29,7 +30,9 @@ func watchdog(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
-// fakeCaller records calls; a call to "block" waits until release is closed.
+// fakeCaller records calls; a call to "block" marks itself sent to the
+// browser (as a real session does before its first wire request) and waits
+// until release is closed; "unsent" waits without being sent.
 type fakeCaller struct {
 	mu      sync.Mutex
 	calls   []string
@@ -48,9 +51,12 @@ func (f *fakeCaller) CallTool(ctx context.Context, call protocol.CallTool) (prot
 	f.calls = append(f.calls, name+" "+string(call.Args))
 	f.last = call
 	f.mu.Unlock()
+	if name == "block" {
+		tools.MarkSent(ctx)
+	}
 	f.started <- name
 	switch name {
-	case "block":
+	case "block", "unsent":
 		select {
 		case <-f.release:
 		case <-ctx.Done():
@@ -414,6 +420,26 @@ func TestOwnerGoneMidCall(t *testing.T) {
 	<-c.Lost()
 	if r := c.LossReason(); r != forwarder.Disconnected {
 		t.Errorf("LossReason = %v, want disconnected", r)
+	}
+}
+
+// An owner that dies while a call waits before anything was sent to the
+// browser: the forwarder knows (no call_sent came) and says it was not run.
+func TestOwnerGoneBeforeSendingSaysNotRun(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	f := start(t)
+	c := f.dial(t, ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "unsent", nil)
+		done <- err
+	}()
+	<-f.caller.started
+	f.srv.Close()
+	err := <-done
+	var ie *forwarder.InterruptedError
+	if !errors.As(err, &ie) || !ie.NotSent || !strings.Contains(err.Error(), "unsent was not run") {
+		t.Fatalf("unsent call on a vanished owner: %v", err)
 	}
 }
 
