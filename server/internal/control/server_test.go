@@ -20,7 +20,6 @@ import (
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
-	"github.com/monkbrowse/monkbrowse/tools"
 )
 
 func watchdog(t *testing.T, d time.Duration) context.Context {
@@ -52,7 +51,9 @@ func (f *fakeCaller) CallTool(ctx context.Context, call protocol.CallTool) (prot
 	f.last = call
 	f.mu.Unlock()
 	if name == "block" {
-		tools.MarkSent(ctx)
+		if call.Sent != nil {
+			call.Sent(ctx)
+		}
 	}
 	f.started <- name
 	switch name {
@@ -431,7 +432,7 @@ func TestOwnerGoneBeforeSendingSaysNotRun(t *testing.T) {
 	c := f.dial(t, ctx)
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.CallTool(ctx, "unsent", nil)
+		_, err := c.CallTool(ctx, protocol.CallTool{Name: "unsent"})
 		done <- err
 	}()
 	<-f.caller.started
