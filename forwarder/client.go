@@ -245,7 +245,7 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 			// owner and let the caller re-run the election.
 			return nil, fmt.Errorf("%w on 127.0.0.1:%d (the connection closed during fwd_hello)", ErrNoOwner, o.Port)
 		default:
-			return nil, &NotOwnerError{Port: o.Port, Detail: "no answer to fwd_hello: " + err.Error()}
+			return nil, &NotOwnerError{Port: o.Port, Silent: true, Detail: "no answer to fwd_hello: " + err.Error()}
 		}
 	}
 	var ack protocol.FwdHelloAck
@@ -290,7 +290,7 @@ func dialError(ctx context.Context, port int, resp *http.Response, err error) er
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-		return &NotOwnerError{Port: port, Detail: "it accepted the connection but did not answer the WebSocket upgrade"}
+		return &NotOwnerError{Port: port, Silent: true, Detail: "it accepted the connection but did not answer the WebSocket upgrade"}
 	}
 	return &NotOwnerError{Port: port, Detail: "the WebSocket upgrade failed: " + err.Error()}
 }

@@ -50,11 +50,22 @@ var ErrNoOwner = errors.New("forwarder: no monkbrowse owner is listening")
 type NotOwnerError struct {
 	Port   int
 	Detail string // what was seen, e.g. "it answered HTTP 404 instead of a WebSocket upgrade"
+	// Silent: it accepted the connection and then answered nothing within
+	// the handshake timeout (a foreign program, or an owner that is
+	// suspended or stuck: the caller may find out which).
+	Silent bool
+	// Holder names the process holding the port when the caller found it
+	// ("process 123 (nc)"); "" when unknown.
+	Holder string
 }
 
 func (e *NotOwnerError) Error() string {
-	return fmt.Sprintf("monkbrowse cannot reach the browser: the control port 127.0.0.1:%d is held by a program that is not a monkbrowse owner (%s). "+
-		"Stop that program, or start every monkbrowse with the same free port (--control-port).", e.Port, e.Detail)
+	who := "a program that is not a monkbrowse owner"
+	if e.Holder != "" {
+		who = e.Holder + ", which is not a monkbrowse owner"
+	}
+	return fmt.Sprintf("monkbrowse cannot reach the browser: the control port 127.0.0.1:%d is held by %s (%s). "+
+		"Stop that program, or start every monkbrowse with the same free port (--control-port).", e.Port, who, e.Detail)
 }
 
 // RejectedError reports that a monkbrowse owner refused fwd_hello, normally

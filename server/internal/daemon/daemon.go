@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/forwarder/neterr"
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/control"
+	"github.com/monkbrowse/monkbrowse/server/internal/portholder"
 )
 
 // Defaults for [Config].
@@ -93,6 +95,10 @@ type Config struct {
 	// ExtensionGrace is how long after a take-over calls wait for the
 	// extensions to reconnect; 0 means DefaultExtensionGrace.
 	ExtensionGrace time.Duration
+	// FindHolder names the process listening on a port, for the message
+	// when the control port's holder is not a working owner; nil means
+	// portholder.Find.
+	FindHolder func(port int) (portholder.Holder, error)
 }
 
 // Role is what a process currently is in the shared daemon.
@@ -226,12 +232,18 @@ func (d *Daemon) Run(ctx context.Context) error {
 			d.log.Debug().Err(err).Msg("owner refused fwd_hello; retrying")
 			sleep(ctx, quickRetry)
 			continue
-		case errors.As(err, &notOwner) && quick:
+		case errors.As(err, &notOwner) && quick && !notOwner.Silent:
 			// An owner that has just won may not answer yet; a foreign
-			// program keeps answering wrong and is reported below.
+			// program keeps answering wrong and is reported below. Calls
+			// waiting meanwhile are told this if nothing better comes.
+			d.router.note(err)
 			sleep(ctx, quickRetry)
 			continue
 		}
+		// A holder that accepted the connection and then said nothing for
+		// the handshake timeout is reported at once (an owner that has
+		// just won answers at once): say what it really is.
+		err = d.diagnose(err)
 		if !neterr.IsAddrInUse(lerr) {
 			err = fmt.Errorf("%w (binding 127.0.0.1:%d failed too: %v)", err, d.cfg.ControlPort, lerr)
 		}
@@ -239,6 +251,49 @@ func (d *Daemon) Run(ctx context.Context) error {
 		sleep(ctx, slowRetry)
 	}
 	return nil
+}
+
+// diagnose rewrites a failure to reach an owner with what really holds the
+// control port (issue 12): a monkbrowse process that does not answer is a
+// suspended or stuck owner, named with its pid and the app that started
+// it; any other process is named as the program holding the port.
+func (d *Daemon) diagnose(err error) error {
+	var notOwner *forwarder.NotOwnerError
+	if !errors.As(err, &notOwner) {
+		return err
+	}
+	find := d.cfg.FindHolder
+	if find == nil {
+		find = portholder.Find
+	}
+	h, ferr := find(d.cfg.ControlPort)
+	if ferr != nil {
+		return err
+	}
+	self, _ := os.Executable()
+	if notOwner.Silent && h.IsMonkbrowse(self) {
+		state := "it accepted the connection but answered nothing"
+		if h.Stopped {
+			state = "the system reports it stopped"
+		}
+		return &HungOwnerError{PID: h.PID, App: h.Parent, Port: d.cfg.ControlPort, State: state}
+	}
+	n := *notOwner
+	n.Holder = h.String()
+	return &n
+}
+
+// HungOwnerError: the control port is held by a monkbrowse owner that does
+// not answer (suspended with Ctrl-Z, or stuck). Its message names it.
+type HungOwnerError struct {
+	PID   int
+	App   string // the command of its parent process, "" when unknown
+	Port  int
+	State string
+}
+
+func (e *HungOwnerError) Error() string {
+	return forwarder.HungMessage(e.PID, e.App) + fmt.Sprintf(" (control port 127.0.0.1:%d: %s.)", e.Port, e.State)
 }
 
 // reportFailure makes every tool call fail with err and says so on stderr,

@@ -30,6 +30,7 @@ type router struct {
 	mu      sync.Mutex
 	cur     *backend
 	failure error
+	noted   error // the last reason no backend could be set, while retrying
 	closed  bool
 	changed chan struct{} // closed and replaced on every state change
 }
@@ -56,7 +57,7 @@ func (r *router) set(c protocol.Caller) *backend {
 	if r.closed {
 		return b
 	}
-	r.cur, r.failure = b, nil
+	r.cur, r.failure, r.noted = b, nil, nil
 	r.bump()
 	return b
 }
@@ -69,6 +70,14 @@ func (r *router) unset(c *backend) {
 		r.cur = nil
 		r.bump()
 	}
+}
+
+// note records why no backend could be set yet, while the election keeps
+// trying: a call that runs out of patience says it.
+func (r *router) note(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.noted = err
 }
 
 // fail makes calls fail at once with err until a backend is set.
@@ -149,6 +158,12 @@ func (r *router) CallTool(ctx context.Context, call protocol.CallTool) (protocol
 		case <-ctx.Done():
 			return protocol.CallToolResult{}, ctx.Err()
 		case <-deadline.C:
+			r.mu.Lock()
+			noted := r.noted
+			r.mu.Unlock()
+			if noted != nil {
+				return protocol.ErrorResult(fmt.Sprintf("%s was not run. %v", name, noted)), nil
+			}
 			return protocol.ErrorResult(fmt.Sprintf("%s was not run: monkbrowse is switching to another process that owns the browser connection, "+
 				"and none took over within %s. Try again in a moment.", name, r.patience)), nil
 		}

@@ -7,18 +7,16 @@ package doctor
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/portholder"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
@@ -69,8 +67,16 @@ func Run(ctx context.Context, o Options) int {
 		s, err := o.QueryOwner(qctx, o.ControlPort)
 		cancel()
 		if err != nil {
-			fmt.Fprintf(w, "Owner:          control port %d is held, but asking it failed: %v\n", o.ControlPort, err)
-			next = append(next, fmt.Sprintf("Something that is not a working monkbrowse owner holds port %d: stop it, or start monkbrowse with --control-port N.", o.ControlPort))
+			h, herr := portholder.Find(o.ControlPort)
+			self, _ := os.Executable()
+			switch {
+			case herr == nil && h.IsMonkbrowse(self):
+				fmt.Fprintf(w, "Owner:          control port %d is held by monkbrowse %s, which does not answer: %v\n", o.ControlPort, describe(h), err)
+				next = append(next, fmt.Sprintf("The monkbrowse owner (pid %d) is not responding%s. Resume it (fg in the terminal of the app that started it) or quit that app; the other AI apps continue once it answers or exits.", h.PID, suspended(h)))
+			default:
+				fmt.Fprintf(w, "Owner:          control port %d is held by %s, but asking it failed: %v\n", o.ControlPort, describeHolder(o.ControlPort), err)
+				next = append(next, fmt.Sprintf("Something that is not a working monkbrowse owner holds port %d (%s): stop it, or start monkbrowse with --control-port N.", o.ControlPort, describeHolder(o.ControlPort)))
+			}
 		} else {
 			status = s
 			fmt.Fprintf(w, "Owner:          monkbrowse %s, pid %d, on control port %d\n", s.Version, s.PID, o.ControlPort)
@@ -202,50 +208,31 @@ func identify(ctx context.Context, port int, timeout time.Duration) (who string,
 }
 
 // describeHolder names the process listening on port when the system lets
-// us see it (Linux /proc), else says it is unknown.
+// us see it (portholder), else says it is unknown.
 func describeHolder(port int) string {
-	pid, name, err := findListener(port)
-	if err != nil || pid == 0 {
+	h, err := portholder.Find(port)
+	if err != nil || h.PID == 0 {
 		return "process unknown"
 	}
-	return fmt.Sprintf("process %d, %s", pid, name)
+	return describe(h)
 }
 
-// findListener looks the listening socket up in /proc/net/tcp{,6} and finds
-// the process holding its inode. Only the user's own processes are visible.
-func findListener(port int) (int, string, error) {
-	inodes := map[string]bool{}
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(data), "\n")[1:] {
-			fields := strings.Fields(line)
-			if len(fields) < 10 || fields[3] != "0A" { // 0A: LISTEN
-				continue
-			}
-			i := strings.LastIndexByte(fields[1], ':')
-			if p, err := strconv.ParseUint(fields[1][i+1:], 16, 32); err == nil && int(p) == port {
-				inodes[fields[9]] = true
-			}
-		}
+// describe names a holder: "process 123, nc" (stopped, with the app that
+// started it, when known).
+func describe(h portholder.Holder) string {
+	s := fmt.Sprintf("process %d, %s", h.PID, h.Command)
+	if h.Stopped {
+		s += ", stopped"
 	}
-	if len(inodes) == 0 {
-		return 0, "", errors.New("not found")
+	if h.Parent != "" {
+		s += ", started by " + h.Parent
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/fd/*")
-	for _, fd := range procs {
-		link, err := os.Readlink(fd)
-		if err != nil || !strings.HasPrefix(link, "socket:[") {
-			continue
-		}
-		if inodes[strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]")] {
-			pidStr := strings.Split(fd, "/")[2]
-			pid, _ := strconv.Atoi(pidStr)
-			comm, _ := os.ReadFile("/proc/" + pidStr + "/comm")
-			return pid, strings.TrimSpace(string(comm)), nil
-		}
+	return s
+}
+
+func suspended(h portholder.Holder) string {
+	if h.Stopped {
+		return " — it is suspended (stopped)"
 	}
-	return 0, "", errors.New("not found")
+	return " — is it stuck?"
 }

@@ -1,0 +1,58 @@
+// Package portholder names the process listening on a local TCP port, for
+// messages that must say what really holds monkbrowse's ports (issue 12):
+// its pid, its command, whether it is stopped (suspended with Ctrl-Z or
+// SIGSTOP) and the command of its parent (the app that started it).
+//
+// Linux reads /proc; macOS and the BSDs ask lsof and ps; elsewhere (Windows)
+// the holder is unknown and callers say so.
+package portholder
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Holder is a process listening on a port.
+type Holder struct {
+	PID     int
+	Command string // short command name (Linux comm, lsof's c field)
+	Stopped bool   // stopped by a signal (T state): suspended
+	// Parent is the command of its parent process ("" when unknown): for a
+	// monkbrowse process, the AI app that started it.
+	Parent string
+}
+
+// ErrUnknown is returned when the holder cannot be found (another user's
+// process, an OS without a way to ask, nothing listening).
+var ErrUnknown = errors.New("portholder: the process holding the port is unknown")
+
+// Find returns the process listening on 127.0.0.1:port (or any address on
+// that port).
+func Find(port int) (Holder, error) { return find(port) }
+
+// IsMonkbrowse reports whether h looks like a monkbrowse process: its
+// command is monkbrowse, or the base name of this process's executable (a
+// renamed or test build).
+func (h Holder) IsMonkbrowse(self string) bool {
+	c := strings.TrimSuffix(strings.ToLower(h.Command), ".exe")
+	if c == "monkbrowse" {
+		return true
+	}
+	if self == "" {
+		return false
+	}
+	s := strings.TrimSuffix(strings.ToLower(filepath.Base(self)), ".exe")
+	// Linux truncates comm to 15 bytes.
+	return c != "" && (c == s || len(c) == 15 && strings.HasPrefix(s, c))
+}
+
+// String names the process for a message: "process 123 (nc)".
+func (h Holder) String() string {
+	s := fmt.Sprintf("process %d (%s", h.PID, h.Command)
+	if h.Stopped {
+		s += ", stopped"
+	}
+	return s + ")"
+}
