@@ -88,7 +88,6 @@ func (r LossReason) String() string {
 // safe for concurrent use.
 type Client struct {
 	peer         *messaging.Peer
-	port         int
 	ownerVersion string
 	callTimeout  time.Duration
 	log          *slog.Logger
@@ -190,7 +189,6 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		o.HungAfter = DefaultHungAfter
 	}
 	c := &Client{
-		port:        o.Port,
 		callTimeout: o.CallTimeout,
 		log:         o.Logger,
 		lost:        make(chan struct{}),
@@ -323,9 +321,6 @@ func (c *Client) Done() <-chan struct{} { return c.peer.Done() }
 // OwnerVersion is the version the owner announced in its fwd_hello ack.
 func (c *Client) OwnerVersion() string { return c.ownerVersion }
 
-// Port is the control port this client is connected to.
-func (c *Client) Port() int { return c.port }
-
 // CallTool sends call_tool to the owner and returns its result.
 //
 // A call that certainly did not run (the owner was already lost, or it
@@ -423,25 +418,11 @@ func (c *Client) track(ctx context.Context) (context.Context, func(), bool) {
 	}, hung
 }
 
-// Hung reports whether the owner has answered no ping for HungAfter.
-func (c *Client) Hung() bool {
-	c.hmu.Lock()
-	defer c.hmu.Unlock()
-	return c.hung
-}
-
-// OwnerPID is the owner's pid, as its fwd_hello ack said (0: not said).
-func (c *Client) OwnerPID() int { return c.ownerPID }
-
-// OwnerApp names the AI app that started the owner ("" when unknown).
-func (c *Client) OwnerApp() string { return c.ownerApp }
-
-func (c *Client) hungMessage() string { return HungMessage(c.ownerPID, c.ownerApp) }
-
-// HungMessage is what the AI reads while the owner does not answer.
-func HungMessage(pid int, app string) string {
+// hungMessage is what the AI reads while the owner does not answer, naming
+// it by the pid and app its fwd_hello ack gave.
+func (c *Client) hungMessage() string {
 	who := "the monkbrowse process that owns the browser connection"
-	switch {
+	switch pid, app := c.ownerPID, c.ownerApp; {
 	case pid > 0 && app != "":
 		who += fmt.Sprintf(" (pid %d, started by %s)", pid, app)
 	case pid > 0:
@@ -452,7 +433,7 @@ func HungMessage(pid int, app string) string {
 }
 
 // beat pings the owner every heartbeat; after hungAfter without a pong the
-// owner is "hung": calls in flight are answered with HungMessage and new
+// owner is "hung": calls in flight are answered with hungMessage and new
 // ones are not sent, until a pong comes again.
 func (c *Client) beat() {
 	defer close(c.hbDone)

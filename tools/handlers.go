@@ -135,12 +135,12 @@ func (d dispatch) navigate(ctx context.Context, a protocol.NavigateArgs) (protoc
 	}
 	return d.act(ctx, a.Target, protocol.MsgNavigate,
 		func(t Target) any { return protocol.NavigateRequest{URL: url, TabID: t.TabID} },
-		func(t Target) string { return fmt.Sprintf("Navigated %s to %s.", where(t), url) })
+		func(t Target) string { return fmt.Sprintf("Navigated %s to %s.", t.String(), url) })
 }
 
 func simpleAction(typ, format string) func(dispatch, context.Context, protocol.TabArgs) (protocol.CallToolResult, error) {
 	return func(d dispatch, ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
-		return d.act(ctx, a.Target, typ, tabOnly, func(t Target) string { return fmt.Sprintf(format, where(t)) })
+		return d.act(ctx, a.Target, typ, tabOnly, func(t Target) string { return fmt.Sprintf(format, t.String()) })
 	}
 }
 
@@ -157,7 +157,9 @@ func elementAction(typ, verb string) func(dispatch, context.Context, protocol.El
 			func(t Target) any {
 				return protocol.ElementRequest{Ref: a.Ref, Element: a.Element, TabID: t.TabID}
 			},
-			func(t Target) string { return fmt.Sprintf("%s %s in %s.", verb, describe(a.Element, a.Ref), where(t)) })
+			func(t Target) string {
+				return fmt.Sprintf("%s %s in %s.", verb, describe(a.Element, a.Ref), t.String())
+			})
 	}
 }
 
@@ -167,7 +169,7 @@ func (d dispatch) typeText(ctx context.Context, a protocol.TypeArgs) (protocol.C
 			return protocol.TypeRequest{Ref: a.Ref, Element: a.Element, Text: a.Text, Submit: a.Submit, TabID: t.TabID}
 		},
 		func(t Target) string {
-			s := fmt.Sprintf("Typed %q into %s in %s", a.Text, describe(a.Element, a.Ref), where(t))
+			s := fmt.Sprintf("Typed %q into %s in %s", a.Text, describe(a.Element, a.Ref), t.String())
 			if a.Submit {
 				s += " and pressed Enter"
 			}
@@ -181,14 +183,14 @@ func (d dispatch) selectOption(ctx context.Context, a protocol.SelectOptionArgs)
 			return protocol.SelectOptionRequest{Ref: a.Ref, Element: a.Element, Values: a.Values, TabID: t.TabID}
 		},
 		func(t Target) string {
-			return fmt.Sprintf("Selected %s in %s in %s.", quoteList(a.Values), describe(a.Element, a.Ref), where(t))
+			return fmt.Sprintf("Selected %s in %s in %s.", quoteList(a.Values), describe(a.Element, a.Ref), t.String())
 		})
 }
 
 func (d dispatch) pressKey(ctx context.Context, a protocol.PressKeyArgs) (protocol.CallToolResult, error) {
 	return d.act(ctx, a.Target, protocol.MsgPressKey,
 		func(t Target) any { return protocol.PressKeyRequest{Key: a.Key, TabID: t.TabID} },
-		func(t Target) string { return fmt.Sprintf("Pressed %s in %s.", a.Key, where(t)) })
+		func(t Target) string { return fmt.Sprintf("Pressed %s in %s.", a.Key, t.String()) })
 }
 
 func (d dispatch) scroll(ctx context.Context, a protocol.ScrollArgs) (protocol.CallToolResult, error) {
@@ -198,7 +200,7 @@ func (d dispatch) scroll(ctx context.Context, a protocol.ScrollArgs) (protocol.C
 		},
 		func(t Target) string {
 			if a.Ref != "" {
-				return fmt.Sprintf("Scrolled %s into view in %s.", describe(a.Element, a.Ref), where(t))
+				return fmt.Sprintf("Scrolled %s into view in %s.", describe(a.Element, a.Ref), t.String())
 			}
 			dir := a.Direction
 			if dir == "" {
@@ -208,7 +210,7 @@ func (d dispatch) scroll(ctx context.Context, a protocol.ScrollArgs) (protocol.C
 			if a.Amount > 0 {
 				amount = fmt.Sprintf("%d pixels", a.Amount)
 			}
-			return fmt.Sprintf("Scrolled %s by %s in %s.", dir, amount, where(t))
+			return fmt.Sprintf("Scrolled %s by %s in %s.", dir, amount, t.String())
 		})
 }
 
@@ -218,7 +220,7 @@ func (d dispatch) drag(ctx context.Context, a protocol.DragArgs) (protocol.CallT
 			return protocol.DragRequest{StartRef: a.StartRef, EndRef: a.EndRef, TabID: t.TabID}
 		},
 		func(t Target) string {
-			return fmt.Sprintf("Dragged %s onto %s in %s.", describe(a.StartElement, a.StartRef), describe(a.EndElement, a.EndRef), where(t))
+			return fmt.Sprintf("Dragged %s onto %s in %s.", describe(a.StartElement, a.StartRef), describe(a.EndElement, a.EndRef), t.String())
 		})
 }
 
@@ -232,7 +234,7 @@ func (d dispatch) uploadFile(ctx context.Context, a protocol.UploadFileArgs) (pr
 			return protocol.UploadFileRequest{Ref: a.Ref, Name: f.Name, Data: f.Data, TabID: t.TabID}
 		},
 		func(t Target) string {
-			return fmt.Sprintf("Put %s (%d bytes) into %s in %s.", f.Name, f.Size, describe(a.Element, a.Ref), where(t))
+			return fmt.Sprintf("Put %s (%d bytes) into %s in %s.", f.Name, f.Size, describe(a.Element, a.Ref), t.String())
 		})
 }
 
@@ -264,13 +266,13 @@ func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protoc
 		// diff base, since the AI was not shown the rest of the page.
 		sub, ok := subtreeOf(snap.Snapshot, ref)
 		if !ok {
-			return protocol.CallToolResult{}, fmt.Errorf("No element with ref %s is on the page in %s now (it was removed, or the ref is from another page). Call browser_snapshot without ref for fresh refs.", ref, where(t))
+			return protocol.CallToolResult{}, fmt.Errorf("No element with ref %s is on the page in %s now (it was removed, or the ref is from another page). Call browser_snapshot without ref for fresh refs.", ref, t.String())
 		}
-		return TextResult(fmt.Sprintf("Snapshot of %s in %s:\n\n%s", ref, where(t),
+		return TextResult(fmt.Sprintf("Snapshot of %s in %s:\n\n%s", ref, t.String(),
 			d.renderSnapshot(snap, sub, snapshotView{heading: "- Snapshot of " + ref + " and what is inside it:", maxTokens: budget, scope: ref}))), nil
 	}
 	d.snaps.remember(d.snapKey(t), snap)
-	return TextResult(fmt.Sprintf("Snapshot of %s:%s\n\n%s", where(t), formatDialogs(snap.Dialogs),
+	return TextResult(fmt.Sprintf("Snapshot of %s:%s\n\n%s", t.String(), formatDialogs(snap.Dialogs),
 		d.renderSnapshot(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:", maxTokens: budget}))), nil
 }
 
@@ -317,7 +319,7 @@ func (d dispatch) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol
 		return protocol.CallToolResult{}, err
 	}
 	if len(res.Logs) == 0 {
-		return TextResult(fmt.Sprintf("No console output, errors or dialogs recorded in %s since its page loaded.", where(t))), nil
+		return TextResult(fmt.Sprintf("No console output, errors or dialogs recorded in %s since its page loaded.", t.String())), nil
 	}
 	// Within the budget, the newest entries are the ones kept: they are
 	// what the AI's last actions caused.
@@ -342,7 +344,7 @@ func (d dispatch) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol
 		first--
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Console of %s (%d entries, oldest first):\n%s\n", where(t), len(res.Logs), PageContentNote)
+	fmt.Fprintf(&b, "Console of %s (%d entries, oldest first):\n%s\n", t.String(), len(res.Logs), PageContentNote)
 	if first > 0 {
 		fmt.Fprintf(&b, "[The %d oldest entries are left out to stay within the %s-token budget; the newest %d follow.]\n", first, formatInt(DefaultMaxTokens), len(entries)-first)
 	}
@@ -411,7 +413,7 @@ func (d dispatch) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallT
 		case err != nil:
 			last = err
 		case strings.Contains(res.Text, a.Text):
-			return TextResult(fmt.Sprintf("The text %q appeared in %s after %s.", a.Text, where(target), time.Since(start).Round(10*time.Millisecond))), nil
+			return TextResult(fmt.Sprintf("The text %q appeared in %s after %s.", a.Text, target.String(), time.Since(start).Round(10*time.Millisecond))), nil
 		}
 		if ctx.Err() != nil {
 			return protocol.CallToolResult{}, ctx.Err()
@@ -429,7 +431,7 @@ func (d dispatch) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallT
 			return protocol.CallToolResult{}, ctx.Err()
 		}
 	}
-	msg := fmt.Sprintf("The text %q did not appear in %s within %s.", a.Text, where(target), bound)
+	msg := fmt.Sprintf("The text %q did not appear in %s within %s.", a.Text, target.String(), bound)
 	if last != nil {
 		msg += " The last attempt to read the page failed: " + last.Error()
 	}
@@ -485,7 +487,7 @@ func (d dispatch) switchTab(ctx context.Context, a protocol.SwitchTabArgs) (prot
 	if err != nil {
 		return protocol.CallToolResult{}, err
 	}
-	return TextResult(fmt.Sprintf("%s is now the active tab; calls to profile %q without `tab` use it.", capitalize(where(t)), t.Slug)), nil
+	return TextResult(fmt.Sprintf("%s is now the active tab; calls to profile %q without `tab` use it.", Capitalize(t.String()), t.Slug)), nil
 }
 
 func (d dispatch) newTab(ctx context.Context, a protocol.NewTabArgs) (protocol.CallToolResult, error) {
@@ -519,10 +521,12 @@ func (d dispatch) closeTab(ctx context.Context, a protocol.CloseTabArgs) (protoc
 	if err != nil {
 		return protocol.CallToolResult{}, err
 	}
-	return TextResult(fmt.Sprintf("Closed %s. Its number is free again; browser_list_tabs shows the tabs left.", where(t))), nil
+	return TextResult(fmt.Sprintf("Closed %s. Its number is free again; browser_list_tabs shows the tabs left.", t.String())), nil
 }
 
-func capitalize(s string) string {
+// Capitalize upper-cases s's first letter, to start a sentence with a name
+// such as a Target's.
+func Capitalize(s string) string {
 	if s == "" {
 		return s
 	}
@@ -547,7 +551,7 @@ func (d dispatch) handleDialog(ctx context.Context, a protocol.HandleDialogArgs)
 	secs := int(protocol.DialogArmTTL / time.Second)
 	return TextResult(fmt.Sprintf("The next dialog in %s will be %s, if it opens within %d seconds. "+
 		"Now repeat the action that opens it (for example click the button again); that action's result will say what the dialog asked and how it was answered. "+
-		"The answer is used by one dialog only: arm it again before each one.", where(t), answer, secs)), nil
+		"The answer is used by one dialog only: arm it again before each one.", t.String(), answer, secs)), nil
 }
 
 // formatDialogs describes, for the AI, the dialogs the page opened and how

@@ -31,7 +31,7 @@ func (d dispatch) fillForm(ctx context.Context, a protocol.FillFormArgs) (protoc
 	return d.act(ctx, a.Target, protocol.MsgFillForm,
 		func(t Target) any { return protocol.FillFormRequest{Fields: fields, TabID: t.TabID} },
 		func(t Target) string {
-			return fmt.Sprintf("Filled %d field(s) in %s: %s.", len(fields), where(t), strings.Join(names, ", "))
+			return fmt.Sprintf("Filled %d field(s) in %s: %s.", len(fields), t.String(), strings.Join(names, ", "))
 		})
 }
 
@@ -48,7 +48,7 @@ func (d dispatch) clickXY(ctx context.Context, a protocol.ClickXYArgs) (protocol
 			if a.Button != "" && a.Button != "left" {
 				what += " (" + a.Button + " button)"
 			}
-			return fmt.Sprintf("%s at (%g, %g) in %s.", what, a.X, a.Y, where(t))
+			return fmt.Sprintf("%s at (%g, %g) in %s.", what, a.X, a.Y, t.String())
 		})
 }
 
@@ -58,7 +58,7 @@ func (d dispatch) dragXY(ctx context.Context, a protocol.DragXYArgs) (protocol.C
 			return protocol.DragXYRequest{StartX: a.StartX, StartY: a.StartY, EndX: a.EndX, EndY: a.EndY, TabID: t.TabID}
 		},
 		func(t Target) string {
-			return fmt.Sprintf("Dragged from (%g, %g) to (%g, %g) in %s.", a.StartX, a.StartY, a.EndX, a.EndY, where(t))
+			return fmt.Sprintf("Dragged from (%g, %g) to (%g, %g) in %s.", a.StartX, a.StartY, a.EndX, a.EndY, t.String())
 		})
 }
 
@@ -72,7 +72,7 @@ func (d dispatch) screenshot(ctx context.Context, a protocol.ScreenshotArgs) (pr
 		return protocol.CallToolResult{}, err
 	}
 	if res.Data == "" {
-		return protocol.CallToolResult{}, fmt.Errorf("The browser returned an empty screenshot of %s. Try again, or use browser_snapshot to read the page.", where(t))
+		return protocol.CallToolResult{}, fmt.Errorf("The browser returned an empty screenshot of %s. Try again, or use browser_snapshot to read the page.", t.String())
 	}
 	what := "visible area"
 	switch {
@@ -81,7 +81,7 @@ func (d dispatch) screenshot(ctx context.Context, a protocol.ScreenshotArgs) (pr
 	case a.FullPage:
 		what = "whole page"
 	}
-	caption := fmt.Sprintf("Screenshot of %s (%s, PNG).", where(t), what)
+	caption := fmt.Sprintf("Screenshot of %s (%s, PNG).", t.String(), what)
 	if res.Note != "" {
 		caption += " " + res.Note
 	}
@@ -97,7 +97,7 @@ func (d dispatch) networkRequests(ctx context.Context, a protocol.NetworkRequest
 	if err != nil {
 		return protocol.CallToolResult{}, err
 	}
-	return TextResult(FormatNetwork(where(t), a, res)), nil
+	return TextResult(FormatNetwork(t.String(), a, res)), nil
 }
 
 // FormatNetwork renders a network listing, bounded: the newest
@@ -293,7 +293,7 @@ func FormatDownloads(slug string, wait *protocol.DownloadsWait, res protocol.Dow
 		} else {
 			for _, dl := range res.Downloads {
 				if dl.ID == res.Matched {
-					fmt.Fprintf(&b, "%s finished: %s.\n", capitalize(what), downloadLine(dl))
+					fmt.Fprintf(&b, "%s finished: %s.\n", Capitalize(what), downloadLine(dl))
 				}
 			}
 		}
@@ -360,5 +360,5 @@ func (d dispatch) pdf(ctx context.Context, a protocol.TabArgs) (protocol.CallToo
 	if res.Path == "" {
 		return protocol.CallToolResult{}, errors.New("The browser saved no PDF. Try again.")
 	}
-	return TextResult(fmt.Sprintf("Saved %s as a PDF (%s) at %s on the browser's computer.", where(t), byteSize(res.Size), res.Path)), nil
+	return TextResult(fmt.Sprintf("Saved %s as a PDF (%s) at %s on the browser's computer.", t.String(), byteSize(res.Size), res.Path)), nil
 }

@@ -21,8 +21,9 @@ func ImageResult(caption, pngBase64 string) protocol.CallToolResult {
 	}}
 }
 
-// where names a tab for messages: `tab 2 of profile "work"`.
-func where(t Target) string {
+// String names the target for messages: `tab 2 of profile "work"`, or
+// `profile "work"` for profile-wide work.
+func (t Target) String() string {
 	if t.Slot == 0 {
 		return fmt.Sprintf("profile %q", t.Slug)
 	}

@@ -2,7 +2,8 @@
 // token file that proves a forwarder runs as the same user, and the
 // WebSocket server on 127.0.0.1 that authenticates forwarders with
 // fwd_hello, runs their call_tool requests through the owner's tool
-// dispatcher exactly as local calls, answers status for `monkbrowse doctor`,
+// dispatcher exactly as local calls (with the forwarder's own grants, named
+// after its connection), answers status for `monkbrowse doctor`,
 // and tells every forwarder owner_leaving when the owner hands over.
 //
 // Browsers always send an Origin header and native processes do not, so any

@@ -95,17 +95,17 @@ func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(con
 	release, err := c.prof.queues.acquire(ctx, t.TabID)
 	if err != nil {
 		if errors.Is(context.Cause(ctx), tools.ErrCallBudget) {
-			return fmt.Errorf("This call waited for its turn on %s until monkbrowse's %s limit per call ran out (earlier calls to the tab were slow); nothing was sent to the page. Take a browser_snapshot to see the tab's state, then try again.", whereTarget(t), tools.CallBudget)
+			return fmt.Errorf("This call waited for its turn on %s until monkbrowse's %s limit per call ran out (earlier calls to the tab were slow); nothing was sent to the page. Take a browser_snapshot to see the tab's state, then try again.", t.String(), tools.CallBudget)
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("the call was cancelled while it waited for its turn on %s: %w", whereTarget(t), err)
+			return fmt.Errorf("the call was cancelled while it waited for its turn on %s: %w", t.String(), err)
 		}
 		return err
 	}
 	defer release()
 	if ctx.Err() != nil {
 		// Cancelled as its turn came: nothing is sent.
-		return fmt.Errorf("the call was cancelled before its turn on %s; nothing was sent: %w", whereTarget(t), ctx.Err())
+		return fmt.Errorf("the call was cancelled before its turn on %s; nothing was sent: %w", t.String(), ctx.Err())
 	}
 	if c.peer.Err() != nil {
 		// The connection closed while this call waited (or before it
@@ -114,10 +114,10 @@ func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(con
 		nc, err := b.o.reg.reconnected(ctx, b.o.stop, c, b.o.cfg.ReconnectWait)
 		if err != nil {
 			if errors.Is(context.Cause(ctx), tools.ErrCallBudget) {
-				return fmt.Errorf("This call waited for %s to reconnect until monkbrowse's %s limit per call ran out; nothing was sent to the page. Call browser_list_tabs to see when it is back, then try again.", whereTarget(t), tools.CallBudget)
+				return fmt.Errorf("This call waited for %s to reconnect until monkbrowse's %s limit per call ran out; nothing was sent to the page. Call browser_list_tabs to see when it is back, then try again.", t.String(), tools.CallBudget)
 			}
 			if ctx.Err() != nil {
-				return fmt.Errorf("the call was cancelled while %s was reconnecting; nothing was sent: %w", whereTarget(t), ctx.Err())
+				return fmt.Errorf("the call was cancelled while %s was reconnecting; nothing was sent: %w", t.String(), ctx.Err())
 			}
 			return err
 		}
@@ -131,7 +131,7 @@ func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(con
 // fresh list has no tab for it: slot's number is free now (or, for an
 // omitted tab, no shared tab is clearly the one to use).
 func staleTabError(was tools.Target, slot int, tabs []protocol.TabInfo) error {
-	lead := fmt.Sprintf("%s is no longer shared with monkbrowse: the tab was closed, or the person switched Share off for it. Nothing was done.", capitalize(whereTarget(was)))
+	lead := fmt.Sprintf("%s is no longer shared with monkbrowse: the tab was closed, or the person switched Share off for it. Nothing was done.", tools.Capitalize(was.String()))
 	if len(tabs) == 0 {
 		return fmt.Errorf("%s Profile %q has no shared tabs now. Ask the person to click the monkbrowse icon in that Chrome profile and switch Share on for the tab you should use, or open a new (automatically shared) tab with browser_new_tab.", lead, was.Slug)
 	}

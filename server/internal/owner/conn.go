@@ -114,10 +114,10 @@ func (s *session) explain(ctx context.Context, typ string, timeout time.Duration
 		}
 		if protocol.IsRetryable(typ) {
 			return fmt.Errorf("The browser did not answer %s within %s%s in %s. The page may be busy (a heavy script, a dialog, a slow load). Try again in a moment, or call browser_list_tabs to check the tab is still there.",
-				typ, timeout, twice, whereTarget(s.t))
+				typ, timeout, twice, s.t.String())
 		}
 		return fmt.Errorf("The browser did not answer %s within %s in %s. It was not retried because it acts on the page and may still happen: take a browser_snapshot to see the page's state before trying again.",
-			typ, timeout, whereTarget(s.t))
+			typ, timeout, s.t.String())
 	case errors.As(err, &re):
 		if s.t.TabID > 0 && tabGoneCode(re.Code) {
 			return &tabGoneError{t: s.t, first: s.sent.Load() == 1}
@@ -133,13 +133,6 @@ func (s *session) explain(ctx context.Context, typ string, timeout time.Duration
 		return fmt.Errorf("%s was cancelled: %w", typ, ctx.Err())
 	}
 	return fmt.Errorf("Sending %s to the browser failed: %v. Try again; if it keeps failing, reload the monkbrowse extension.", typ, err)
-}
-
-func whereTarget(t tools.Target) string {
-	if t.Slot == 0 {
-		return fmt.Sprintf("profile %q", t.Slug)
-	}
-	return fmt.Sprintf("tab %d of profile %q", t.Slot, t.Slug)
 }
 
 // learn keeps the tab cache current from answers that describe tabs; the

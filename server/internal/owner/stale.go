@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/tools"
@@ -36,7 +35,7 @@ type tabGoneError struct {
 
 func (e *tabGoneError) Error() string {
 	return fmt.Sprintf("%s is no longer shared with monkbrowse: the tab was closed, or the person switched Share off for it. Nothing was done. "+
-		"Call browser_list_tabs to see the shared tabs and their numbers.", capitalize(whereTarget(e.t)))
+		"Call browser_list_tabs to see the shared tabs and their numbers.", tools.Capitalize(e.t.String()))
 }
 
 // tabIDWord matches "tab <id>" as a whole word.
@@ -51,18 +50,11 @@ func speakSlots(msg string, t tools.Target) string {
 	if t.TabID <= 0 || t.Slot <= 0 {
 		return msg
 	}
-	where := whereTarget(t)
+	where := t.String()
 	return tabIDWord(t.TabID).ReplaceAllStringFunc(msg, func(m string) string {
 		if m[0] == 'T' {
-			return capitalize(where)
+			return tools.Capitalize(where)
 		}
 		return where
 	})
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
