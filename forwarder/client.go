@@ -418,11 +418,14 @@ func (c *Client) track(ctx context.Context) (context.Context, func(), bool) {
 	}, hung
 }
 
-// hungMessage is what the AI reads while the owner does not answer, naming
-// it by the pid and app its fwd_hello ack gave.
-func (c *Client) hungMessage() string {
+func (c *Client) hungMessage() string { return HungMessage(c.ownerPID, c.ownerApp) }
+
+// HungMessage is what the AI reads while the owner does not answer, naming
+// it by its pid and the AI app that started it (either may be unknown: 0,
+// "").
+func HungMessage(pid int, app string) string {
 	who := "the monkbrowse process that owns the browser connection"
-	switch pid, app := c.ownerPID, c.ownerApp; {
+	switch {
 	case pid > 0 && app != "":
 		who += fmt.Sprintf(" (pid %d, started by %s)", pid, app)
 	case pid > 0:
@@ -433,7 +436,7 @@ func (c *Client) hungMessage() string {
 }
 
 // beat pings the owner every heartbeat; after hungAfter without a pong the
-// owner is "hung": calls in flight are answered with hungMessage and new
+// owner is "hung": calls in flight are answered with HungMessage and new
 // ones are not sent, until a pong comes again.
 func (c *Client) beat() {
 	defer close(c.hbDone)
