@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/monkbrowse/monkbrowse/forwarder/neterr"
 	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/messaging/neterr"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
 )

@@ -15,7 +15,9 @@
 //
 // The package keeps transports out of the core so that it has no third-party
 // dependency: [Pipe] gives an in-memory linked pair for tests, and the
-// subpackage wsconn adapts a gorilla/websocket connection.
+// subpackage wsconn adapts a gorilla/websocket connection. The subpackage
+// neterr recognises the network errors both ends act on (port in use,
+// refused, reset) on every OS.
 //
 // # Concurrency
 //

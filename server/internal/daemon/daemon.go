@@ -16,7 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/monkbrowse/monkbrowse/forwarder"
-	"github.com/monkbrowse/monkbrowse/forwarder/neterr"
+	"github.com/monkbrowse/monkbrowse/messaging/neterr"
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/control"
 	"github.com/monkbrowse/monkbrowse/server/internal/portholder"

@@ -21,7 +21,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/monkbrowse/monkbrowse/forwarder/neterr"
+	"github.com/monkbrowse/monkbrowse/messaging/neterr"
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 	"github.com/monkbrowse/monkbrowse/tools"
