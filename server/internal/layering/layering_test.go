@@ -6,7 +6,10 @@
 //
 // It reads every module of go.work, its go.mod requirements and the imports
 // of every Go file (tests included), so a new import that points the wrong
-// way fails here rather than in review.
+// way fails here rather than in review. Beside it: no cross-process decision
+// reads an error's wording (wording_test.go); the vocabulary the owner and
+// its forwarders share is declared once, in protocol, and inside server only
+// the daemon is a client of the control port (vocabulary_test.go).
 package layering
 
 import (

@@ -113,3 +113,33 @@ func literalWords(t *testing.T, path string) []string {
 	})
 	return found
 }
+
+// TestOnlyTheDaemonIsAClient: inside server, only internal/daemon (whose
+// forwarder role is a client of the control port) imports the forwarder
+// module; the owner side takes what it shares with forwarders from protocol.
+// Tests may dial with a real forwarder.
+func TestOnlyTheDaemonIsAClient(t *testing.T) {
+	root := repoRoot(t)
+	err := filepath.WalkDir(filepath.Join(root, "server"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if filepath.Dir(rel) == filepath.Join("server", "internal", "daemon") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); repoModule(p) == "forwarder" {
+				t.Errorf("%s imports %s: only server/internal/daemon is a client of the control port; shared vocabulary belongs in protocol", rel, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
