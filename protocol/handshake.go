@@ -6,6 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
+)
+
+// The extension socket's timing, the same on both ends (DESIGN §5.2): each
+// side waits at most HelloTimeout for the hello exchange, and each pings the
+// other every PingInterval. Generated into the extension (protocol.gen.ts).
+const (
+	HelloTimeout = 10 * time.Second
+	PingInterval = 10 * time.Second
 )
 
 // Hello is the first request an extension sends on a socket (DESIGN §5.2).

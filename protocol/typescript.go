@@ -20,7 +20,22 @@ func TypeScript() []byte {
 	fmt.Fprintf(&b, "export const DEFAULT_TIMEOUT_MS = %d;\n", DefaultTimeout.Milliseconds())
 	fmt.Fprintf(&b, "export const MSG_HELLO = %q;\n", MsgHello)
 	fmt.Fprintf(&b, "export const MSG_TABS_CHANGED = %q;\n", MsgTabsChanged)
-	fmt.Fprintf(&b, "export const MSG_CANCEL = %q;\n\n", MsgCancel)
+	fmt.Fprintf(&b, "export const MSG_CANCEL = %q;\n", MsgCancel)
+	fmt.Fprintf(&b, "export const DEFAULT_EXTENSION_PORT = %d;\n", DefaultExtensionPort)
+	fmt.Fprintf(&b, "export const HELLO_TIMEOUT_MS = %d;\n", HelloTimeout.Milliseconds())
+	fmt.Fprintf(&b, "export const PING_INTERVAL_MS = %d;\n", PingInterval.Milliseconds())
+	fmt.Fprintf(&b, "export const DIALOG_ARM_TTL_MS = %d;\n", DialogArmTTL.Milliseconds())
+	b.WriteString("/** Address completion (protocol/urls.go): schemes kept without \"//\", an address with its scheme, a bare loopback host. */\n")
+	b.WriteString("export const KEPT_SCHEMES: readonly string[] = [")
+	for i, s := range KeptSchemes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", s)
+	}
+	b.WriteString("];\n")
+	fmt.Fprintf(&b, "export const SCHEME_URL_RE = new RegExp(%q);\n", SchemeURLPattern)
+	fmt.Fprintf(&b, "export const LOCAL_HOST_RE = new RegExp(%q, \"i\");\n\n", LocalHostPattern)
 
 	// Every type reachable from the catalog and the handshake, in a stable order.
 	roots := []any{TabInfo{}, ConsoleEntry{}}

@@ -129,20 +129,3 @@ func TestWaitNeedsTimeOrText(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
-
-func TestNormalizeURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"example.com":         "https://example.com",
-		"http://x.test/":      "http://x.test/",
-		"about:blank":         "about:blank",
-		" localhost:3000/a ":  "http://localhost:3000/a",
-		"127.0.0.1:8080":      "http://127.0.0.1:8080",
-		"localhost.example":   "https://localhost.example",
-		"data:text/plain,hi":  "data:text/plain,hi",
-		"chrome://extensions": "chrome://extensions",
-	} {
-		if got := normalizeURL(in); got != want {
-			t.Errorf("%q → %q, want %q", in, got, want)
-		}
-	}
-}

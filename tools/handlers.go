@@ -106,27 +106,8 @@ func (d *Dispatcher) read(ctx context.Context, tg protocol.Target, typ string, p
 
 func tabOnly(t Target) any { return protocol.TabRequest{TabID: t.TabID} }
 
-// normalizeURL adds https:// to an address without a scheme.
-func normalizeURL(u string) string {
-	u = cleanURL(u)
-	lower := strings.ToLower(u)
-	for _, p := range []string{"about:", "data:", "javascript:", "chrome:", "file:", "blob:", "view-source:", "mailto:"} {
-		if strings.HasPrefix(lower, p) {
-			return u
-		}
-	}
-	if strings.Contains(u, "://") {
-		return u
-	}
-	// Local development servers rarely speak TLS: like the address bar,
-	// a bare loopback host gets http://.
-	if localHostRe.MatchString(u) {
-		return "http://" + u
-	}
-	return "https://" + u
-}
-
-var localHostRe = regexp.MustCompile(`(?i)^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(/|$)`)
+// normalizeURL completes an address without a scheme as the extension does.
+func normalizeURL(u string) string { return protocol.NormalizeURL(cleanURL(u)) }
 
 func (d dispatch) navigate(ctx context.Context, a protocol.NavigateArgs) (protocol.CallToolResult, error) {
 	url := normalizeURL(a.URL)

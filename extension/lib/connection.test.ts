@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Connection, MAX_MISSED_PINGS, PING_INTERVAL_MS, PING_TIMEOUT_MS, type ConnectionDeps } from "./connection";
+import { Connection, MAX_MISSED_PINGS, PING_TIMEOUT_MS, type ConnectionDeps } from "./connection";
+import { PING_INTERVAL_MS } from "./protocol.gen";
 import { decodeFrame, encodeFrame } from "./frame";
 import { SERVER_TOO_OLD_REASON } from "./hello";
 import { pipe, type PeerSocket } from "./peer";

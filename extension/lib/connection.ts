@@ -7,12 +7,10 @@
 
 import { interpretAck } from "./hello";
 import { Peer, PeerClosedError, errorText, type PeerSocket } from "./peer";
-import { MSG_HELLO, MSG_TABS_CHANGED, WIRE_TYPES, type Hello, type TabInfo } from "./protocol.gen";
+import { HELLO_TIMEOUT_MS, MSG_HELLO, MSG_TABS_CHANGED, PING_INTERVAL_MS, WIRE_TYPES, type Hello, type TabInfo } from "./protocol.gen";
 import { Backoff } from "./reconnect";
 import type { ConnectionState, Status } from "./storage";
 
-export const HELLO_TIMEOUT_MS = 10_000;
-export const PING_INTERVAL_MS = 10_000;
 export const PING_TIMEOUT_MS = 5_000;
 export const MAX_MISSED_PINGS = 2;
 

@@ -5,6 +5,7 @@
 // document) and `kind`; receivers ignore messages not addressed to them.
 
 import type { ConsoleEntry, Dialog, Hello, TabInfo, WireType } from "./protocol.gen";
+import { CodedError } from "./peer";
 import type { Status } from "./storage";
 
 /** A message with nothing but its `to` and `kind`. */
@@ -60,6 +61,14 @@ export type OffMessage<K extends OffKind = OffKind> = { to: "off"; kind: K } & O
 
 export function isBgMessage(m: unknown): m is BgMessage {
   return typeof m === "object" && m !== null && (m as { to?: unknown }).to === "bg" && typeof (m as { kind?: unknown }).kind === "string";
+}
+
+/** Sends a message to the service worker and unwraps its reply; a refusal becomes an error with its code. */
+export async function toBg<K extends BgKind>(msg: BgMessage<K>): Promise<BgMessages[K]["res"]> {
+  const reply = (await chrome.runtime.sendMessage(msg)) as Reply<BgMessages[K]["res"]> | undefined;
+  if (!reply) throw new Error("the extension's service worker gave no answer");
+  if (!reply.ok) throw reply.code ? new CodedError(reply.code, reply.error) : new Error(reply.error);
+  return reply.result;
 }
 
 export function isOffMessage(m: unknown): m is OffMessage {

@@ -9,6 +9,9 @@
 // for one that starts within a short grace period, and never longer than
 // NAV_LOAD_TIMEOUT_MS; then it answers (the snapshot shows whatever is there).
 
+import { errorText } from "./peer";
+import { DEFAULT_TIMEOUT_MS } from "./protocol.gen";
+
 /** A main-frame (frameId 0) navigation event of one tab, from chrome.webNavigation. */
 export type NavEvent =
   /** onBeforeNavigate: a new document is being requested. */
@@ -37,8 +40,8 @@ export const NAV_GRACE_AFTER_REPLY_MS = 50;
  * navigation events to arrive, instead of the full grace period.
  */
 export const NAV_QUIET_AFTER_REPLY_MS = 20;
-/** The longest wait for the new page's load, from the first navigation seen; then the answer is given anyway. */
-export const NAV_LOAD_TIMEOUT_MS = 20_000;
+/** The longest wait for the new page's load, from the first navigation seen; then the answer is given anyway (5 s below an action's wire timeout). */
+export const NAV_LOAD_TIMEOUT_MS = DEFAULT_TIMEOUT_MS - 5_000;
 /** After an abandoned navigation, how long to look for the one that replaced it. */
 export const NAV_REPLACED_MS = 50;
 /**
@@ -97,9 +100,8 @@ export type NavOutcome =
  * Matches Chrome's runtime.sendMessage errors and contentOp's wording of them.
  */
 export function isLostReply(err: unknown): boolean {
-  const m = err instanceof Error ? err.message : String(err);
   return /message port closed|message channel (is )?closed|Receiving end does not exist|Could not establish connection|back\/forward cache|did not answer|gave no answer/i.test(
-    m,
+    errorText(err),
   );
 }
 

@@ -7,6 +7,14 @@ export const DEFAULT_TIMEOUT_MS = 25000;
 export const MSG_HELLO = "hello";
 export const MSG_TABS_CHANGED = "tabs_changed";
 export const MSG_CANCEL = "cancel";
+export const DEFAULT_EXTENSION_PORT = 9222;
+export const HELLO_TIMEOUT_MS = 10000;
+export const PING_INTERVAL_MS = 10000;
+export const DIALOG_ARM_TTL_MS = 60000;
+/** Address completion (protocol/urls.go): schemes kept without "//", an address with its scheme, a bare loopback host. */
+export const KEPT_SCHEMES: readonly string[] = ["about:", "blob:", "chrome:", "data:", "file:", "javascript:", "mailto:", "view-source:"];
+export const SCHEME_URL_RE = new RegExp("^[a-zA-Z][a-zA-Z0-9+.-]*://");
+export const LOCAL_HOST_RE = new RegExp("^(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?(/|$)", "i");
 
 export interface TabInfo {
   tabId: number;

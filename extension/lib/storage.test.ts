@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PORT, normalizeConsent, normalizeSettings, normalizeShares, normalizeStatus, parseLabel, parsePort, withSwitch } from "./storage";
+import { DEFAULT_EXTENSION_PORT } from "./protocol.gen";
+import { normalizeConsent, normalizeSettings, normalizeShares, normalizeStatus, parseLabel, parsePort, withSwitch } from "./storage";
 
 describe("settings", () => {
   it("defaults to port 9222 and an empty label", () => {
-    expect(normalizeSettings(undefined)).toEqual({ port: DEFAULT_PORT, label: "" });
-    expect(DEFAULT_PORT).toBe(9222);
+    expect(normalizeSettings(undefined)).toEqual({ port: DEFAULT_EXTENSION_PORT, label: "" });
+    expect(DEFAULT_EXTENSION_PORT).toBe(9222);
     expect(normalizeSettings({ port: 70000, label: 3 })).toEqual({ port: 9222, label: "" });
     expect(normalizeSettings({ port: 9300, label: " work " })).toEqual({ port: 9300, label: "work" });
   });

@@ -4,7 +4,7 @@
 // normalises whatever is stored (an older or hand-edited value must never
 // break the extension).
 
-export const DEFAULT_PORT = 9222;
+import { DEFAULT_EXTENSION_PORT } from "./protocol.gen";
 
 export const KEY_SETTINGS = "settings";
 export const KEY_IDENTITY = "identity";
@@ -101,7 +101,7 @@ export function parseLabel(text: string): { label: string } | { error: string } 
 export function normalizeSettings(v: unknown): Settings {
   const o = (typeof v === "object" && v !== null ? v : {}) as Record<string, unknown>;
   return {
-    port: isValidPort(o.port) ? o.port : DEFAULT_PORT,
+    port: isValidPort(o.port) ? o.port : DEFAULT_EXTENSION_PORT,
     label: typeof o.label === "string" ? o.label.trim().slice(0, MAX_LABEL_LEN) : "",
   };
 }
@@ -117,7 +117,7 @@ export function normalizeShares(v: unknown): Shares {
   return out;
 }
 
-export function normalizeStatus(v: unknown, port = DEFAULT_PORT): Status {
+export function normalizeStatus(v: unknown, port = DEFAULT_EXTENSION_PORT): Status {
   const o = (typeof v === "object" && v !== null ? v : {}) as Record<string, unknown>;
   const states: ConnectionState[] = ["connecting", "connected", "rejected", "disconnected"];
   const state = states.includes(o.state as ConnectionState) ? (o.state as ConnectionState) : "disconnected";

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { navigableReason, normalizeUrl, restrictedReason } from "./urls";
 
@@ -25,12 +26,10 @@ describe("restrictedReason", () => {
 });
 
 describe("normalizeUrl / navigableReason", () => {
-  it("adds a scheme like the address bar", () => {
-    expect(normalizeUrl("example.com/a")).toBe("https://example.com/a");
-    expect(normalizeUrl("localhost:3000")).toBe("http://localhost:3000");
-    expect(normalizeUrl("127.0.0.1:8080/x")).toBe("http://127.0.0.1:8080/x");
-    expect(normalizeUrl("https://x.org")).toBe("https://x.org");
-    expect(normalizeUrl("about:blank")).toBe("about:blank");
+  it("completes addresses as the server does (protocol/testdata/urls.json)", () => {
+    const cases = JSON.parse(readFileSync(new URL("../../protocol/testdata/urls.json", import.meta.url), "utf8")) as [string, string][];
+    expect(cases.length).toBeGreaterThan(10);
+    for (const [typed, want] of cases) expect(normalizeUrl(typed), typed).toBe(want);
   });
 
   it("refuses what cannot be opened for the AI", () => {

@@ -1,5 +1,7 @@
 // Pages Chrome does not let extensions script, and the message that says so.
 
+import { KEPT_SCHEMES, LOCAL_HOST_RE, SCHEME_URL_RE } from "./protocol.gen";
+
 const BLOCKED_SCHEMES = ["chrome:", "chrome-untrusted:", "devtools:", "edge:", "view-source:", "chrome-search:"];
 const STORE_PREFIXES = ["https://chrome.google.com/webstore", "https://chromewebstore.google.com"];
 
@@ -29,15 +31,15 @@ export function restrictedReason(url: string | undefined, ownExtensionId?: strin
 }
 
 /**
- * normalizeUrl adds a scheme to what a person (or an AI) would type in the
- * address bar: "example.com" → https://example.com, "localhost:3000" →
- * http://localhost:3000.
+ * normalizeUrl completes what a person (or an AI) would type in the address
+ * bar: "example.com" → https://example.com, "localhost:3000" →
+ * http://localhost:3000. The rules are protocol/urls.go's, generated.
  */
 export function normalizeUrl(url: string): string {
   const t = url.trim();
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(t) || /^(about|data|javascript|blob|mailto|view-source|chrome):/i.test(t)) return t;
-  if (/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/|$)/i.test(t)) return "http://" + t;
-  return "https://" + t;
+  const lower = t.toLowerCase();
+  if (KEPT_SCHEMES.some((s) => lower.startsWith(s)) || SCHEME_URL_RE.test(t)) return t;
+  return (LOCAL_HOST_RE.test(t) ? "http://" : "https://") + t;
 }
 
 /** Only web pages and about:blank may be opened by browser_navigate / browser_new_tab. */

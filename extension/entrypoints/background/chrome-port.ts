@@ -5,6 +5,7 @@ import type { BrowserPort, TabLike } from "../../lib/executor";
 import { abandonedNavigationError, NAV_ABANDONED_MS, type NavEvent } from "../../lib/navigation";
 import type { CsMessage, CsOp, CsOps, CsReply } from "../../lib/messages";
 import { errorText } from "../../lib/peer";
+import { TIMEOUTS_MS } from "../../lib/protocol.gen";
 import type { Consent, Shares } from "../../lib/storage";
 import { evalInPage, EVAL_CSP_ERROR } from "./evaluate";
 import { downloads, networkRequests } from "./network";
@@ -12,8 +13,8 @@ import { bodiesOf, debuggerEnabled, onNativeDialogs, withDebugger, type Send } f
 import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
 import { beforeLeaving, BlockedPage, CONTENT_SCRIPT_FILE, PAGE_HOOKS_FILE, PROBE_AFTER_MS, responsive, unlessBlocked, within } from "./inject";
 
-/** Longest a navigation may take before we answer anyway (below the 45 s wire timeout, issue 12). */
-const NAV_TIMEOUT_MS = 40_000;
+/** Longest a navigation may take before we answer anyway (5 s below its wire timeout, issue 12). */
+const NAV_TIMEOUT_MS = TIMEOUTS_MS.browser_navigate - 5_000;
 /** Once the new page has committed, how long to wait for its load event. */
 const LOAD_AFTER_COMMIT_MS = 35_000;
 export const BODIES_NEED_DEBUGGER =
@@ -34,7 +35,7 @@ export function toTabLike(t: chrome.tabs.Tab): TabLike | undefined {
   };
 }
 
-export async function getTab(tabId: number): Promise<TabLike | undefined> {
+async function getTab(tabId: number): Promise<TabLike | undefined> {
   try {
     return toTabLike(await chrome.tabs.get(tabId));
   } catch {

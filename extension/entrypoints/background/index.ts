@@ -8,7 +8,7 @@ import { buildHello } from "../../lib/hello";
 import { ensureIdentity, withAssigned } from "../../lib/identity";
 import { isBgMessage, SLEEP_MAX_MS, type BgMessage, type BgMessages, type OffMessage, type Reply } from "../../lib/messages";
 import { errorCode, errorText } from "../../lib/peer";
-import type { TabInfo } from "../../lib/protocol.gen";
+import { DIALOG_ARM_TTL_MS } from "../../lib/protocol.gen";
 import { pruneShares, shareAll, shareTab, unshareTab } from "../../lib/slots";
 import {
   KEY_CONSENT,
@@ -26,7 +26,7 @@ import {
   type Shares,
   type Status,
 } from "../../lib/storage";
-import { forgetRefBase, getTab, makeChromePort } from "./chrome-port";
+import { forgetRefBase, makeChromePort } from "./chrome-port";
 import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
 import { detachUnshared, forgetDebuggerTab, installDebugger } from "./debugger";
 import { armTab, injectDocument, injectTab, makeDormant } from "./inject";
@@ -146,8 +146,6 @@ function updateShares<T>(fn: (s: Shares) => { shares: Shares; out: T }, opts: { 
 
 // ---- dialog answers armed by browser_handle_dialog ------------------------
 
-/** How long an armed answer waits for its dialog. */
-const ARM_TTL_MS = 60_000;
 // In memory: a worker suspended for 30 s loses it, and with it at most the
 // rest of a 60 s arm; the page's own copy still answers in that document.
 const arms = new Map<number, DialogArm>();
@@ -163,11 +161,11 @@ function currentArm(tabId: number): DialogArm | null {
 }
 
 async function armDialog(tabId: number, answer: { accept: boolean; promptText?: string }): Promise<number> {
-  const a: DialogArm = { accept: answer.accept, expiresAt: Date.now() + ARM_TTL_MS };
+  const a: DialogArm = { accept: answer.accept, expiresAt: Date.now() + DIALOG_ARM_TTL_MS };
   if (answer.promptText !== undefined) a.promptText = answer.promptText;
   arms.set(tabId, a);
   await armTab(tabId, a);
-  return ARM_TTL_MS;
+  return DIALOG_ARM_TTL_MS;
 }
 
 const shareOne = (tabId: number) =>
@@ -188,16 +186,6 @@ async function pruneClosed(): Promise<void> {
 
 // ---- tabs ------------------------------------------------------------------
 
-async function sharedTabInfos(): Promise<TabInfo[]> {
-  const shares = await readShares();
-  const out: TabInfo[] = [];
-  for (const [k, slot] of Object.entries(shares)) {
-    const t = await getTab(Number(k));
-    if (t) out.push({ tabId: t.id, slot, url: t.url, title: t.title, active: t.active, windowId: t.windowId });
-  }
-  return out.sort((a, b) => a.slot - b.slot);
-}
-
 // Debounced (TABS_DEBOUNCE_MS after the last change), but never held back
 // more than TABS_MAX_WAIT_MS while changes keep coming.
 let tabsTimer: ReturnType<typeof setTimeout> | undefined;
@@ -216,7 +204,7 @@ function scheduleTabsPush(): void {
 
 async function pushTabs(): Promise<void> {
   try {
-    const tabs = await sharedTabInfos();
+    const tabs = await executor.listTabs();
     await sendToOffscreen({ to: "off", kind: "tabs-push", tabs });
   } catch {
     // No offscreen document right now; the next hello carries the tabs.
@@ -283,7 +271,7 @@ type Handlers = { [K in keyof BgMessages]: (m: BgMessage<K>) => Promise<BgMessag
 
 const handlers: Handlers = {
   "connect-info": async () => {
-    const [settings, identity, tabs] = await Promise.all([readSettings(), readIdentity(), sharedTabInfos()]);
+    const [settings, identity, tabs] = await Promise.all([readSettings(), readIdentity(), executor.listTabs()]);
     const hello = buildHello({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version });
     return { port: settings.port, hello };
   },

@@ -10,7 +10,6 @@
 // a busy loop) answers no executeScript; every call here is bounded, and
 // `responsive` is the probe the rest of the service worker uses to tell.
 
-import { errorText } from "../../lib/peer";
 import type { DialogArm } from "../../lib/page/console";
 
 export const CONTENT_SCRIPT_FILE = "content-scripts/content.js";
@@ -20,8 +19,6 @@ export const PAGE_HOOKS_FILE = "content-scripts/page-hooks.js";
 const INJECT_TIMEOUT_MS = 3000;
 /** How long the liveness probe waits for a trivial script to run. */
 export const PROBE_TIMEOUT_MS = 3000;
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Resolves to the promise's value, or to `timedOut` after ms (the promise keeps running). */
 export function within<T, U>(p: Promise<T>, ms: number, timedOut: U): Promise<T | U> {
@@ -168,5 +165,3 @@ export async function unlessBlocked<T>(tabId: number, work: Promise<T>): Promise
     if (!(await responsive(tabId))) throw blockedError(tabId);
   }
 }
-
-export { errorText, sleep };

@@ -6,14 +6,14 @@
 
 import { matchesWait, matchTab, toDownloadInfo, type DownloadItemLike } from "../../lib/downloads";
 import { NetLog, toWire, type NetState } from "../../lib/netlog";
-import type { DownloadInfo, DownloadsRequest, DownloadsResult, NetworkRequest } from "../../lib/protocol.gen";
+import { TIMEOUTS_MS, type DownloadInfo, type DownloadsRequest, type DownloadsResult, type NetworkRequest } from "../../lib/protocol.gen";
 import type { Shares } from "../../lib/storage";
 
 const STATE_KEY = "netlog";
 const DL_KEY = "downloadTabs";
 const SAVE_DELAY_MS = 250;
-/** A wait answers at most this long after it was asked (below the 55 s wire timeout). */
-export const MAX_WAIT_MS = 45_000;
+/** A wait answers at most this long after it was asked (10 s below its wire timeout). */
+export const MAX_WAIT_MS = TIMEOUTS_MS.browser_downloads - 10_000;
 /** Only downloads that started this long before a wait, or later, can satisfy it. */
 const WAIT_LOOKBACK_MS = 60_000;
 

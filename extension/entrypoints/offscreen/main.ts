@@ -3,18 +3,11 @@
 // chrome.runtime, so storage and Chrome APIs stay in the service worker.
 
 import { Connection } from "../../lib/connection";
-import { isOffMessage, type OffMessage, type BgKind, type BgMessage, type BgMessages, type Reply } from "../../lib/messages";
-import { CodedError, errorText, type PeerSocket } from "../../lib/peer";
+import { isOffMessage, toBg, type OffMessage, type Reply } from "../../lib/messages";
+import { errorText, type PeerSocket } from "../../lib/peer";
 
 /** The largest frame we accept from the server (a full screenshot or upload fits). */
 const MAX_FRAME_CHARS = 64 * 1024 * 1024;
-
-async function toBg<K extends BgKind>(msg: BgMessage<K>): Promise<BgMessages[K]["res"]> {
-  const reply = (await chrome.runtime.sendMessage(msg)) as Reply<BgMessages[K]["res"]> | undefined;
-  if (!reply) throw new Error("the service worker gave no answer");
-  if (!reply.ok) throw reply.code ? new CodedError(reply.code, reply.error) : new Error(reply.error);
-  return reply.result;
-}
 
 /** Opens a WebSocket and adapts it to PeerSocket once it is open. */
 function openSocket(url: string): Promise<PeerSocket> {

@@ -4,7 +4,7 @@
 // numbers are handed out in one place). Opening popup.html in a tab works
 // the same.
 
-import type { BgKind, BgMessage, BgMessages, Reply } from "../../lib/messages";
+import { toBg } from "../../lib/messages";
 import { errorText } from "../../lib/peer";
 import {
   KEY_CONSENT,
@@ -26,13 +26,6 @@ const list = $<HTMLUListElement>("#tabs");
 const statusEl = $<HTMLParagraphElement>("#status");
 const identityEl = $<HTMLParagraphElement>("#identity");
 const errorEl = $<HTMLParagraphElement>("#error");
-
-async function toBg<K extends BgKind>(msg: BgMessage<K>): Promise<BgMessages[K]["res"]> {
-  const reply = (await chrome.runtime.sendMessage(msg)) as Reply<BgMessages[K]["res"]> | undefined;
-  if (!reply) throw new Error("the extension's service worker gave no answer");
-  if (!reply.ok) throw new Error(reply.error);
-  return reply.result;
-}
 
 function showError(e: unknown): void {
   errorEl.textContent = errorText(e);

@@ -7,6 +7,7 @@ import { click } from "./pointer";
 import { selectOption } from "./select";
 import { typeText } from "./typing";
 import { isInput, isSelect, tagOf } from "./dom";
+import { errorText } from "../peer";
 import { PageError, type RefRegistry } from "./refs";
 import { describeElement } from "./snapshot";
 
@@ -90,10 +91,9 @@ export async function fillForm(refs: RefRegistry, fields: FillField[]): Promise<
     try {
       await fillOne(refs, f);
     } catch (e) {
-      const msg = e instanceof Error ? e.message : String(e);
       const name = f.element ? `${JSON.stringify(f.element)} (ref ${f.ref})` : `ref ${f.ref}`;
       const done = i === 0 ? "no field was filled" : `the ${i} field(s) before it were filled`;
-      throw new PageError(`field ${i + 1} of ${fields.length}, ${name}, failed: ${msg}. ${done}; fix this field and send the rest again`);
+      throw new PageError(`field ${i + 1} of ${fields.length}, ${name}, failed: ${errorText(e)}. ${done}; fix this field and send the rest again`);
     }
   }
   return { filled: fields.length };

@@ -31,8 +31,8 @@ import (
 const (
 	DefaultMaxProfiles   = 20
 	DefaultReadLimit     = 64 << 20
-	DefaultHelloTimeout  = 10 * time.Second
-	DefaultPingInterval  = 10 * time.Second
+	DefaultHelloTimeout  = protocol.HelloTimeout
+	DefaultPingInterval  = protocol.PingInterval
 	DefaultMissedPongs   = 3
 	DefaultReconnectWait = 5 * time.Second
 	DefaultDrainTimeout  = time.Second
