@@ -61,6 +61,9 @@ export class Connection {
     this.teardown("reconnecting with new settings");
     this.backoff.connected();
     this.last = undefined;
+    // No status until the new settings are known: a "connecting" on the
+    // old port would look stale to the service worker (lib/settings-sync.ts).
+    this.port = 0;
     void this.attempt();
   }
 

@@ -26,6 +26,7 @@ import {
   type Shares,
   type Status,
 } from "../../lib/storage";
+import { needsReconnect, type Served } from "../../lib/settings-sync";
 import { forgetRefBase, makeChromePort } from "./chrome-port";
 import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
 import { detachUnshared, forgetDebuggerTab, installDebugger } from "./debugger";
@@ -217,6 +218,16 @@ async function sendToOffscreen(msg: OffMessage): Promise<void> {
 
 // ---- offscreen document ----------------------------------------------------
 
+/** What connect-info last gave the connection (lib/settings-sync.ts). */
+let served: Served | undefined;
+
+/** Tells the offscreen connection to reconnect now, creating it if needed. */
+async function askReconnect(why: string): Promise<void> {
+  console.debug(`monkbrowse: reconnecting: ${why}`);
+  await ensureOffscreen();
+  await sendToOffscreen({ to: "off", kind: "reconnect" }).catch(() => undefined);
+}
+
 let creating: Promise<void> | undefined;
 async function ensureOffscreen(): Promise<void> {
   if (creating) return creating;
@@ -273,6 +284,7 @@ const handlers: Handlers = {
   "connect-info": async () => {
     const [settings, identity, tabs] = await Promise.all([readSettings(), readIdentity(), executor.listTabs()]);
     const hello = buildHello({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version });
+    served = { port: settings.port, label: settings.label };
     return { port: settings.port, hello };
   },
   exec: async (m) => {
@@ -298,6 +310,9 @@ const handlers: Handlers = {
   },
   status: async (m) => {
     await writeStatus(m.status);
+    // A settings change whose reconnect message missed the connection
+    // (issue 12): the connection reports on other settings than the stored.
+    if (needsReconnect(await readSettings(), served, m.status)) void askReconnect("its status is for other settings");
     return null;
   },
   share: async (m) => {
@@ -385,7 +400,10 @@ export default defineBackground(() => {
 
   chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 1 });
   chrome.alarms.onAlarm.addListener((a) => {
-    if (a.name === KEEPALIVE_ALARM) void ensureOffscreen();
+    if (a.name !== KEEPALIVE_ALARM) return;
+    void ensureOffscreen().then(async () => {
+      if (needsReconnect(await readSettings(), served)) await askReconnect("the settings changed since it connected");
+    });
   });
 
   // Every document a SHARED tab commits gets the page side, as early as an
@@ -435,8 +453,7 @@ export default defineBackground(() => {
         // A new label gets a new slug from the server.
         await withIdentity((identity) => chrome.storage.local.set({ [KEY_IDENTITY]: { profileId: identity.profileId } }));
       }
-      await ensureOffscreen();
-      await sendToOffscreen({ to: "off", kind: "reconnect" }).catch(() => undefined);
+      await askReconnect("the settings changed");
     })();
   });
 
