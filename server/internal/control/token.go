@@ -10,6 +10,9 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
+// restrict is restrictToOwner; tests replace it to see when it is called.
+var restrict = restrictToOwner
+
 // TokenBytes is the size of the random control token; the file holds it as
 // 2*TokenBytes hex characters.
 const TokenBytes = 32
@@ -61,6 +64,10 @@ func WriteToken(home string) (token, path string, err error) {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return "", "", fmt.Errorf("control: restricting %s to its owner: %w", dir, err)
 	}
+	// Windows: permission bits mean nothing; an owner-only ACL does it.
+	if err := restrict(dir, true); err != nil {
+		return "", "", err
+	}
 	f, err := os.CreateTemp(dir, ".control-token-*")
 	if err != nil {
 		return "", "", fmt.Errorf("control: writing the control token: %w", err)
@@ -72,8 +79,12 @@ func WriteToken(home string) (token, path string, err error) {
 		}
 	}()
 	// CreateTemp already creates the file 0600; Chmod makes it explicit
-	// whatever the umask.
+	// whatever the umask. The owner-only ACL goes on before the token is
+	// written (a rename keeps it).
 	if err = f.Chmod(0o600); err == nil {
+		err = restrict(tmp, false)
+	}
+	if err == nil {
 		if _, err = f.WriteString(token + "\n"); err == nil {
 			err = f.Sync()
 		}

@@ -154,3 +154,39 @@ func TestTokenDirOfAnotherUserRefused(t *testing.T) {
 		t.Fatalf("WriteToken into another user's folder: %v", err)
 	}
 }
+
+// TestTokenRestrictedBeforeWritten: WriteToken restricts the folder, then
+// the token file while it is still empty, before the token is written
+// (on Windows an owner-only ACL; a fake here, the real one is compiled
+// for Windows and not run).
+func TestTokenRestrictedBeforeWritten(t *testing.T) {
+	home := t.TempDir()
+	type call struct {
+		path string
+		dir  bool
+		size int64
+	}
+	var calls []call
+	restrict = func(p string, dir bool) error {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Errorf("restrict(%s): %v", p, err)
+			return nil
+		}
+		calls = append(calls, call{p, dir, fi.Size()})
+		return nil
+	}
+	defer func() { restrict = restrictToOwner }()
+	_, path, err := WriteToken(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 2 || calls[0].path != filepath.Dir(path) || !calls[0].dir ||
+		filepath.Dir(calls[1].path) != filepath.Dir(path) || calls[1].dir || calls[1].size != 0 {
+		t.Fatalf("restrict calls %+v; want the folder, then the still empty token file", calls)
+	}
+	restrict = func(string, bool) error { return errors.New("no ACL for you") }
+	if _, _, err := WriteToken(home); err == nil || !strings.Contains(err.Error(), "no ACL for you") {
+		t.Fatalf("a failed restriction: %v", err)
+	}
+}
