@@ -6,7 +6,8 @@
 
 import { defineContentScript } from "wxt/utils/define-content-script";
 import { ConsoleBuffer, EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, parseDialog, parseEntry, parseReplay, type PageDialog } from "../lib/page/console";
-import { isCsMessage, respond, type PageContext } from "../lib/page/handler";
+import { isCsMessage, respond, SETTLING_OPS, type PageContext } from "../lib/page/handler";
+import { workProbe } from "../lib/page/pagework";
 import { RefRegistry } from "../lib/page/refs";
 import { settleDom, timerSleep, type Sleep } from "../lib/page/settle";
 import { ACTION_OPS, type BgMessage } from "../lib/messages";
@@ -46,6 +47,14 @@ function install(): void {
 /** The ops whose answers carry the dialogs seen since the last report (actions and snapshots). */
 const REPORTS_DIALOGS: ReadonlySet<string> = new Set(["snapshot", ...ACTION_OPS]);
 
+/**
+ * The input ops whose settle waits for an animation frame only when the page
+ * asked for one (settle.ts). Pointer ops, scrolls and drags keep the frame:
+ * what they change is often seen by layout observers (lazy lists,
+ * positioned menus), which run in the frame without asking for it.
+ */
+const NO_FRAME_OPS: ReadonlySet<string> = new Set(["type", "press_key", "select", "fill_form"]);
+
 type NavigationLike = EventTarget;
 
 /**
@@ -72,13 +81,16 @@ function watchNavigate(doc: Document): (() => boolean) | undefined {
 function start(): Instance {
   const doc = document;
   const logs = new ConsoleBuffer();
+  // What the page starts during an action (its hooks count it), for the settle.
+  const work = workProbe(doc);
+  let currentOp = "";
   const ctx: PageContext = {
     doc,
     refs: new RefRegistry(),
     logs,
     shadowRoot: shadowRootGetter(),
     // After an action, answer once the page has stopped changing (bounded).
-    settle: () => settleDom(doc, { sleep: pageSleep(doc) }),
+    settle: () => settleDom(doc, { sleep: pageSleep(doc), work: work.query, frame: !NO_FRAME_OPS.has(currentOp) }),
     watchNavigate: () => watchNavigate(doc),
   };
 
@@ -120,7 +132,11 @@ function start(): Instance {
       sendResponse({ ok: true, result: {} });
       return false;
     }
+    const settles = SETTLING_OPS.has(msg.op);
+    currentOp = msg.op;
+    if (settles) work.begin();
     void respond(ctx, msg).then((r) => {
+      if (settles) work.end();
       if (r.ok && dialogs.length > 0 && REPORTS_DIALOGS.has(msg.op)) {
         r = { ok: true, result: { ...r.result, dialogs: dialogs.splice(0) } };
       }

@@ -132,7 +132,8 @@ func cmdRun(args []string) error {
 	warmup := fs.Int("warmup", 2, "untimed repetitions first")
 	startups := fs.Int("startup-runs", 5, "fresh launches per server to time start-up")
 	srvList := fs.String("servers", "monkbrowse,playwright,chrome-devtools", "servers to run")
-	pageList := fs.String("pages", "", "pages to run (default all: signin,large,app)")
+	pageList := fs.String("pages", "", "pages to run (default all)")
+	oldExt := fs.Bool("old-extension", false, "the extension may be an older build without the options page's JavaScript switch (bench/compare)")
 	_ = fs.Parse(args)
 	cfg, err := rf.config(root)
 	if err != nil {
@@ -140,6 +141,7 @@ func cmdRun(args []string) error {
 	}
 	cfg.Servers, cfg.Pages = splitList(*srvList), splitList(*pageList)
 	cfg.Reps, cfg.Warmup, cfg.StartupRuns = *reps, *warmup, *startups
+	cfg.OldExtension = *oldExt
 	if cfg.Reps < 1 {
 		return errors.New("-reps must be at least 1")
 	}

@@ -80,6 +80,26 @@ var Pages = []Page{
 			return fmt.Sprintf(`document.getElementById('query').textContent === %q`, text)
 		},
 	},
+	framesPage("noframes", "Support desk",
+		"bench/testdata/frames.html served as /noframes.html: a ticket form (field, button, live outputs) without iframes, the baseline of the frames page"),
+	framesPage("frames", "Support desk",
+		"bench/testdata/frames.html: the same ticket form with two iframes, a same-origin help widget and a cross-site embed (http://localhost:<port>, its own renderer process), each with links, a field and a button"),
+}
+
+// framesPage is the iframe pair: the same page served with its two iframes
+// (one same-origin, one from another site, so in its own renderer process)
+// and without them, so a click can be compared on both.
+func framesPage(key, title, about string) Page {
+	return Page{
+		Key: key, Title: title, Path: "/" + key + ".html", File: "bench/testdata/frames.html", About: about,
+		Click:      Target{Role: "button", Name: "Open ticket", Element: "Open ticket button"},
+		ClickCheck: `document.getElementById('opened').textContent === '1'`,
+		Type:       Target{Role: "textbox", Name: "Subject", Element: "Subject field"},
+		TypeText:   func(rep int) string { return "Printer jam " + strconv.Itoa(rep) },
+		TypeCheck: func(text string) string {
+			return fmt.Sprintf(`document.getElementById('subject').value === %q && document.getElementById('subject-mirror').textContent === %q`, text, text)
+		},
+	}
 }
 
 // effectExpr wraps a check so every server's evaluation tool returns a

@@ -37,6 +37,9 @@ type Config struct {
 	Servers []string
 	// Pages to run, by key; empty means all.
 	Pages []string
+	// OldExtension: the extension may predate the options page's
+	// JavaScript switch (bench/compare runs an older build).
+	OldExtension bool
 	// Reps timed repetitions of the task per page and server (≥ 1);
 	// Warmup untimed ones before them.
 	Reps, Warmup int
@@ -68,7 +71,10 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	cpu0 := readCPU()
 
 	pages := selectPages(cfg.Pages)
-	files := map[string]string{"/start.html": filepath.Join(cfg.Root, "bench/testdata/start.html")}
+	files := map[string]string{
+		"/start.html":       filepath.Join(cfg.Root, "bench/testdata/start.html"),
+		"/frame-inner.html": filepath.Join(cfg.Root, "bench/testdata/frame-inner.html"),
+	}
 	for _, p := range pages {
 		files[p.Path] = filepath.Join(cfg.Root, p.File)
 	}
@@ -290,10 +296,14 @@ func startSession(ctx context.Context, cfg Config, key string, fx *fixtures.Serv
 			return nil, err
 		}
 		// The effect checks use browser_evaluate, which the person must
-		// switch on for the profile (options page).
+		// switch on for the profile (options page). Builds from before the
+		// switch existed (bench/compare's old side) have none and allow it.
 		if err := b.SetAllowJavaScript(lctx, true); err != nil {
-			s.close()
-			return nil, err
+			if !cfg.OldExtension {
+				s.close()
+				return nil, err
+			}
+			fmt.Fprintf(cfg.Log, "monkbrowse: no JavaScript switch in this extension build (%v); an older build allows it\n", err)
 		}
 		// Use the tab the browser started with, so no blank tab is left
 		// over to cost memory.

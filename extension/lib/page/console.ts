@@ -11,6 +11,7 @@
 // it can only write into its own log.
 
 import type { ConsoleEntry } from "../protocol.gen";
+import { trackPageWork } from "./pagework";
 
 export type { ConsoleEntry };
 
@@ -353,15 +354,17 @@ export function installPageHooks(
   };
 
   const con = win.console as unknown as Record<string, (...a: unknown[]) => unknown>;
-  // name → [native, ours]
-  const swapped = new Map<string, [unknown, unknown]>();
+  // name → where, native, ours
+  const swapped = new Map<string, { obj: Record<string, unknown>; key: string; orig: unknown; ours: unknown }>();
   const put = (obj: Record<string, unknown>, key: string, ours: unknown) => {
     const orig = obj[key];
     if (typeof orig !== "function") return;
-    swapped.set(`${obj === (con as unknown) ? "console." : ""}${key}`, [orig, ours]);
+    const name = obj === (win as unknown) ? key : obj === (con as unknown) ? `console.${key}` : `proto.${key}`;
+    swapped.set(name, { obj, key, orig, ours });
     obj[key] = ours;
   };
-  const nativeOf = (name: string) => swapped.get(name)?.[0] as ((...a: unknown[]) => unknown) | undefined;
+  const nativeOf = (name: string) => swapped.get(name)?.orig as ((...a: unknown[]) => unknown) | undefined;
+  let tracking = false;
 
   const install = () => {
     swapped.clear();
@@ -437,6 +440,9 @@ export function installPageHooks(
       record("dialog", () => formatDialog("prompt", message, result, dflt, a ? "armed" : "default"), d);
       return result;
     });
+    // The page's timers and requests started by an action (pagework.ts).
+    trackPageWork(win, put, () => active, !tracking);
+    tracking = true;
   };
 
   win.addEventListener(
@@ -479,10 +485,7 @@ export function installPageHooks(
       leavingUntil = 0;
       // Put the natives back where ours still stand; where the page wrapped
       // ours since, our wrapper stays but only passes through.
-      for (const [name, [orig, ours]] of swapped) {
-        const inConsole = name.startsWith("console.");
-        const obj = (inConsole ? con : win) as unknown as Record<string, unknown>;
-        const key = inConsole ? name.slice("console.".length) : name;
+      for (const { obj, key, orig, ours } of swapped.values()) {
         if (obj[key] === ours) obj[key] = orig;
       }
     },

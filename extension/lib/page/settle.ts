@@ -10,6 +10,16 @@
 // changed once it went SETTLE_QUIET_MS without a mutation, and any page after
 // SETTLE_MAX_MS whatever happens.
 //
+// Where the page's hooks are in (shared tabs: pagework.ts), the settle knows
+// what the page itself started during the action: short timers and frames
+// not yet run and requests not yet finished. Then it waits exactly for those
+// (timers and frames bounded by SETTLE_MAX_MS, requests by
+// SETTLE_REQUEST_MAX_MS), lets SETTLE_AFTER_WORK_MS pass after the last of them
+// finished or the DOM last changed, and answers one task turn after the
+// frame when the page started nothing and changed nothing after its
+// immediate reaction — instead of the fixed idle and quiet windows above,
+// which remain for documents without hooks.
+//
 // Hidden tabs (the person is looking at another one): Chrome runs a hidden
 // page's timers only once a second and its animation frames not at all. The
 // content script therefore sleeps there through the service worker (whose
@@ -21,8 +31,20 @@ export const SETTLE_QUIET_MS = 50;
 export const SETTLE_IDLE_MS = 15;
 /** The longest the mutation wait lasts, for pages that never stop changing. */
 export const SETTLE_MAX_MS = 300;
+/** With the page's work known: how long after its last timer or request finished, or its DOM last changed, it counts as settled. */
+export const SETTLE_AFTER_WORK_MS = 16;
+/**
+ * With the page's work known: the longest wait for requests the action
+ * started (a search-as-you-type fetch per key, a "load more"); timers and
+ * frames keep SETTLE_MAX_MS.
+ */
+export const SETTLE_REQUEST_MAX_MS = 1500;
+/** With the page's work known: how often a pending timer or request is looked at again. */
+export const SETTLE_POLL_MS = 4;
 /** The longest the wait for one animation frame lasts (frames can stall). */
 export const FRAME_MAX_MS = 100;
+
+import type { PageWork } from "./pagework";
 
 export type SettleOutcome = "quiet" | "capped";
 
@@ -37,6 +59,17 @@ export interface SettleOptions {
   frameMaxMs?: number;
   /** How to wait (default: setTimeout). */
   sleep?: Sleep;
+  /** With the page's work known, the bound for requests (default SETTLE_REQUEST_MAX_MS). */
+  requestMaxMs?: number;
+  /** The page's own pending work (pagework.ts), or undefined where no hooks answer. */
+  work?: () => PageWork | undefined;
+  /**
+   * Whether to wait for an animation frame first (default true). false: only
+   * where the page's work is known, which then includes the frames the page
+   * asked for; layout-driven callbacks (ResizeObserver, IntersectionObserver)
+   * that no frame request announces are then not waited for.
+   */
+  frame?: boolean;
 }
 
 /** One task turn of the page's event loop (MessageChannel: not throttled in hidden tabs). */
@@ -89,26 +122,18 @@ export async function settleDom(doc: Document, opts: SettleOptions = {}): Promis
   let outcome: SettleOutcome;
   let changedLate = false;
   try {
-    if (win && doc.visibilityState !== "hidden") await nextFrame(win, opts.frameMaxMs);
+    const visible = !!win && doc.visibilityState !== "hidden";
+    // Hidden documents keep the windows: their timers run once a second, so
+    // waiting for a page's short timer there would mean waiting for the cap.
+    const work = visible && opts.work?.() !== undefined ? opts.work : undefined;
+    // With the page's work known, a frame is waited for only when the page
+    // asked for one (it is pending work) or the caller wants one anyway.
+    if (visible && (opts.frame !== false || !work)) await nextFrame(win, opts.frameMaxMs);
     else await taskTurn();
     const beat = performance.now();
-    for (;;) {
-      const now = performance.now();
-      const changed = lastChange > -Infinity;
-      if (lastChange > beat) changedLate = true;
-      const since = Math.max(beat, lastChange);
-      const need = changed ? quietMs : idleMs;
-      if (now - since >= need) {
-        outcome = "quiet";
-        break;
-      }
-      if (now - start >= maxMs) {
-        outcome = "capped";
-        break;
-      }
-      // Until the document would have been quiet long enough, or the cap.
-      await sleep(Math.max(1, Math.min(since + need, start + maxMs) - now));
-    }
+    const known = work ? await settleKnown(work, beat, () => lastChange, start, maxMs, opts.requestMaxMs ?? SETTLE_REQUEST_MAX_MS, sleep) : undefined;
+    outcome = known ?? (await settleByWindows(beat, () => lastChange, start, quietMs, idleMs, maxMs, sleep));
+    changedLate = lastChange > beat;
   } catch {
     outcome = "capped"; // a sleep that failed: answer rather than hang
   } finally {
@@ -116,6 +141,68 @@ export async function settleDom(doc: Document, opts: SettleOptions = {}): Promis
   }
   if (changedLate) await nextFrame(win, opts.frameMaxMs);
   return outcome;
+}
+
+/** The settle by fixed windows (see settleDom): idle after no change, quiet after a change. */
+async function settleByWindows(
+  beat: number,
+  lastChange: () => number,
+  start: number,
+  quietMs: number,
+  idleMs: number,
+  maxMs: number,
+  sleep: Sleep,
+): Promise<SettleOutcome> {
+  for (;;) {
+    const now = performance.now();
+    const changed = lastChange() > -Infinity;
+    const since = Math.max(beat, lastChange());
+    const need = changed ? quietMs : idleMs;
+    if (now - since >= need) return "quiet";
+    if (now - start >= maxMs) return "capped";
+    // Until the document would have been quiet long enough, or the cap.
+    await sleep(Math.max(1, Math.min(since + need, start + maxMs) - now));
+  }
+}
+
+/**
+ * The settle where the page's work is known (see the file comment): resolves
+ * "quiet" or "capped".
+ */
+async function settleKnown(
+  work: () => PageWork | undefined,
+  beat: number,
+  lastChange: () => number,
+  start: number,
+  maxMs: number,
+  requestMaxMs: number,
+  sleep: Sleep,
+): Promise<SettleOutcome> {
+  let turned = false;
+  for (;;) {
+    const w = work();
+    const now = performance.now();
+    const cap = start + (w && w.requests > 0 ? Math.max(maxMs, requestMaxMs) : maxMs);
+    if (now >= cap) return "capped";
+    if (w && w.pending > 0) {
+      await sleep(Math.max(1, Math.min(SETTLE_POLL_MS, cap - now)));
+      continue;
+    }
+    if (now - start >= maxMs) return "capped";
+    const last = Math.max(lastChange(), w ? w.lastDone : -Infinity);
+    if (last > beat) {
+      // Something happened after the immediate reaction: a short quiet spell.
+      const left = last + SETTLE_AFTER_WORK_MS - now;
+      if (left <= 0) return "quiet";
+      await sleep(Math.max(1, Math.min(left, start + maxMs - now)));
+      continue;
+    }
+    if (turned) return "quiet";
+    // Nothing started, nothing changed since the frame: one more task turn
+    // for work the page queued as a task (a scheduler's MessageChannel).
+    await taskTurn();
+    turned = true;
+  }
 }
 
 /**
