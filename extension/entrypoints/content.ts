@@ -54,6 +54,8 @@ const REPORTS_DIALOGS: ReadonlySet<string> = new Set(["snapshot", ...ACTION_OPS]
  * positioned menus), which run in the frame without asking for it.
  */
 const NO_FRAME_OPS: ReadonlySet<string> = new Set(["type", "press_key", "select", "fill_form"]);
+/** The ops after which the page settles (handler.ts), by the message's own op string. */
+const SETTLING: ReadonlySet<string> = SETTLING_OPS;
 
 type NavigationLike = EventTarget;
 
@@ -132,7 +134,7 @@ function start(): Instance {
       sendResponse({ ok: true, result: {} });
       return false;
     }
-    const settles = SETTLING_OPS.has(msg.op);
+    const settles = SETTLING.has(msg.op);
     currentOp = msg.op;
     if (settles) work.begin();
     void respond(ctx, msg).then((r) => {
