@@ -54,6 +54,8 @@ const REPORTS_DIALOGS: ReadonlySet<string> = new Set(["snapshot", ...ACTION_OPS]
  * positioned menus), which run in the frame without asking for it.
  */
 const NO_FRAME_OPS: ReadonlySet<string> = new Set(["type", "press_key", "select", "fill_form"]);
+/** Above this many elements a snapshot is announced to the service worker as a long job ("busy"). */
+const BUSY_ELEMENTS = 5000;
 /** The ops after which the page settles (handler.ts), by the message's own op string. */
 const SETTLING: ReadonlySet<string> = SETTLING_OPS;
 
@@ -133,6 +135,12 @@ function start(): Instance {
       doc.dispatchEvent(new CustomEvent(EVT_NATIVE_DIALOGS, { detail: (msg.args as { on?: unknown } | undefined)?.on === true ? "1" : "0" }));
       sendResponse({ ok: true, result: {} });
       return false;
+    }
+    if (msg.op === "snapshot" && doc.getElementsByTagName("*").length > BUSY_ELEMENTS) {
+      // A snapshot of a huge page can keep this thread busy for seconds: the
+      // service worker must not take that for a page blocked by a dialog.
+      const note: BgMessage<"busy"> = { to: "bg", kind: "busy" };
+      chrome.runtime.sendMessage(note).catch(() => undefined);
     }
     const settles = SETTLING.has(msg.op);
     currentOp = msg.op;

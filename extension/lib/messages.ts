@@ -40,6 +40,12 @@ export interface BgMessages {
    * browser_handle_dialog armed; it is used up (the sender's tab only).
    */
   "dialog-used": { req: Empty; res: null };
+  /**
+   * content script → bg: a long synchronous job (a snapshot) begins in the
+   * sender's tab. Until its answer the page is busy, not blocked by a native
+   * dialog (background/inject.ts unlessBlocked).
+   */
+  busy: { req: Empty; res: null };
 }
 
 /** The longest a "sleep" message waits. */

@@ -30,7 +30,7 @@ import { needsReconnect, type Served } from "../../lib/settings-sync";
 import { forgetRefBase, makeChromePort } from "./chrome-port";
 import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
 import { detachUnshared, forgetDebuggerTab, installDebugger } from "./debugger";
-import { armTab, injectDocument, injectTab, makeDormant } from "./inject";
+import { armTab, injectDocument, injectTab, makeDormant, noteBusy } from "./inject";
 import type { DialogArm } from "../../lib/page/console";
 
 const OFFSCREEN_PATH = "offscreen.html";
@@ -329,6 +329,11 @@ const handlers: Handlers = {
     if (tabId !== undefined) arms.delete(tabId);
     return null;
   },
+  busy: async (m) => {
+    const tabId = (m as BgMessage<"busy"> & { senderTabId?: number }).senderTabId;
+    if (tabId !== undefined) noteBusy(tabId);
+    return null;
+  },
   "share-all": async () => {
     const tabs = await chrome.tabs.query({ windowType: "normal" });
     const ids = tabs
@@ -345,7 +350,7 @@ const handlers: Handlers = {
 // renderer send any message in their name. They may only ask for what the
 // page side needs; everything else (running wire requests, changing shares)
 // must come from the extension's own pages: offscreen document, popup, options.
-const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used"]);
+const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy"]);
 
 function fromExtensionPage(sender: chrome.runtime.MessageSender): boolean {
   // An extension page opened in a tab (the popup as a page) has a tab too: the URL tells.
@@ -358,7 +363,7 @@ function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendRespo
     sendResponse({ ok: false, error: `internal message "${msg.kind}" is not accepted from this sender` });
     return false;
   }
-  if (msg.kind === "dialog-used") {
+  if (msg.kind === "dialog-used" || msg.kind === "busy") {
     // Only about the sender's own tab, whatever the message says.
     (msg as BgMessage & { senderTabId?: number }).senderTabId = sender.tab?.id;
   }

@@ -146,12 +146,24 @@ export function blockedError(tabId: number): Error {
 /** How long an answer may take before the page is probed. */
 export const PROBE_AFTER_MS = 5000;
 
+/** When each tab's content script last said a long synchronous job began (the "busy" message). */
+const busySince = new Map<number, number>();
+
+/** The content script of tabId began a long synchronous job (a snapshot of a huge page). */
+export function noteBusy(tabId: number, now = Date.now()): void {
+  busySince.set(tabId, now);
+}
+
 /**
  * Waits for work, but when it has not settled after PROBE_AFTER_MS, probes
  * the page; a page that does not answer the probe fails the wait with
- * blockedError instead of hanging until the request's timeout.
+ * blockedError instead of hanging until the request's timeout. A page whose
+ * content script said it began a long job after the work was sent is busy
+ * with it, not blocked (a snapshot of 20,000 elements on a slow machine):
+ * the work is waited for, bounded by the request's own timeout.
  */
-export async function unlessBlocked<T>(tabId: number, work: Promise<T>): Promise<T> {
+export async function unlessBlocked<T>(tabId: number, work: Promise<T>, probe: (tabId: number) => Promise<boolean> = responsive): Promise<T> {
+  const sent = Date.now();
   const settled = work.then(
     (v) => ({ v }),
     (e: unknown) => ({ e }),
@@ -162,6 +174,7 @@ export async function unlessBlocked<T>(tabId: number, work: Promise<T>): Promise
       if ("e" in r) throw r.e;
       return r.v;
     }
-    if (!(await responsive(tabId))) throw blockedError(tabId);
+    if ((busySince.get(tabId) ?? -Infinity) >= sent) continue;
+    if (!(await probe(tabId))) throw blockedError(tabId);
   }
 }
