@@ -258,6 +258,7 @@ func Write(r *run.Results, benchstat string, m Machine, notes string, profiles .
 		}
 	}
 	b.WriteString("\n")
+	writeIframeCost(&b, r, keys, label, st)
 
 	// Per page, per step.
 	b.WriteString("## Per step\n\n")
@@ -556,4 +557,25 @@ func mapKeys(keys []string, f func(string) string) []string {
 		out = append(out, f(k))
 	}
 	return out
+}
+
+// writeIframeCost compares the click on the frames page (a same-origin and a
+// cross-site iframe) with the same click on the page without them, per
+// server, when both pages were run.
+func writeIframeCost(b *strings.Builder, r *run.Results, keys []string, label map[string]string, st map[[3]string]Stats) {
+	ran := map[string]bool{}
+	for _, p := range r.Pages {
+		ran[p.Key] = true
+	}
+	if !ran["frames"] || !ran["noframes"] {
+		return
+	}
+	b.WriteString("**Iframes.** The same click on the page with two iframes (one same-origin, one cross-site in its own renderer process) " +
+		"against the page without them (median action time, frames/noframes): ")
+	var parts []string
+	for _, k := range keys {
+		with, without := st[[3]string{k, "frames", "click"}].Median, st[[3]string{k, "noframes", "click"}].Median
+		parts = append(parts, fmt.Sprintf("%s %s ms / %s ms = %s", label[k], fmtMs(with), fmtMs(without), ratio(with, without)))
+	}
+	b.WriteString(strings.Join(parts, "; ") + ".\n\n")
 }

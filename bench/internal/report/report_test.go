@@ -67,3 +67,19 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+func TestIframeCost(t *testing.T) {
+	r := &run.Results{Reps: 1, Pages: []run.PageResult{{Key: "noframes", Title: "Support desk"}, {Key: "frames", Title: "Support desk"}},
+		Servers: []run.ServerResult{{Key: "monkbrowse", Label: "monkbrowse"}, {Key: "playwright", Label: "Playwright MCP"}}}
+	for _, s := range []string{"monkbrowse", "playwright"} {
+		r.Samples = append(r.Samples, sample(s, "noframes", "click", 80, 100), sample(s, "frames", "click", 100, 100))
+	}
+	md := Write(r, "", ParseMachine("CPUs: 2"), "")
+	if want := "monkbrowse 100 ms / 80 ms = 1.25×; Playwright 100 ms / 80 ms = 1.25×."; !strings.Contains(md, want) {
+		t.Errorf("report lacks the iframe figure %q:\n%s", want, md)
+	}
+	r.Pages = r.Pages[:1]
+	if md := Write(r, "", ParseMachine("CPUs: 2"), ""); strings.Contains(md, "**Iframes.**") {
+		t.Error("the iframe figure needs both pages")
+	}
+}
