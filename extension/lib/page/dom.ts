@@ -88,6 +88,15 @@ export function safeMatches(el: Element, selector: string): boolean {
   }
 }
 
+/** A frame's document, or null when it is cross-origin (or not loaded). */
+export function frameDocument(frame: Element): Document | null {
+  try {
+    return (frame as HTMLIFrameElement).contentDocument ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** The focused element, looking into open shadow roots and same-origin iframes. */
 export function deepActiveElement(doc: Document): Element | null {
   let el: Element | null = doc.activeElement;
@@ -99,12 +108,7 @@ export function deepActiveElement(doc: Document): Element | null {
     }
     const t = tagOf(el);
     if (t === "iframe" || t === "frame") {
-      let inner: Document | null = null;
-      try {
-        inner = (el as HTMLIFrameElement).contentDocument;
-      } catch {
-        inner = null;
-      }
+      const inner = frameDocument(el);
       if (inner && inner.activeElement && inner.activeElement !== inner.body) {
         el = inner.activeElement;
         continue;

@@ -3,21 +3,21 @@
 // which types both ends. Pure page logic, no extension APIs, so it is tested
 // in a DOM environment.
 
-import { pressKey } from "./keyboard";
-import { click, drag, hover } from "./pointer";
-import { scroll } from "./scroll";
-import { selectOption } from "./select";
-import { getText } from "./text";
-import { typeText } from "./typing";
-import { upload } from "./upload";
-import { fillForm } from "./fillform";
-import { elementRect, pageMetrics, scrollToPoint } from "./geometry";
-import { clickAt, dragAt } from "./xy";
 import type { CsOp, CsOps, CsReply, Empty } from "../messages";
 import { errorText } from "../peer";
 import type { ConsoleBuffer } from "./console";
+import { fillForm } from "./fillform";
+import { elementRect, pageMetrics, scrollToPoint } from "./geometry";
+import { pressKey } from "./keyboard";
+import { click, drag, hover } from "./pointer";
 import { PageError, type RefRegistry } from "./refs";
+import { scroll } from "./scroll";
+import { selectOption } from "./select";
 import { buildSnapshot } from "./snapshot";
+import { getText } from "./text";
+import { typeText } from "./typing";
+import { upload } from "./upload";
+import { clickAt, dragAt } from "./xy";
 
 export interface PageContext {
   doc: Document;

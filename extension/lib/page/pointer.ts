@@ -107,7 +107,7 @@ export function hover(refs: RefRegistry, ref: string): void {
 function dragEvent(el: Element, type: string, pt: Point, dt: DataTransfer | null): boolean {
   const win = windowOf(el);
   const init = {
-    bubbles: type !== "dragenter" ? true : true,
+    bubbles: true,
     cancelable: type !== "dragend" && type !== "dragleave",
     composed: true,
     view: win,

@@ -44,6 +44,7 @@ export const SETTLE_POLL_MS = 4;
 /** The longest the wait for one animation frame lasts (frames can stall). */
 export const FRAME_MAX_MS = 100;
 
+import { pageTurn } from "./events";
 import type { PageWork } from "./pagework";
 
 export type SettleOutcome = "quiet" | "capped";
@@ -70,22 +71,6 @@ export interface SettleOptions {
    * that no frame request announces are then not waited for.
    */
   frame?: boolean;
-}
-
-/** One task turn of the page's event loop (MessageChannel: not throttled in hidden tabs). */
-function taskTurn(): Promise<void> {
-  return new Promise((resolve) => {
-    try {
-      const ch = new MessageChannel();
-      ch.port1.onmessage = () => {
-        ch.port1.close();
-        resolve();
-      };
-      ch.port2.postMessage(null);
-    } catch {
-      setTimeout(resolve, 0);
-    }
-  });
 }
 
 /**
@@ -129,7 +114,7 @@ export async function settleDom(doc: Document, opts: SettleOptions = {}): Promis
     // With the page's work known, a frame is waited for only when the page
     // asked for one (it is pending work) or the caller wants one anyway.
     if (visible && (opts.frame !== false || !work)) await nextFrame(win, opts.frameMaxMs);
-    else await taskTurn();
+    else await pageTurn();
     const beat = performance.now();
     const known = work ? await settleKnown(work, beat, () => lastChange, start, maxMs, opts.requestMaxMs ?? SETTLE_REQUEST_MAX_MS, sleep) : undefined;
     outcome = known ?? (await settleByWindows(beat, () => lastChange, start, quietMs, idleMs, maxMs, sleep));
@@ -200,7 +185,7 @@ async function settleKnown(
     if (turned) return "quiet";
     // Nothing started, nothing changed since the frame: one more task turn
     // for work the page queued as a task (a scheduler's MessageChannel).
-    await taskTurn();
+    await pageTurn();
     turned = true;
   }
 }

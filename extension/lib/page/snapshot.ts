@@ -18,6 +18,7 @@ import { computeAccessibleName, getRole } from "dom-accessibility-api";
 import { fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
 import {
   deepActiveElement,
+  frameDocument,
   isContentEditable,
   isDisabledElement,
   isFileInput,
@@ -470,12 +471,7 @@ function fieldValue(el: Element, role: string, ctx: Ctx): string | undefined {
 }
 
 function frameChildren(frame: HTMLIFrameElement, node: SNode, ctx: Ctx): void {
-  let doc: Document | null = null;
-  try {
-    doc = frame.contentDocument;
-  } catch {
-    doc = null;
-  }
+  const doc = frameDocument(frame);
   if (doc === null) {
     node.attrs.push("cross-origin");
     return;

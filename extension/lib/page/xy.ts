@@ -7,7 +7,7 @@
 import { mouse } from "./events";
 import { focusTarget } from "./focus";
 import { moveOnto } from "./pointer";
-import { deepActiveElement, tagOf } from "./dom";
+import { deepActiveElement, frameDocument, tagOf } from "./dom";
 import { PageError } from "./refs";
 
 interface Hit {
@@ -34,12 +34,7 @@ export function hitTest(doc: Document, x: number, y: number): Hit {
     el = inner;
   }
   if (tagOf(el) === "iframe") {
-    let inner: Document | null = null;
-    try {
-      inner = (el as HTMLIFrameElement).contentDocument;
-    } catch {
-      inner = null;
-    }
+    const inner = frameDocument(el);
     if (inner) {
       const r = el.getBoundingClientRect();
       const cs = el.ownerDocument.defaultView?.getComputedStyle(el);
