@@ -48,12 +48,16 @@ function install(): void {
 const REPORTS_DIALOGS: ReadonlySet<string> = new Set(["snapshot", ...ACTION_OPS]);
 
 /**
- * The input ops whose settle waits for an animation frame only when the page
- * asked for one (settle.ts). Pointer ops, scrolls and drags keep the frame:
- * what they change is often seen by layout observers (lazy lists,
- * positioned menus), which run in the frame without asking for it.
+ * When each op's settle waits for an animation frame (settle.ts): input ops
+ * only when the page asked for one; clicks and hovers also when the page
+ * observes layout (a positioned menu, a lazy list) or may; scrolls and drags
+ * always (the page's scroll listeners and observers run in the frame).
  */
-const NO_FRAME_OPS: ReadonlySet<string> = new Set(["type", "press_key", "select", "fill_form"]);
+function frameFor(op: string): "always" | "asked" | "layout" {
+  if (op === "type" || op === "press_key" || op === "select" || op === "fill_form") return "asked";
+  if (op === "click" || op === "hover" || op === "click_xy") return "layout";
+  return "always";
+}
 /** Above this many elements a snapshot is announced to the service worker as a long job ("busy"). */
 const BUSY_ELEMENTS = 5000;
 /** The ops after which the page settles (handler.ts), by the message's own op string. */
@@ -94,7 +98,7 @@ function start(): Instance {
     logs,
     shadowRoot: shadowRootGetter(),
     // After an action, answer once the page has stopped changing (bounded).
-    settle: () => settleDom(doc, { sleep: pageSleep(doc), work: work.query, frame: !NO_FRAME_OPS.has(currentOp) }),
+    settle: () => settleDom(doc, { sleep: pageSleep(doc), work: work.query, frame: frameFor(currentOp) }),
     watchNavigate: () => watchNavigate(doc),
   };
 

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from "vitest";
 import { installPageHooks } from "./console";
-import { parseWork, workProbe, WORK_TIMER_MAX_MS } from "./pagework";
+import { parseWork, trackPageWork, workProbe, WORK_TIMER_MAX_MS } from "./pagework";
 import { settleDom } from "./settle";
 
 const win = window as unknown as Window & typeof globalThis;
@@ -26,7 +26,7 @@ describe("the page's work during an action (MAIN-world hooks ↔ isolated probe)
     const nativeSetTimeout = win.setTimeout;
     const { hooks } = installPageHooks(win, () => {});
     const probe = workProbe(document);
-    expect(probe.query()).toEqual({ pending: 0, lastDone: -1, requests: 0 });
+    expect(probe.query()).toEqual({ pending: 0, lastDone: -1, requests: 0, layout: true }); // hooks after load: cannot know
 
     // Started before the action: the page's routine, never counted.
     const clock = win.setTimeout(() => {}, 5);
@@ -64,10 +64,31 @@ describe("the page's work during an action (MAIN-world hooks ↔ isolated probe)
     probe.end();
   });
 
+  it("tells whether the page observes layout (its frame work unannounced)", () => {
+    // The hooks came after the page loaded (as in the test above): they cannot know.
+    expect(workProbe(document).query()!.layout).toBe(true);
+    // A window whose hooks arrive while its document is still loading.
+    const doc = document.implementation.createHTMLDocument("loading");
+    Object.defineProperty(doc, "readyState", { value: "loading" });
+    class Observer {
+      observe(): void {}
+    }
+    const fake = { document: doc, performance, ResizeObserver: Observer } as unknown as Window & typeof globalThis;
+    const put = (obj: Record<string, unknown>, key: string, ours: unknown) => {
+      obj[key] = ours;
+    };
+    trackPageWork(fake, put, () => true, true);
+    const probe = workProbe(doc);
+    expect(probe.query()!.layout).toBe(false); // seen from the start, nothing observed
+    new Observer().observe();
+    expect(probe.query()!.layout).toBe(true);
+  });
+
   it("answers nothing where no hooks listen, and rejects malformed answers", () => {
     const other = document.implementation.createHTMLDocument("x");
     expect(workProbe(other).query()).toBeUndefined();
-    expect(parseWork("2,10.5,1")).toEqual({ pending: 2, lastDone: 10.5, requests: 1 });
+    expect(parseWork("2,10.5,1,0")).toEqual({ pending: 2, lastDone: 10.5, requests: 1, layout: false });
+    expect(parseWork("2,10.5,1")).toEqual({ pending: 2, lastDone: 10.5, requests: 1, layout: true });
     expect(parseWork("1,1,2")).toBeUndefined();
     expect(parseWork("x,1")).toBeUndefined();
     expect(parseWork("-1,1")).toBeUndefined();
@@ -86,7 +107,7 @@ describe("settleDom with the page's work known", () => {
     }, 80);
     const t0 = performance.now();
     // Windows far longer than the work: they must not be what is waited for.
-    const outcome = await settleDom(document, { quietMs: 400, idleMs: 400, maxMs: 2000, work: () => ({ pending, lastDone, requests: 0 }) });
+    const outcome = await settleDom(document, { quietMs: 400, idleMs: 400, maxMs: 2000, work: () => ({ pending, lastDone, requests: 0, layout: true }) });
     const took = performance.now() - t0;
     expect(outcome).toBe("quiet");
     expect(document.body.textContent).toBe("loaded");
@@ -95,23 +116,29 @@ describe("settleDom with the page's work known", () => {
   });
 
   it("answers at once when the page started nothing and changed nothing, and skips the frame only when told", async () => {
-    const idle = () => ({ pending: 0, lastDone: -1, requests: 0 });
+    const idle = () => ({ pending: 0, lastDone: -1, requests: 0, layout: false });
     const asked = vi.spyOn(window, "requestAnimationFrame");
     const t0 = performance.now();
-    expect(await settleDom(document, { quietMs: 400, idleMs: 400, maxMs: 2000, work: idle, frame: false })).toBe("quiet");
+    expect(await settleDom(document, { quietMs: 400, idleMs: 400, maxMs: 2000, work: idle, frame: "asked" })).toBe("quiet");
     expect(performance.now() - t0).toBeLessThan(200);
     expect(asked).not.toHaveBeenCalled();
     expect(await settleDom(document, { quietMs: 400, idleMs: 400, maxMs: 2000, work: idle })).toBe("quiet");
+    expect(asked).toHaveBeenCalled();
+    asked.mockClear();
+    // "layout": skipped for a page that does not observe layout, kept for one that does.
+    expect(await settleDom(document, { maxMs: 2000, work: idle, frame: "layout" })).toBe("quiet");
+    expect(asked).not.toHaveBeenCalled();
+    expect(await settleDom(document, { maxMs: 2000, work: () => ({ ...idle(), layout: true }), frame: "layout" })).toBe("quiet");
     expect(asked).toHaveBeenCalled();
     asked.mockRestore();
   });
 
   it("is capped while the work never ends; requests get the longer bound", async () => {
     let t0 = performance.now();
-    expect(await settleDom(document, { maxMs: 60, requestMaxMs: 250, work: () => ({ pending: 2, lastDone: -1, requests: 0 }) })).toBe("capped");
+    expect(await settleDom(document, { maxMs: 60, requestMaxMs: 250, work: () => ({ pending: 2, lastDone: -1, requests: 0, layout: true }) })).toBe("capped");
     expect(performance.now() - t0).toBeLessThan(240);
     t0 = performance.now();
-    expect(await settleDom(document, { maxMs: 60, requestMaxMs: 250, work: () => ({ pending: 2, lastDone: -1, requests: 1 }) })).toBe("capped");
+    expect(await settleDom(document, { maxMs: 60, requestMaxMs: 250, work: () => ({ pending: 2, lastDone: -1, requests: 1, layout: true }) })).toBe("capped");
     expect(performance.now() - t0).toBeGreaterThanOrEqual(245);
   });
 });

@@ -2,8 +2,9 @@
 // answer as soon as the page is quiet instead of after a fixed window.
 //
 // The MAIN-world hooks (console.ts's installPageHooks, shared tabs only) wrap
-// setTimeout/clearTimeout, requestAnimationFrame/cancelAnimationFrame, fetch
-// and XMLHttpRequest.prototype.send. Between "begin" and "end" (the isolated
+// setTimeout/clearTimeout, requestAnimationFrame/cancelAnimationFrame, fetch,
+// XMLHttpRequest.prototype.send and the observe() of ResizeObserver and
+// IntersectionObserver. Between "begin" and "end" (the isolated
 // content script marks an action) they count what the page starts: short
 // timers (delay ≤ WORK_TIMER_MAX_MS) and animation frames that have not run
 // yet, and requests that have not finished; and they note when the last of
@@ -13,15 +14,16 @@
 // The worlds share the DOM, not objects: the isolated side dispatches
 // EVT_WORK with detail "begin", "query" or "end" on the document, and the
 // hooks answer a query synchronously with EVT_WORK_REPLY, detail
-// "<pending>,<lastDone>,<requests>" (pending includes the requests; lastDone:
-// performance.now() of the last finish, both worlds share the document's time
-// origin). A page could dispatch these
+// "<pending>,<lastDone>,<requests>,<layout>" (pending includes the requests;
+// lastDone: performance.now() of the last finish, both worlds share the
+// document's time origin; layout 1: the page observes layout, or the hooks
+// came too late to know, so it may react in a frame without asking for one). A page could dispatch these
 // events too: it can only make its own actions settle sooner or later, within
 // the settle's cap.
 
 /** Isolated → MAIN: "begin" | "query" | "end". */
 export const EVT_WORK = "__monkbrowse:work";
-/** MAIN → isolated, in answer to "query": "<pending>,<lastDone>,<requests>". */
+/** MAIN → isolated, in answer to "query": "<pending>,<lastDone>,<requests>,<layout 0|1>". */
 export const EVT_WORK_REPLY = "__monkbrowse:work-reply";
 /** Timers set during an action with at most this delay are waited for (a render tick, a short animation step). */
 export const WORK_TIMER_MAX_MS = 50;
@@ -33,6 +35,8 @@ export interface PageWork {
   lastDone: number;
   /** Of pending, the requests (they get a longer bound than timers: SETTLE_REQUEST_MAX_MS). */
   requests: number;
+  /** The page may run work in a frame without asking (layout observers, or unknown). */
+  layout: boolean;
 }
 
 type Put = (obj: Record<string, unknown>, key: string, ours: unknown) => void;
@@ -92,6 +96,15 @@ export function trackPageWork(win: Window & typeof globalThis, put: Put, isActiv
       return origCaf.call(win, id);
     });
   }
+  for (const name of ["ResizeObserver", "IntersectionObserver"]) {
+    const proto = (w[name] as { prototype?: Record<string, unknown> } | undefined)?.prototype;
+    const origObserve = proto?.observe as AnyFn | undefined;
+    if (!proto || typeof origObserve !== "function") continue;
+    put(proto, "observe", function observe(this: unknown, ...args: unknown[]) {
+      state.layout = true;
+      return origObserve.apply(this, args);
+    });
+  }
   const origFetch = w.fetch as AnyFn;
   if (typeof origFetch === "function") {
     put(w, "fetch", function fetch(this: unknown, ...args: unknown[]) {
@@ -135,12 +148,19 @@ export function trackPageWork(win: Window & typeof globalThis, put: Put, isActiv
     else if (d === "query") {
       const pending = state.watching ? state.timers.size + state.frames.size + state.requests : 0;
       const requests = state.watching ? state.requests : 0;
-      win.document.dispatchEvent(new CustomEvent(EVT_WORK_REPLY, { detail: `${pending},${state.lastDone},${requests}` }));
+      const layout = state.layout ? 1 : 0;
+      win.document.dispatchEvent(new CustomEvent(EVT_WORK_REPLY, { detail: `${pending},${state.lastDone},${requests},${layout}` }));
     }
   });
 }
 
 interface WorkState {
+  /**
+   * Whether the page may run work in a frame without asking for one: it
+   * observes layout (ResizeObserver, IntersectionObserver), or the hooks came
+   * after its first scripts (a tab shared after loading) and cannot know.
+   */
+  layout: boolean;
   watching: boolean;
   timers: Set<unknown>;
   frames: Set<unknown>;
@@ -159,6 +179,8 @@ function workState(win: Window): WorkState {
   const existing = holder[STATE_KEY];
   if (existing) return existing;
   const s: WorkState = {
+    // Hooks that arrive while the document is still loading see every observer.
+    layout: win.document.readyState !== "loading",
     watching: false,
     timers: new Set(),
     frames: new Set(),
@@ -226,10 +248,10 @@ export function workProbe(doc: Document): WorkProbe {
 
 export function parseWork(detail: unknown): PageWork | undefined {
   if (typeof detail !== "string") return undefined;
-  const [p, l, r] = detail.split(",");
+  const [p, l, r, o] = detail.split(",");
   const pending = Number(p);
   const lastDone = Number(l);
   const requests = Number(r ?? 0);
   if (![pending, lastDone, requests].every(Number.isFinite) || pending < 0 || requests < 0 || requests > pending) return undefined;
-  return { pending, lastDone, requests };
+  return { pending, lastDone, requests, layout: o !== "0" };
 }

@@ -65,12 +65,14 @@ export interface SettleOptions {
   /** The page's own pending work (pagework.ts), or undefined where no hooks answer. */
   work?: () => PageWork | undefined;
   /**
-   * Whether to wait for an animation frame first (default true). false: only
-   * where the page's work is known, which then includes the frames the page
-   * asked for; layout-driven callbacks (ResizeObserver, IntersectionObserver)
-   * that no frame request announces are then not waited for.
+   * When to wait for an animation frame first, where the page's work is known
+   * (without it, always). "always" (default). "asked": only when the page
+   * asked for one (a requested frame is pending work); layout-driven
+   * callbacks (ResizeObserver, IntersectionObserver) are then not waited for.
+   * "layout": as "asked", but always when the page observes layout or may
+   * (PageWork.layout).
    */
-  frame?: boolean;
+  frame?: "always" | "asked" | "layout";
 }
 
 /**
@@ -110,10 +112,13 @@ export async function settleDom(doc: Document, opts: SettleOptions = {}): Promis
     const visible = !!win && doc.visibilityState !== "hidden";
     // Hidden documents keep the windows: their timers run once a second, so
     // waiting for a page's short timer there would mean waiting for the cap.
-    const work = visible && opts.work?.() !== undefined ? opts.work : undefined;
+    const first = visible ? opts.work?.() : undefined;
+    const work = first ? opts.work : undefined;
     // With the page's work known, a frame is waited for only when the page
     // asked for one (it is pending work) or the caller wants one anyway.
-    if (visible && (opts.frame !== false || !work)) await nextFrame(win, opts.frameMaxMs);
+    const frame = opts.frame ?? "always";
+    const skipFrame = !!first && (frame === "asked" || (frame === "layout" && !first.layout));
+    if (visible && !skipFrame) await nextFrame(win, opts.frameMaxMs);
     else await pageTurn();
     const beat = performance.now();
     const known = work ? await settleKnown(work, beat, () => lastChange, start, maxMs, opts.requestMaxMs ?? SETTLE_REQUEST_MAX_MS, sleep) : undefined;
