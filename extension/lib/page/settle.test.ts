@@ -32,7 +32,8 @@ describe("settleDom", () => {
       return new Promise<void>((r) => setTimeout(r, ms));
     };
     expect(await settleDom(document, { quietMs: 200, idleMs: 10, maxMs: 1000, sleep })).toBe("quiet");
-    expect(asked.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(11);
+    // The idle window and a rounding slack, far below the 200 ms quiet window.
+    expect(asked.reduce((a, b) => a + b, 0)).toBeLessThan(20);
 
     asked.length = 0;
     // The page re-renders right after the action (a microtask, before the first frame).
