@@ -477,12 +477,6 @@ var wireByType = func() map[string]Wire {
 	return m
 }()
 
-// LookupWire returns the catalog entry of a wire type.
-func LookupWire(typ string) (Wire, bool) {
-	w, ok := wireByType[typ]
-	return w, ok
-}
-
 // TimeoutFor returns how long the server waits for an answer to typ; unknown
 // types get DefaultTimeout.
 func TimeoutFor(typ string) time.Duration {

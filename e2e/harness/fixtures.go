@@ -12,7 +12,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -28,9 +27,6 @@ type Fixtures struct {
 	// Headers are extra response headers by request path (e.g. a strict
 	// Content-Security-Policy for /csp.html).
 	headers map[string]http.Header
-
-	mu       sync.Mutex
-	requests map[string]int
 }
 
 // StrictCSP is the policy the CSP fixture is served with: no eval, no inline
@@ -40,7 +36,7 @@ const StrictCSP = "default-src 'self'; script-src 'self'; object-src 'none'; bas
 // NewFixtures serves files on two fresh 127.0.0.1 ports. csp lists the paths
 // (e.g. "/csp.html") served with StrictCSP.
 func NewFixtures(files fs.FS, csp ...string) *Fixtures {
-	f := &Fixtures{files: files, headers: map[string]http.Header{}, requests: map[string]int{}}
+	f := &Fixtures{files: files, headers: map[string]http.Header{}}
 	for _, p := range csp {
 		f.headers[p] = http.Header{"Content-Security-Policy": {StrictCSP}}
 	}
@@ -63,21 +59,8 @@ func newLoopbackServer(h http.Handler) *httptest.Server {
 // URL returns the main origin's address of p (which starts with /).
 func (f *Fixtures) URL(p string) string { return f.main.URL + p }
 
-// OtherURL returns the second origin's address of p.
-func (f *Fixtures) OtherURL(p string) string { return f.other.URL + p }
-
 // Origin is the main origin, http://127.0.0.1:<port>.
 func (f *Fixtures) Origin() string { return f.main.URL }
-
-// OtherOrigin is the second origin.
-func (f *Fixtures) OtherOrigin() string { return f.other.URL }
-
-// Requests says how often p was requested (on either origin).
-func (f *Fixtures) Requests(p string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests[p]
-}
 
 // Close stops both servers.
 func (f *Fixtures) Close() {
@@ -89,9 +72,6 @@ func (f *Fixtures) Close() {
 
 func (f *Fixtures) serve(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
-	f.mu.Lock()
-	f.requests[p]++
-	f.mu.Unlock()
 	if p == "/" {
 		p = "/index.html"
 	}

@@ -140,16 +140,8 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	return s, nil
 }
 
-// Pid is the process id.
-func (s *Server) Pid() int { return s.cmd.Process.Pid }
-
 // Log is everything the process wrote to stderr so far.
 func (s *Server) Log() string { return s.log.String() }
-
-// Exited reports whether the process has exited.
-func (s *Server) Exited() bool {
-	return syscall.Kill(s.cmd.Process.Pid, 0) != nil
-}
 
 // Close ends the MCP session as a host does (stdin closed, then SIGTERM,
 // then SIGKILL) and waits for the process.

@@ -36,7 +36,6 @@ func (l SnapshotLine) Has(a string) bool {
 var (
 	lineRe  = regexp.MustCompile(`^(\s*)- ([A-Za-z][\w-]*)(?: "((?:[^"\\]|\\.)*)")?((?: \[[^\]]*\])*)(?::\s*(.*))?$`)
 	attrRe  = regexp.MustCompile(`\[([^\]]*)\]`)
-	refRe   = regexp.MustCompile(`\[ref=([^\]\s]+)\]`)
 	unquote = strings.NewReplacer(`\"`, `"`, `\\`, `\`)
 )
 
@@ -58,15 +57,6 @@ func ParseSnapshot(text string) []SnapshotLine {
 			}
 		}
 		out = append(out, l)
-	}
-	return out
-}
-
-// Refs returns every ref in the text, in order.
-func Refs(text string) []string {
-	var out []string
-	for _, m := range refRe.FindAllStringSubmatch(text, -1) {
-		out = append(out, m[1])
 	}
 	return out
 }

@@ -66,23 +66,6 @@ func Descendants(pid int) []int {
 	return out
 }
 
-// TreeRSS sums RSS over pid and its descendants. Shared pages are counted
-// once per process, as ps and top do, so it overstates a multi-process
-// browser; the benchmark reports it beside the server process alone.
-func TreeRSS(pid int) int64 {
-	sum := RSS(pid)
-	for _, c := range Descendants(pid) {
-		sum += RSS(c)
-	}
-	return sum
-}
-
-// Comm is the process's command name.
-func Comm(pid int) string {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
-	return strings.TrimSpace(string(b))
-}
-
 // PSS is the proportional set size of pid in bytes (Pss in
 // /proc/<pid>/smaps_rollup): shared pages are divided among the processes
 // sharing them, so sums over a process tree are meaningful. 0 if unreadable.

@@ -251,9 +251,6 @@ func (e *Ext) Ack() protocol.HelloAck { return e.ack }
 // ProfileID is the profile id the fake said hello with.
 func (e *Ext) ProfileID() string { return e.id }
 
-// Peer is the fake's messaging peer.
-func (e *Ext) Peer() *messaging.Peer { return e.peer }
-
 // Close closes the socket (with a normal close frame) and waits for the
 // fake's goroutines.
 func (e *Ext) Close() error { return e.peer.Close() }
