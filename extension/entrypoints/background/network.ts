@@ -134,13 +134,6 @@ export async function networkRequests(
   return { ...r, requests: r.requests.map(toWire) };
 }
 
-/** The raw entries (with Chrome's request ids) for attaching bodies. */
-export async function networkEntries(tabId: number, opts: { filter?: string; since?: number }) {
-  await load(readSharesFn);
-  await chain;
-  return log.list(tabId, opts).requests;
-}
-
 async function sharedDownloads(): Promise<DownloadInfo[]> {
   await load(readSharesFn);
   await chain;

@@ -16,10 +16,6 @@ export function windowOf(node: Node): Window & typeof globalThis {
   return win as Window & typeof globalThis;
 }
 
-export function isElement(node: Node | null | undefined): node is Element {
-  return !!node && node.nodeType === 1;
-}
-
 export function isInput(el: Element): el is HTMLInputElement {
   return tagOf(el) === "input";
 }
