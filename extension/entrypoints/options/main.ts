@@ -56,33 +56,29 @@ async function loadConsent(): Promise<void> {
   useDebugger.checked = c.debugger;
 }
 
-useDebugger.addEventListener("change", () => {
-  const on = useDebugger.checked;
-  saveSwitch("debugger", on).then(
-    () => {
-      consentMessage.textContent = on
-        ? "monkbrowse may now attach Chrome's debugger to a shared tab while it works there."
-        : "monkbrowse no longer uses Chrome's debugger (detached from every tab).";
-    },
-    (e: unknown) => {
-      consentMessage.textContent = `Could not save: ${String(e)}`;
-      void loadConsent();
-    },
-  );
-});
+// What the page says once a switch is saved: [switched on, switched off].
+const savedText = {
+  debugger: [
+    "monkbrowse may now attach Chrome's debugger to a shared tab while it works there.",
+    "monkbrowse no longer uses Chrome's debugger (detached from every tab).",
+  ],
+  evaluate: ["The AI may now run JavaScript in your shared tabs.", "The AI can no longer run JavaScript in your tabs."],
+} as const;
 
-allowEvaluate.addEventListener("change", () => {
-  const on = allowEvaluate.checked;
-  saveSwitch("evaluate", on).then(
-    () => {
-      consentMessage.textContent = on ? "The AI may now run JavaScript in your shared tabs." : "The AI can no longer run JavaScript in your tabs.";
-    },
-    (e: unknown) => {
-      consentMessage.textContent = `Could not save: ${String(e)}`;
-      void loadConsent();
-    },
-  );
-});
+for (const [box, name] of [[useDebugger, "debugger"], [allowEvaluate, "evaluate"]] as const) {
+  box.addEventListener("change", () => {
+    const on = box.checked;
+    saveSwitch(name, on).then(
+      () => {
+        consentMessage.textContent = savedText[name][on ? 0 : 1];
+      },
+      (e: unknown) => {
+        consentMessage.textContent = `Could not save: ${String(e)}`;
+        void loadConsent();
+      },
+    );
+  });
+}
 
 // The popup can switch it too: follow changes made there.
 chrome.storage.onChanged.addListener((changes, area) => {

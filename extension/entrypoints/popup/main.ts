@@ -150,22 +150,15 @@ async function renderConsent(): Promise<void> {
   allowEvaluate.checked = c.evaluate;
   useDebugger.checked = c.debugger;
 }
-useDebugger.addEventListener("change", () => {
-  errorEl.hidden = true;
-  const on = useDebugger.checked;
-  saveSwitch("debugger", on).catch((e: unknown) => {
-    showError(e);
-    void renderConsent();
+for (const [box, name] of [[useDebugger, "debugger"], [allowEvaluate, "evaluate"]] as const) {
+  box.addEventListener("change", () => {
+    errorEl.hidden = true;
+    saveSwitch(name, box.checked).catch((e: unknown) => {
+      showError(e);
+      void renderConsent();
+    });
   });
-});
-allowEvaluate.addEventListener("change", () => {
-  errorEl.hidden = true;
-  const on = allowEvaluate.checked;
-  saveSwitch("evaluate", on).catch((e: unknown) => {
-    showError(e);
-    void renderConsent();
-  });
-});
+}
 
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area !== "local") return;
