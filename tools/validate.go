@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -183,7 +185,7 @@ func checkValue(name string, p *propSchema, v json.RawMessage) string {
 		if p.MinLength != nil && len([]rune(s)) < *p.MinLength {
 			return fmt.Sprintf("field %q must not be empty", name)
 		}
-		if len(p.Enum) > 0 && !contains(p.Enum, s) {
+		if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
 			return fmt.Sprintf("field %q must be one of %s, got %q", name, quoteList(p.Enum), s)
 		}
 	case "integer", "number":
@@ -209,11 +211,7 @@ func checkValue(name string, p *propSchema, v json.RawMessage) string {
 		if v[0] != '{' || json.Unmarshal(v, &obj) != nil {
 			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got)
 		}
-		keys := make([]string, 0, len(p.Properties))
-		for k := range p.Properties {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(p.Properties))
 		var unknown []string
 		for k := range obj {
 			if _, ok := p.Properties[k]; !ok {
@@ -276,12 +274,7 @@ func expected(p *propSchema) string {
 	case "object":
 		s = "an object"
 		if len(p.Properties) > 0 {
-			keys := make([]string, 0, len(p.Properties))
-			for k := range p.Properties {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			s = "an object with " + strings.Join(keys, ", ")
+			s = "an object with " + strings.Join(slices.Sorted(maps.Keys(p.Properties)), ", ")
 		}
 	case "array":
 		s = "a list"
@@ -334,12 +327,3 @@ func quoteList(vals []string) string {
 }
 
 func num(f float64) string { return fmt.Sprintf("%g", f) }
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}

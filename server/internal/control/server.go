@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -512,10 +514,7 @@ func (s *Server) Leave(ctx context.Context) {
 	s.StopCalls()
 	s.mu.Lock()
 	s.closed = true
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
+	conns := slices.Collect(maps.Keys(s.conns))
 	s.mu.Unlock()
 	// Close releases the port; hijacked WebSocket connections stay open.
 	s.hs.Close()
@@ -549,10 +548,7 @@ func (s *Server) Leave(ctx context.Context) {
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.stopping, s.closed = true, true
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
+	conns := slices.Collect(maps.Keys(s.conns))
 	s.mu.Unlock()
 	err := s.hs.Close()
 	for _, c := range conns {

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -150,7 +151,7 @@ func (e *Ext) apply(typ string, payload json.RawMessage) (res any, notify bool, 
 			return nil, false, err
 		}
 		for _, v := range req.Values {
-			if !contains(el.Options, v) {
+			if !slices.Contains(el.Options, v) {
 				return nil, false, fmt.Errorf("option %q is not in %s (its options: %v)", v, req.Ref, el.Options)
 			}
 		}
@@ -316,13 +317,4 @@ func (e *Ext) loadLocked(t *Tab, url string) {
 	t.Title = e.opts.TitleFor(url)
 	p := e.opts.PageFor(url)
 	t.Page = &p
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

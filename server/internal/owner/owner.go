@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -290,10 +292,7 @@ func (o *Owner) Shutdown(ctx context.Context) error {
 		o.cancel()
 		_ = o.srv.Close() // closes the listener; hijacked sockets are ours
 		o.mu.Lock()
-		conns := make([]*conn, 0, len(o.sockets))
-		for c := range o.sockets {
-			conns = append(conns, c)
-		}
+		conns := slices.Collect(maps.Keys(o.sockets))
 		o.mu.Unlock()
 		o.reg.closeQueues(errShuttingDown)
 		for _, c := range conns {
