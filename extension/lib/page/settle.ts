@@ -25,6 +25,9 @@
 // content script therefore sleeps there through the service worker (whose
 // timers run on time; see entrypoints/content.ts) and skips the frame.
 
+import { pageTurn } from "./events";
+import type { PageWork } from "./pagework";
+
 /** How long the document must stay unchanged, once it has changed, to count as settled. */
 export const SETTLE_QUIET_MS = 50;
 /** How long a document that has not changed at all is watched after the first frame. */
@@ -43,9 +46,6 @@ export const SETTLE_REQUEST_MAX_MS = 1500;
 export const SETTLE_POLL_MS = 4;
 /** The longest the wait for one animation frame lasts (frames can stall). */
 export const FRAME_MAX_MS = 100;
-
-import { pageTurn } from "./events";
-import type { PageWork } from "./pagework";
 
 export type SettleOutcome = "quiet" | "capped";
 
