@@ -440,42 +440,22 @@ func HungMessage(pid int, app string) string {
 // ones are not sent, until a pong comes again.
 func (c *Client) beat() {
 	defer close(c.hbDone)
-	t := time.NewTicker(c.heartbeat)
-	defer t.Stop()
-	last := time.Now()
-	for {
-		select {
-		case <-c.peer.Done():
-			return
-		case <-t.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), c.heartbeat)
-		err := c.peer.Ping(ctx)
-		cancel()
-		if err == nil {
-			last = time.Now()
-			c.hmu.Lock()
-			was := c.hung
-			c.hung = false
-			c.hmu.Unlock()
-			if was {
-				c.log.Info("forwarder: the owner answers again", "ownerPid", c.ownerPID)
-			}
-			continue
-		}
-		if time.Since(last) < c.hungAfter {
-			continue
-		}
+	c.peer.Heartbeat(c.heartbeat, func(silent time.Duration) bool {
 		c.hmu.Lock()
-		if !c.hung {
+		defer c.hmu.Unlock()
+		switch {
+		case silent == 0 && c.hung:
+			c.hung = false
+			c.log.Info("forwarder: the owner answers again", "ownerPid", c.ownerPID)
+		case silent >= c.hungAfter && !c.hung:
 			c.hung = true
 			for _, cancel := range c.running {
 				cancel(errOwnerHung)
 			}
-			c.log.Warn("forwarder: the owner stopped answering pings", "ownerPid", c.ownerPID, "silentFor", time.Since(last).String())
+			c.log.Warn("forwarder: the owner stopped answering pings", "ownerPid", c.ownerPID, "silentFor", silent.String())
 		}
-		c.hmu.Unlock()
-	}
+		return true
+	})
 }
 
 // Status asks the owner for the report `monkbrowse doctor` prints.

@@ -304,6 +304,35 @@ func (p *Peer) Notify(ctx context.Context, typ string, payload any) error {
 	return nil
 }
 
+// Heartbeat pings the other side every interval (each ping waits at most
+// interval) until the peer closes or beat returns false. After each ping beat
+// learns how long the other side has been silent: 0 right after a pong,
+// otherwise the time since the last pong (or since Heartbeat began).
+func (p *Peer) Heartbeat(interval time.Duration, beat func(silent time.Duration) bool) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-p.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), interval)
+		err := p.Ping(ctx)
+		cancel()
+		silent := time.Duration(0)
+		if err == nil {
+			last = time.Now()
+		} else {
+			silent = time.Since(last)
+		}
+		if !beat(silent) {
+			return
+		}
+	}
+}
+
 // Ping sends a ping and waits for a pong, within ctx and the peer's default
 // timeout (failing with a *[RequestTimeoutError] of Type "ping"). Pongs carry
 // no id, so each pong completes the oldest waiting ping: either way it proves

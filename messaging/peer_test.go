@@ -365,6 +365,31 @@ func TestPing(t *testing.T) {
 	}
 }
 
+// TestHeartbeat: silence is 0 while the other side answers pings, grows
+// while nobody does, and beat returning false ends the heartbeat.
+func TestHeartbeat(t *testing.T) {
+	a, _ := newPair(t, nil, nil)
+	var answered int
+	a.Heartbeat(5*time.Millisecond, func(silent time.Duration) bool {
+		if silent != 0 {
+			t.Errorf("silence %s though the other side answers", silent)
+		}
+		answered++
+		return answered < 3
+	})
+	p, _ := rawSide(t, &Options{Timeout: time.Second})
+	var silences []time.Duration
+	p.Heartbeat(5*time.Millisecond, func(silent time.Duration) bool {
+		silences = append(silences, silent)
+		return len(silences) < 3
+	})
+	for i, s := range silences {
+		if s <= 0 || (i > 0 && s <= silences[i-1]) {
+			t.Fatalf("silences %v: want positive and growing while nobody answers", silences)
+		}
+	}
+}
+
 func TestNotifyOrderedAndNeverWaits(t *testing.T) {
 	a, b := newPair(t, nil, nil)
 	const n = 200

@@ -292,29 +292,15 @@ func (s *Server) handleHello(c *conn) messaging.Handler {
 // heartbeat pings an accepted forwarder every Heartbeat and closes its
 // connection when no pong came for DropAfter. It ends with the connection.
 func (s *Server) heartbeat(c *conn) {
-	t := time.NewTicker(s.cfg.Heartbeat)
-	defer t.Stop()
-	last := time.Now()
-	for {
-		select {
-		case <-c.peer.Done():
-			return
-		case <-t.C:
+	c.peer.Heartbeat(s.cfg.Heartbeat, func(silent time.Duration) bool {
+		if silent < s.cfg.DropAfter {
+			return true
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Heartbeat)
-		err := c.peer.Ping(ctx)
-		cancel()
-		if err == nil {
-			last = time.Now()
-			continue
-		}
-		if time.Since(last) >= s.cfg.DropAfter {
-			s.log.Warn().Int("pid", c.info.PID).Dur("silentFor", time.Since(last)).
-				Msg("dropping a forwarder that stopped answering pings (suspended or stuck?)")
-			c.peer.Close()
-			return
-		}
-	}
+		s.log.Warn().Int("pid", c.info.PID).Dur("silentFor", silent).
+			Msg("dropping a forwarder that stopped answering pings (suspended or stuck?)")
+		c.peer.Close()
+		return false
+	})
 }
 
 // rejectAuth answers a failed fwd_hello after FailedAuthDelay and its turn
