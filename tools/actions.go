@@ -1,0 +1,134 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+func (d dispatch) navigate(ctx context.Context, a protocol.NavigateArgs) (protocol.CallToolResult, error) {
+	url := normalizeURL(a.URL)
+	if why := d.fileURLRefusal(url); why != "" {
+		return protocol.CallToolResult{}, errors.New(why)
+	}
+	return d.act(ctx, a.Target, protocol.MsgNavigate,
+		func(t Target) any { return protocol.NavigateRequest{URL: url, TabID: t.TabID} },
+		func(t Target) string { return fmt.Sprintf("Navigated %s to %s.", t.String(), url) })
+}
+
+func simpleAction(typ, format string) func(dispatch, context.Context, protocol.TabArgs) (protocol.CallToolResult, error) {
+	return func(d dispatch, ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
+		return d.act(ctx, a.Target, typ, tabOnly, func(t Target) string { return fmt.Sprintf(format, t.String()) })
+	}
+}
+
+func describe(element, ref string) string {
+	if element == "" {
+		return "element " + ref
+	}
+	return fmt.Sprintf("%q (ref %s)", element, ref)
+}
+
+func elementAction(typ, verb string) func(dispatch, context.Context, protocol.ElementArgs) (protocol.CallToolResult, error) {
+	return func(d dispatch, ctx context.Context, a protocol.ElementArgs) (protocol.CallToolResult, error) {
+		return d.act(ctx, a.Target, typ,
+			func(t Target) any {
+				return protocol.ElementRequest{Ref: a.Ref, Element: a.Element, TabID: t.TabID}
+			},
+			func(t Target) string {
+				return fmt.Sprintf("%s %s in %s.", verb, describe(a.Element, a.Ref), t.String())
+			})
+	}
+}
+
+func (d dispatch) typeText(ctx context.Context, a protocol.TypeArgs) (protocol.CallToolResult, error) {
+	return d.act(ctx, a.Target, protocol.MsgType,
+		func(t Target) any {
+			return protocol.TypeRequest{Ref: a.Ref, Element: a.Element, Text: a.Text, Submit: a.Submit, TabID: t.TabID}
+		},
+		func(t Target) string {
+			s := fmt.Sprintf("Typed %q into %s in %s", a.Text, describe(a.Element, a.Ref), t.String())
+			if a.Submit {
+				s += " and pressed Enter"
+			}
+			return s + "."
+		})
+}
+
+func (d dispatch) selectOption(ctx context.Context, a protocol.SelectOptionArgs) (protocol.CallToolResult, error) {
+	return d.act(ctx, a.Target, protocol.MsgSelectOption,
+		func(t Target) any {
+			return protocol.SelectOptionRequest{Ref: a.Ref, Element: a.Element, Values: a.Values, TabID: t.TabID}
+		},
+		func(t Target) string {
+			return fmt.Sprintf("Selected %s in %s in %s.", quoteList(a.Values), describe(a.Element, a.Ref), t.String())
+		})
+}
+
+func (d dispatch) pressKey(ctx context.Context, a protocol.PressKeyArgs) (protocol.CallToolResult, error) {
+	return d.act(ctx, a.Target, protocol.MsgPressKey,
+		func(t Target) any { return protocol.PressKeyRequest{Key: a.Key, TabID: t.TabID} },
+		func(t Target) string { return fmt.Sprintf("Pressed %s in %s.", a.Key, t.String()) })
+}
+
+func (d dispatch) scroll(ctx context.Context, a protocol.ScrollArgs) (protocol.CallToolResult, error) {
+	return d.act(ctx, a.Target, protocol.MsgScroll,
+		func(t Target) any {
+			return protocol.ScrollRequest{Direction: a.Direction, Amount: a.Amount, Ref: a.Ref, TabID: t.TabID}
+		},
+		func(t Target) string {
+			if a.Ref != "" {
+				return fmt.Sprintf("Scrolled %s into view in %s.", describe(a.Element, a.Ref), t.String())
+			}
+			dir := a.Direction
+			if dir == "" {
+				dir = "down"
+			}
+			amount := "most of a screen"
+			if a.Amount > 0 {
+				amount = fmt.Sprintf("%d pixels", a.Amount)
+			}
+			return fmt.Sprintf("Scrolled %s by %s in %s.", dir, amount, t.String())
+		})
+}
+
+func (d dispatch) drag(ctx context.Context, a protocol.DragArgs) (protocol.CallToolResult, error) {
+	return d.act(ctx, a.Target, protocol.MsgDrag,
+		func(t Target) any {
+			return protocol.DragRequest{StartRef: a.StartRef, EndRef: a.EndRef, TabID: t.TabID}
+		},
+		func(t Target) string {
+			return fmt.Sprintf("Dragged %s onto %s in %s.", describe(a.StartElement, a.StartRef), describe(a.EndElement, a.EndRef), t.String())
+		})
+}
+
+func (d dispatch) uploadFile(ctx context.Context, a protocol.UploadFileArgs) (protocol.CallToolResult, error) {
+	f, err := d.uploadOf(a.Path)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	return d.act(ctx, a.Target, protocol.MsgUploadFile,
+		func(t Target) any {
+			return protocol.UploadFileRequest{Ref: a.Ref, Name: f.Name, Data: f.Data, TabID: t.TabID}
+		},
+		func(t Target) string {
+			return fmt.Sprintf("Put %s (%d bytes) into %s in %s.", f.Name, f.Size, describe(a.Element, a.Ref), t.String())
+		})
+}
+
+func (d dispatch) fillForm(ctx context.Context, a protocol.FillFormArgs) (protocol.CallToolResult, error) {
+	fields := make([]protocol.FormFieldValue, len(a.Fields))
+	names := make([]string, len(a.Fields))
+	for i, f := range a.Fields {
+		fields[i] = protocol.FormFieldValue{Ref: f.Ref, Element: f.Element, Value: f.Value}
+		names[i] = describe(f.Element, f.Ref)
+	}
+	return d.act(ctx, a.Target, protocol.MsgFillForm,
+		func(t Target) any { return protocol.FillFormRequest{Fields: fields, TabID: t.TabID} },
+		func(t Target) string {
+			return fmt.Sprintf("Filled %d field(s) in %s: %s.", len(fields), t.String(), strings.Join(names, ", "))
+		})
+}

@@ -1,0 +1,29 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+func TestFormatDownloads(t *testing.T) {
+	dl := protocol.DownloadInfo{ID: 7, URL: "https://a.test/r.csv", Filename: "/home/ada/Downloads/r.csv", BytesReceived: 4096, State: "complete", TabID: 3}
+	out := FormatDownloads("work", &protocol.DownloadsWait{URLContains: "r.csv", TimeoutMs: 1000}, protocol.DownloadsResult{Downloads: []protocol.DownloadInfo{dl}, Waited: true, Matched: 7})
+	if !strings.Contains(out, `A download matching "r.csv" finished: r.csv — /home/ada/Downloads/r.csv (complete, 4.0 kB`) {
+		t.Errorf("%s", out)
+	}
+	out = FormatDownloads("work", &protocol.DownloadsWait{TimeoutMs: 1500}, protocol.DownloadsResult{Waited: true})
+	if !strings.Contains(out, "No download from a shared tab finished within 1.5s") || !strings.Contains(out, `No downloads from the shared tabs of profile "work"`) {
+		t.Errorf("%s", out)
+	}
+	var many []protocol.DownloadInfo
+	for i := 0; i < 60; i++ {
+		many = append(many, protocol.DownloadInfo{ID: i, URL: fmt.Sprint("https://a.test/", i), State: "in_progress", BytesReceived: 1, TotalBytes: 10})
+	}
+	out = FormatDownloads("work", nil, protocol.DownloadsResult{Downloads: many})
+	if !strings.Contains(out, "(10 older download(s) left out)") || !strings.Contains(out, "in progress, 1 B of 10 B") {
+		t.Errorf("%s", out)
+	}
+}

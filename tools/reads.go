@@ -1,0 +1,147 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protocol.CallToolResult, error) {
+	budget := budgetTokens(a.MaxTokens, DefaultMaxTokens)
+	if strings.TrimSpace(a.Cursor) != "" {
+		// Served from memory: the page is not asked again, and the diff
+		// base stays the full snapshot it was cut from.
+		out, err := d.cursorPage(a.Cursor, a.MaxTokens)
+		if err != nil {
+			return protocol.CallToolResult{}, err
+		}
+		return TextResult(out), nil
+	}
+	ref := ""
+	if strings.TrimSpace(a.Ref) != "" {
+		var err error
+		if ref, err = normalizeSnapshotRef(a.Ref); err != nil {
+			return protocol.CallToolResult{}, err
+		}
+	}
+	var snap protocol.SnapshotResult
+	t, err := d.read(ctx, a.Target, protocol.MsgSnapshot, tabOnly, &snap)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	if ref != "" {
+		// One element's part: the full snapshot is not remembered as the
+		// diff base, since the AI was not shown the rest of the page.
+		sub, ok := subtreeOf(snap.Snapshot, ref)
+		if !ok {
+			return protocol.CallToolResult{}, fmt.Errorf("No element with ref %s is on the page in %s now (it was removed, or the ref is from another page). Call browser_snapshot without ref for fresh refs.", ref, t.String())
+		}
+		return TextResult(fmt.Sprintf("Snapshot of %s in %s:\n\n%s", ref, t.String(),
+			d.renderSnapshot(snap, sub, snapshotView{heading: "- Snapshot of " + ref + " and what is inside it:", maxTokens: budget, scope: ref}))), nil
+	}
+	d.snaps.remember(d.snapKey(t), snap)
+	return TextResult(fmt.Sprintf("Snapshot of %s:%s\n\n%s", t.String(), formatDialogs(snap.Dialogs),
+		d.renderSnapshot(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:", maxTokens: budget}))), nil
+}
+
+var snapshotRefRe = regexp.MustCompile(`^e[1-9]\d*$`)
+
+// normalizeSnapshotRef accepts "e12", and as pasted from a line "[ref=e12]" or "ref=e12".
+func normalizeSnapshotRef(in string) (string, error) {
+	r := strings.TrimSpace(in)
+	r = strings.TrimSuffix(strings.TrimPrefix(r, "["), "]")
+	r = strings.TrimPrefix(r, "ref=")
+	if !snapshotRefRe.MatchString(r) {
+		return "", fmt.Errorf("%q is not a ref (refs look like e12, from a browser_snapshot line). Call browser_snapshot without ref to see the page's refs.", in)
+	}
+	return r, nil
+}
+
+func (d dispatch) getText(ctx context.Context, a protocol.GetTextArgs) (protocol.CallToolResult, error) {
+	var res protocol.TextResult
+	_, err := d.read(ctx, a.Target, protocol.MsgGetText,
+		func(t Target) any { return protocol.GetTextRequest{Ref: a.Ref, TabID: t.TabID} }, &res)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	if strings.TrimSpace(res.Text) == "" {
+		if a.Ref != "" {
+			return TextResult(fmt.Sprintf("%s has no visible text.", describe(a.Element, a.Ref))), nil
+		}
+		return TextResult("The page has no visible text (it may still be loading: try browser_wait, or browser_snapshot to see its elements)."), nil
+	}
+	return TextResult(PageContentNote + "\n" + capText(res.Text, DefaultMaxTokens, func(kept, total int) string {
+		if a.Ref != "" {
+			return fmt.Sprintf("[Cut: the first %s of %s characters of the text of %s are shown, to stay within the %s-token budget. Call browser_snapshot with ref=%s to find smaller parts of it, then browser_get_text with their refs.]",
+				formatInt(kept), formatInt(total), a.Ref, formatInt(DefaultMaxTokens), a.Ref)
+		}
+		return fmt.Sprintf("[Cut: the first %s of %s characters of the page's text are shown, to stay within the %s-token budget. Call browser_snapshot to see the page's parts, then browser_get_text with the ref of the part you want to read.]",
+			formatInt(kept), formatInt(total), formatInt(DefaultMaxTokens))
+	})), nil
+}
+
+func (d dispatch) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
+	var res protocol.ConsoleLogsResult
+	t, err := d.read(ctx, a.Target, protocol.MsgGetConsoleLogs, tabOnly, &res)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	if len(res.Logs) == 0 {
+		return TextResult(fmt.Sprintf("No console output, errors or dialogs recorded in %s since its page loaded.", t.String())), nil
+	}
+	// Within the budget, the newest entries are the ones kept: they are
+	// what the AI's last actions caused.
+	entries := make([]string, len(res.Logs))
+	for i, e := range res.Logs {
+		ts := ""
+		if e.Time > 0 {
+			ts = time.UnixMilli(e.Time).UTC().Format("15:04:05.000") + " "
+		}
+		entries[i] = capText(fmt.Sprintf("%s[%s] %s", ts, e.Level, e.Text), DefaultMaxTokens/4, func(kept, total int) string {
+			return fmt.Sprintf("[entry cut at %s of %s characters]", formatInt(kept), formatInt(total))
+		})
+	}
+	left := DefaultMaxTokens - 2*footerReserve
+	first := len(entries)
+	for first > 0 {
+		c := EstimateTokens(entries[first-1]) + 1
+		if c > left {
+			break
+		}
+		left -= c
+		first--
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Console of %s (%d entries, oldest first):\n%s\n", t.String(), len(res.Logs), PageContentNote)
+	if first > 0 {
+		fmt.Fprintf(&b, "[The %d oldest entries are left out to stay within the %s-token budget; the newest %d follow.]\n", first, formatInt(DefaultMaxTokens), len(entries)-first)
+	}
+	for _, e := range entries[first:] {
+		b.WriteString(e)
+		b.WriteByte('\n')
+	}
+	return TextResult(strings.TrimRight(b.String(), "\n")), nil
+}
+
+func (d dispatch) evaluate(ctx context.Context, a protocol.EvaluateArgs) (protocol.CallToolResult, error) {
+	var res struct {
+		Result json.RawMessage `json:"result"`
+	}
+	_, err := d.read(ctx, a.Target, protocol.MsgEvaluate,
+		func(t Target) any { return protocol.EvaluateRequest{Expression: a.Expression, TabID: t.TabID} }, &res)
+	if err != nil {
+		return protocol.CallToolResult{}, err
+	}
+	if len(res.Result) == 0 {
+		return TextResult("undefined"), nil
+	}
+	return TextResult(PageContentNote + "\n" + capText(string(res.Result), DefaultMaxTokens, func(kept, total int) string {
+		return fmt.Sprintf("[Cut: the first %s of %s characters of the value are shown, to stay within the %s-token budget. Evaluate a smaller part (e.g. .slice(0, 100), or a count) to see the rest.]",
+			formatInt(kept), formatInt(total), formatInt(DefaultMaxTokens))
+	})), nil
+}
