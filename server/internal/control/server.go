@@ -1,12 +1,6 @@
 package control
 
 import (
-	"bytes"
-	"context"
-	"crypto/subtle"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
 	"maps"
 	"net"
@@ -39,29 +33,9 @@ const (
 	DefaultDropAfter = 10 * time.Second
 )
 
-// Failed fwd_hello attempts (a wrong or missing token): each is answered
-// no sooner than FailedAuthDelay after it arrived, and all connections
-// together get at most FailedAuthPerSecond answers a second; the rest wait
-// their turn (at most maxFailWait, then the socket is just closed). A
-// correct token is accepted at once, so a forwarder is never slowed down by
-// someone else's failures.
-const (
-	FailedAuthDelay     = 250 * time.Millisecond
-	FailedAuthPerSecond = 20
-	maxFailWait         = 5 * time.Second
-)
-
-// callSentWait bounds the wait for a forwarder's answer to call_sent.
-const callSentWait = 2 * time.Second
-
 // MaxFrame bounds one frame from a forwarder (a call_tool carrying a
 // 25 MiB upload is ~34 MiB of base64).
 const MaxFrame = 64 << 20
-
-// ErrLeaving may be returned (wrapped) by the Caller for a call it refused
-// without running because the owner is handing over; the forwarder is then
-// told the call was not run, and repeats it against the next owner.
-var ErrLeaving = errors.New("control: owner leaving")
 
 // Config configures a [Server].
 type Config struct {
@@ -250,45 +224,6 @@ func (s *Server) startConn(ws *websocket.Conn) {
 	c.peer.Start()
 }
 
-func (s *Server) handleHello(c *conn) messaging.Handler {
-	return func(ctx context.Context, payload json.RawMessage) (any, error) {
-		if c.accepted.Load() {
-			return nil, errors.New("fwd_hello was already accepted on this connection")
-		}
-		// It has spoken: it leaves the cap of silent connections (what it
-		// holds from now on is bounded by the answer's delay).
-		c.release()
-		arrived := time.Now()
-		var h protocol.FwdHello
-		if err := json.Unmarshal(payload, &h); err != nil {
-			return s.rejectAuth(ctx, c, arrived, fmt.Sprintf("fwd_hello payload is not valid: %v", err))
-		}
-		if h.Token == "" {
-			return s.rejectAuth(ctx, c, arrived, "missing control token")
-		}
-		if subtle.ConstantTimeCompare([]byte(h.Token), []byte(s.cfg.Token)) != 1 {
-			return s.rejectAuth(ctx, c, arrived, "wrong control token")
-		}
-		s.mu.Lock()
-		c.info = protocol.ForwarderInfo{PID: h.PID, Version: h.Version, Connected: time.Now().UnixMilli()}
-		c.accepted.Store(true)
-		s.mu.Unlock()
-		c.timer.Stop()
-		c.release()
-		ev := s.log.Info()
-		if h.Version != s.cfg.Version {
-			ev = s.log.Warn().Str("ownerVersion", s.cfg.Version)
-		}
-		ev.Int("pid", h.PID).Str("version", h.Version).Msg("forwarder connected")
-		go s.heartbeat(c)
-		app := ""
-		if s.cfg.App != nil {
-			app = s.cfg.App()
-		}
-		return protocol.FwdHelloAck{OK: true, Version: s.cfg.Version, PID: s.cfg.PID, App: app, CallSent: true}, nil
-	}
-}
-
 // heartbeat pings an accepted forwarder every Heartbeat and closes its
 // connection when no pong came for DropAfter. It ends with the connection.
 func (s *Server) heartbeat(c *conn) {
@@ -301,232 +236,6 @@ func (s *Server) heartbeat(c *conn) {
 		c.peer.Close()
 		return false
 	})
-}
-
-// rejectAuth answers a failed fwd_hello after FailedAuthDelay and its turn
-// under the global limit, logging at most one line a second. The socket
-// closes right after the answer.
-func (s *Server) rejectAuth(ctx context.Context, c *conn, arrived time.Time, reason string) (any, error) {
-	n := s.refused.Add(1)
-	s.failMu.Lock()
-	now := time.Now()
-	at := arrived.Add(FailedAuthDelay)
-	if slot := s.failNext; slot.After(at) {
-		at = slot
-	}
-	wait := at.Sub(now)
-	if wait <= maxFailWait {
-		s.failNext = at.Add(time.Second / FailedAuthPerSecond)
-	}
-	s.failMu.Unlock()
-	if ok, held := s.failLog.Allow(); ok {
-		s.log.Warn().Str("reason", reason).Int("alsoRefused", held).Int64("refusedSinceStart", n).
-			Msg("refused a control-port connection (failed attempts are answered after 250 ms, at most 20 a second, and logged at most once a second)")
-	}
-	if wait > maxFailWait {
-		// Too many failures queued: no answer, just a closed socket after
-		// the delay.
-		wait = time.Until(arrived.Add(FailedAuthDelay))
-		c.sock.dropResponse.Store(true)
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	c.sock.closeAfterResponse.Store(true)
-	return protocol.FwdHelloAck{OK: false, Version: s.cfg.Version, Reason: reason}, nil
-}
-
-func (s *Server) handleCallTool(c *conn) messaging.Handler {
-	return func(ctx context.Context, payload json.RawMessage) (any, error) {
-		if !c.accepted.Load() {
-			return nil, errors.New("call_tool refused: this connection has not been accepted yet; say fwd_hello with the control token first")
-		}
-		var ct protocol.CallTool
-		if err := json.Unmarshal(payload, &ct); err != nil {
-			return nil, fmt.Errorf("call_tool payload is not valid: %v", err)
-		}
-		if ct.Name == "" {
-			return nil, errors.New("call_tool payload has no tool name")
-		}
-		if !s.beginCall() {
-			return nil, refusedLeaving()
-		}
-		defer s.endCall()
-		// Each forwarder is its own AI app: snapshot diffs after actions are
-		// computed against what that app was shown, never another app's view.
-		// Its grants are the ones it sent (its own flags and the upload its
-		// process read under its roots), never this process's: a call
-		// without any (an older forwarder) is allowed nothing.
-		s.mu.Lock()
-		ct.Client = fmt.Sprintf("forwarder pid %d", c.info.PID)
-		s.mu.Unlock()
-		ct.Sent = nil // never the forwarder's to set
-		if ref := ct.Ref; ref != "" {
-			// Sent or not (issue 12): tell the forwarder before the call's
-			// first request leaves for the extension, and wait for its
-			// answer, so that after this process dies the forwarder knows
-			// a call it never heard about did not reach the browser. A
-			// forwarder that does not answer in time does not hold the
-			// call up for long.
-			name := ct.Name
-			ct.Sent = func(ctx context.Context) {
-				sctx, cancel := context.WithTimeout(ctx, callSentWait)
-				defer cancel()
-				if _, err := c.peer.Request(sctx, protocol.MsgCallSent, protocol.CallSent{Ref: ref}, callSentWait); err != nil {
-					s.log.Debug().Err(err).Str("tool", name).Msg("call_sent not answered; sending the call anyway")
-				}
-			}
-		}
-		res, err := s.cfg.Caller.CallTool(ctx, ct)
-		if errors.Is(err, ErrLeaving) {
-			return nil, refusedLeaving()
-		}
-		if err != nil {
-			res = protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: err.Error()}}, IsError: true}
-		}
-		if res.Content == nil {
-			res.Content = []protocol.ContentItem{}
-		}
-		return res, nil
-	}
-}
-
-func (s *Server) handleStatus(c *conn) messaging.Handler {
-	return func(ctx context.Context, payload json.RawMessage) (any, error) {
-		if !c.accepted.Load() {
-			return nil, errors.New("status refused: this connection has not been accepted yet; say fwd_hello with the control token first")
-		}
-		st := protocol.StatusResult{
-			OwnerPID:    s.cfg.PID,
-			Version:     s.cfg.Version,
-			OwnerSince:  s.since.UnixMilli(),
-			ControlPort: s.cfg.ControlPort,
-			Forwarders:  []protocol.ForwarderInfo{},
-			Profiles:    []protocol.ProfileStatus{},
-		}
-		st.Forwarders = append(st.Forwarders, s.forwarders(c)...)
-		if s.cfg.ExtensionPort != nil {
-			st.ExtensionPort = s.cfg.ExtensionPort()
-		}
-		if s.cfg.Profiles != nil {
-			if p := s.cfg.Profiles(); p != nil {
-				st.Profiles = p
-			}
-		}
-		return st, nil
-	}
-}
-
-// Forwarders lists the accepted forwarder connections, oldest first.
-func (s *Server) Forwarders() []protocol.ForwarderInfo { return s.forwarders(nil) }
-
-// forwarders lists the accepted connections but except.
-func (s *Server) forwarders(except *conn) []protocol.ForwarderInfo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []protocol.ForwarderInfo
-	for c := range s.conns {
-		if c != except && c.accepted.Load() {
-			out = append(out, c.info)
-		}
-	}
-	sortForwarders(out)
-	return out
-}
-
-func sortForwarders(fs []protocol.ForwarderInfo) {
-	for i := 1; i < len(fs); i++ {
-		for j := i; j > 0 && (fs[j].Connected < fs[j-1].Connected || fs[j].Connected == fs[j-1].Connected && fs[j].PID < fs[j-1].PID); j-- {
-			fs[j], fs[j-1] = fs[j-1], fs[j]
-		}
-	}
-}
-
-func (s *Server) beginCall() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopping {
-		return false
-	}
-	s.inflight++
-	s.calls.Add(1)
-	return true
-}
-
-func (s *Server) endCall() {
-	s.mu.Lock()
-	s.inflight--
-	s.mu.Unlock()
-	s.calls.Done()
-}
-
-// StopCalls makes the server refuse every new call_tool with
-// protocol.CodeOwnerLeaving (the forwarder repeats it against the next
-// owner). Calls already running go on.
-func (s *Server) StopCalls() {
-	s.mu.Lock()
-	s.stopping = true
-	s.mu.Unlock()
-}
-
-// WaitCalls waits until the call_tool requests running when StopCalls was
-// called have been answered, or ctx ends. It reports how many were still
-// running then.
-func (s *Server) WaitCalls(ctx context.Context) int {
-	done := make(chan struct{})
-	go func() {
-		s.calls.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return 0
-	case <-ctx.Done():
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.inflight
-	}
-}
-
-// Leave hands over: it stops new calls, closes the listener (releasing the
-// control port), tells every forwarder owner_leaving, waits for each to
-// hang up (until ctx ends) and closes their connections. Call it after the extension port is released, so that the
-// forwarder that wins the control port can bind the extension port at once.
-// ctx bounds the notifications.
-func (s *Server) Leave(ctx context.Context) {
-	s.StopCalls()
-	s.mu.Lock()
-	s.closed = true
-	conns := slices.Collect(maps.Keys(s.conns))
-	s.mu.Unlock()
-	// Close releases the port; hijacked WebSocket connections stay open.
-	s.hs.Close()
-	var wg sync.WaitGroup
-	for _, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if c.accepted.Load() {
-				// The forwarder hangs up when it has read owner_leaving;
-				// closing first could drop the notification before its
-				// handler ran.
-				if err := c.peer.Notify(ctx, protocol.MsgOwnerLeaving, protocol.OwnerLeaving{}); err != nil {
-					s.log.Debug().Err(err).Int("pid", c.info.PID).Msg("owner_leaving not delivered")
-				} else {
-					select {
-					case <-c.peer.Done():
-					case <-ctx.Done():
-					}
-				}
-			}
-			c.timer.Stop()
-			c.peer.Close()
-		}()
-	}
-	wg.Wait()
 }
 
 // Close closes the listener and every connection at once, without
@@ -542,33 +251,4 @@ func (s *Server) Close() error {
 		c.peer.Close()
 	}
 	return err
-}
-
-// rejectingSocket closes the connection right after the next response is
-// written once closeAfterResponse is set: that is how a refused fwd_hello
-// gets its answer and then loses its socket.
-type rejectingSocket struct {
-	messaging.PeerSocket
-	closeAfterResponse atomic.Bool
-	dropResponse       atomic.Bool // close instead of writing the next response
-}
-
-var responsePrefix = []byte(`{"k":"res"`)
-
-func (r *rejectingSocket) Send(ctx context.Context, frame []byte) error {
-	if r.dropResponse.Load() && bytes.HasPrefix(frame, responsePrefix) {
-		return r.PeerSocket.Close()
-	}
-	err := r.PeerSocket.Send(ctx, frame)
-	if r.closeAfterResponse.Load() && bytes.HasPrefix(frame, responsePrefix) {
-		r.PeerSocket.Close()
-	}
-	return err
-}
-
-// refusedLeaving is the call_tool refusal of an owner releasing its ports:
-// the forwarder recognises it by its code and repeats the call against the
-// next owner (the owner promises it did not run it).
-func refusedLeaving() error {
-	return messaging.WithCode(protocol.CodeOwnerLeaving, errors.New("monkbrowse owner is handing over to another process; the call was not run"))
 }

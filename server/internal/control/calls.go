@@ -1,0 +1,88 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// callSentWait bounds the wait for a forwarder's answer to call_sent.
+const callSentWait = 2 * time.Second
+
+func (s *Server) handleCallTool(c *conn) messaging.Handler {
+	return func(ctx context.Context, payload json.RawMessage) (any, error) {
+		if !c.accepted.Load() {
+			return nil, errors.New("call_tool refused: this connection has not been accepted yet; say fwd_hello with the control token first")
+		}
+		var ct protocol.CallTool
+		if err := json.Unmarshal(payload, &ct); err != nil {
+			return nil, fmt.Errorf("call_tool payload is not valid: %v", err)
+		}
+		if ct.Name == "" {
+			return nil, errors.New("call_tool payload has no tool name")
+		}
+		if !s.beginCall() {
+			return nil, refusedLeaving()
+		}
+		defer s.endCall()
+		// Each forwarder is its own AI app: snapshot diffs after actions are
+		// computed against what that app was shown, never another app's view.
+		// Its grants are the ones it sent (its own flags and the upload its
+		// process read under its roots), never this process's: a call
+		// without any (an older forwarder) is allowed nothing.
+		s.mu.Lock()
+		ct.Client = fmt.Sprintf("forwarder pid %d", c.info.PID)
+		s.mu.Unlock()
+		ct.Sent = nil // never the forwarder's to set
+		if ref := ct.Ref; ref != "" {
+			// Sent or not (issue 12): tell the forwarder before the call's
+			// first request leaves for the extension, and wait for its
+			// answer, so that after this process dies the forwarder knows
+			// a call it never heard about did not reach the browser. A
+			// forwarder that does not answer in time does not hold the
+			// call up for long.
+			name := ct.Name
+			ct.Sent = func(ctx context.Context) {
+				sctx, cancel := context.WithTimeout(ctx, callSentWait)
+				defer cancel()
+				if _, err := c.peer.Request(sctx, protocol.MsgCallSent, protocol.CallSent{Ref: ref}, callSentWait); err != nil {
+					s.log.Debug().Err(err).Str("tool", name).Msg("call_sent not answered; sending the call anyway")
+				}
+			}
+		}
+		res, err := s.cfg.Caller.CallTool(ctx, ct)
+		if errors.Is(err, ErrLeaving) {
+			return nil, refusedLeaving()
+		}
+		if err != nil {
+			res = protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: err.Error()}}, IsError: true}
+		}
+		if res.Content == nil {
+			res.Content = []protocol.ContentItem{}
+		}
+		return res, nil
+	}
+}
+
+func (s *Server) beginCall() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping {
+		return false
+	}
+	s.inflight++
+	s.calls.Add(1)
+	return true
+}
+
+func (s *Server) endCall() {
+	s.mu.Lock()
+	s.inflight--
+	s.mu.Unlock()
+	s.calls.Done()
+}
