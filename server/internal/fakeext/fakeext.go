@@ -19,17 +19,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"log/slog"
 	"net/http"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -39,24 +34,6 @@ import (
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
-
-// Tab is one browser tab as the fake holds it. Only Shared tabs have a Slot
-// and are reported to the server.
-type Tab struct {
-	ID       int
-	WindowID int
-	Shared   bool
-	Slot     int
-	Active   bool
-	URL      string
-	Title    string
-	// Page is the tab's content; nil means Options.PageFor(URL).
-	Page *Page
-	// History is the tab's session history and HistIdx the current entry;
-	// empty means just URL.
-	History []string
-	HistIdx int
-}
 
 // Options configures a fake extension. Zero fields mean defaults.
 type Options struct {
@@ -91,19 +68,6 @@ type Options struct {
 	// first request (SetHook changes it later).
 	Hook Hook
 }
-
-// Request is one request the fake received.
-type Request struct {
-	Seq     int // arrival order, from 1
-	Type    string
-	TabID   int // the tabId the server sent; 0 when omitted
-	Payload json.RawMessage
-}
-
-// Hook sees every request before the fake answers it. A non-nil error
-// fails the request (ok:false with its message). It may block to hold the
-// answer; ctx ends when the connection closes.
-type Hook func(ctx context.Context, r Request) error
 
 // RejectedError is returned by Connect when the server rejected the hello.
 type RejectedError struct{ Ack protocol.HelloAck }
@@ -231,20 +195,6 @@ func (e *DialError) Error() string {
 }
 func (e *DialError) Unwrap() error { return e.Err }
 
-func (e *Ext) initTab(t *Tab) {
-	if t.Title == "" && t.URL != "" {
-		t.Title = e.opts.TitleFor(t.URL)
-	}
-	if t.Page == nil {
-		p := e.opts.PageFor(t.URL)
-		t.Page = &p
-	}
-	if len(t.History) == 0 {
-		t.History = []string{t.URL}
-		t.HistIdx = 0
-	}
-}
-
 // Ack is the server's accepting hello_ack.
 func (e *Ext) Ack() protocol.HelloAck { return e.ack }
 
@@ -257,203 +207,6 @@ func (e *Ext) Close() error { return e.peer.Close() }
 
 // Done is closed once the connection is over, whichever side ended it.
 func (e *Ext) Done() <-chan struct{} { return e.peer.Done() }
-
-// SetHook installs h (nil removes it).
-func (e *Ext) SetHook(h Hook) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.hook = h
-}
-
-// FailNext makes the next request of typ fail with msg.
-func (e *Ext) FailNext(typ, msg string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.failNext[typ] = msg
-}
-
-// DisconnectOn makes the fake close its socket, without answering, when a
-// request of typ arrives: a disconnect in the middle of that call.
-func (e *Ext) DisconnectOn(typ string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.dropOn[typ] = true
-}
-
-// SetIgnorePings makes the fake drop (true) or answer (false) the server's
-// pings.
-func (e *Ext) SetIgnorePings(ignore bool) { e.sock.mute.Store(ignore) }
-
-// Pings returns how many pings arrived from the server so far, answered or not.
-func (e *Ext) Pings() int { return int(e.sock.pings.Load()) }
-
-// Requests returns every request received so far, in arrival order.
-func (e *Ext) Requests() []Request {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]Request(nil), e.reqs...)
-}
-
-// Count returns how many requests of typ arrived ("" counts all).
-func (e *Ext) Count(typ string) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	n := 0
-	for _, r := range e.reqs {
-		if typ == "" || r.Type == typ {
-			n++
-		}
-	}
-	return n
-}
-
-// Order returns the types of the requests sent for tabID, in arrival order.
-func (e *Ext) Order(tabID int) []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []string
-	for _, r := range e.reqs {
-		if r.TabID == tabID {
-			out = append(out, r.Type)
-		}
-	}
-	return out
-}
-
-// Tab returns a copy of the tab with id.
-func (e *Ext) Tab(id int) (Tab, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, t := range e.tabs {
-		if t.ID == id {
-			return copyTab(t), true
-		}
-	}
-	return Tab{}, false
-}
-
-// Tabs returns copies of every tab.
-func (e *Ext) Tabs() []Tab {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]Tab, len(e.tabs))
-	for i, t := range e.tabs {
-		out[i] = copyTab(t)
-	}
-	return out
-}
-
-func copyTab(t *Tab) Tab {
-	c := *t
-	p := t.Page.clone()
-	c.Page = &p
-	c.History = append([]string(nil), t.History...)
-	return c
-}
-
-// Page returns a copy of tab id's page (zero Page when there is no such tab).
-func (e *Ext) Page(id int) Page {
-	t, ok := e.Tab(id)
-	if !ok {
-		return Page{}
-	}
-	return *t.Page
-}
-
-// SetText sets the extra visible text of tab id's page.
-func (e *Ext) SetText(id int, text string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if t := e.tabLocked(id); t != nil {
-		t.Page.Text = text
-	}
-}
-
-// ShareTab shares (giving it the lowest free slot) or unshares tab id and
-// tells the server with tabs_changed.
-func (e *Ext) ShareTab(ctx context.Context, id int, shared bool) error {
-	e.mu.Lock()
-	if t := e.tabLocked(id); t != nil && t.Shared != shared {
-		t.Shared = shared
-		t.Slot = 0
-		if shared {
-			t.Slot = e.freeSlotLocked()
-		}
-	}
-	e.mu.Unlock()
-	return e.SendTabsChanged(ctx)
-}
-
-// SetShared shares or unshares tab id like ShareTab but without telling
-// the server, so that the server's cache is stale until it asks list_tabs.
-func (e *Ext) SetShared(id int, shared bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if t := e.tabLocked(id); t != nil && t.Shared != shared {
-		t.Shared = shared
-		t.Slot = 0
-		if shared {
-			t.Slot = e.freeSlotLocked()
-		}
-	}
-}
-
-// RemoveTab closes tab id as the person would, without telling the server
-// (the real extension's tabs_changed comes ~200 ms later, debounced): the
-// server's cache still names the tab until it asks list_tabs or is told
-// with SendTabsChanged. Its slot is free for the next ShareTab/SetShared.
-func (e *Ext) RemoveTab(id int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for i, t := range e.tabs {
-		if t.ID == id {
-			e.tabs = append(e.tabs[:i:i], e.tabs[i+1:]...)
-			return
-		}
-	}
-}
-
-// SendTabsChanged notifies the server of the current shared tabs.
-func (e *Ext) SendTabsChanged(ctx context.Context) error {
-	e.mu.Lock()
-	tabs := e.sharedLocked()
-	e.mu.Unlock()
-	return e.peer.Notify(ctx, protocol.MsgTabsChanged, protocol.TabsChanged{Tabs: tabs})
-}
-
-func (e *Ext) sharedLocked() []protocol.TabInfo {
-	out := []protocol.TabInfo{}
-	for _, t := range e.tabs {
-		if t.Shared {
-			out = append(out, protocol.TabInfo{TabID: t.ID, Slot: t.Slot, URL: t.URL, Title: t.Title, Active: t.Active, WindowID: t.WindowID})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Slot < out[j].Slot })
-	return out
-}
-
-func (e *Ext) freeSlotLocked() int {
-	used := map[int]bool{}
-	for _, t := range e.tabs {
-		if t.Shared {
-			used[t.Slot] = true
-		}
-	}
-	for n := 1; ; n++ {
-		if !used[n] {
-			return n
-		}
-	}
-}
-
-func (e *Ext) tabLocked(id int) *Tab {
-	for _, t := range e.tabs {
-		if t.ID == id {
-			return t
-		}
-	}
-	return nil
-}
 
 // serve answers one request: record, hook, then the page model.
 func (e *Ext) serve(ctx context.Context, typ string, payload json.RawMessage) (any, error) {
@@ -510,25 +263,4 @@ func (s *muteSocket) Receive(ctx context.Context) ([]byte, error) {
 			return b, err
 		}
 	}
-}
-
-var (
-	pngOnce sync.Once
-	pngB64  string
-)
-
-// ScreenshotPNG is the base64 PNG every fake screenshot returns.
-func ScreenshotPNG() string {
-	pngOnce.Do(func() {
-		img := image.NewRGBA(image.Rect(0, 0, 4, 3))
-		for x := 0; x < 4; x++ {
-			for y := 0; y < 3; y++ {
-				img.Set(x, y, color.RGBA{R: uint8(60 * x), G: uint8(80 * y), B: 200, A: 255})
-			}
-		}
-		var b bytes.Buffer
-		_ = png.Encode(&b, img)
-		pngB64 = base64.StdEncoding.EncodeToString(b.Bytes())
-	})
-	return pngB64
 }
