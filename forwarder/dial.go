@@ -1,0 +1,199 @@
+package forwarder
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+
+	"github.com/gorilla/websocket"
+	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/messaging/neterr"
+	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// Dial connects to the owner on the control port, says fwd_hello with the
+// control token, and returns the accepted connection. Errors:
+//   - wrapping [ErrNoOwner] when nothing listens on the port;
+//   - *[NotOwnerError] when the port is held by something that does not
+//     behave as a monkbrowse owner (or no token file exists);
+//   - *[RejectedError] when a monkbrowse owner refused the hello;
+//   - ctx's error when ctx ended.
+//
+// The WebSocket upgrade carries no Origin header: the owner refuses any
+// upgrade with one, because browsers always send it.
+func Dial(ctx context.Context, opts *Options) (*Client, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Port == 0 {
+		o.Port = protocol.DefaultControlPort
+	}
+	if o.PID == 0 {
+		o.PID = os.Getpid()
+	}
+	if o.Version == "" {
+		o.Version = protocol.Version
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	tokenPath, err := protocol.TokenPath(o.Home)
+	if err != nil {
+		return nil, err
+	}
+
+	hctx, cancel := context.WithTimeout(ctx, o.HandshakeTimeout)
+	defer cancel()
+	dialer := websocket.Dialer{HandshakeTimeout: o.HandshakeTimeout} // no Proxy: loopback only
+	url := "ws://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(o.Port)) + "/"
+	ws, resp, err := dialer.DialContext(hctx, url, nil)
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	if err != nil {
+		return nil, dialError(ctx, o.Port, resp, err)
+	}
+
+	// The token is read only now, after the upgrade: a new owner writes it
+	// before it starts serving, so an upgraded connection guarantees the
+	// file is the current owner's.
+	token, err := protocol.ReadToken(tokenPath)
+	if err != nil {
+		ws.Close()
+		if errors.Is(err, protocol.ErrNoToken) {
+			return nil, &NotOwnerError{Port: o.Port, Detail: fmt.Sprintf("it accepted a WebSocket but there is no control token at %s", tokenPath)}
+		}
+		return nil, err
+	}
+
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = DefaultHeartbeat
+	}
+	if o.HungAfter <= 0 {
+		o.HungAfter = DefaultHungAfter
+	}
+	c := &Client{
+		callTimeout: o.CallTimeout,
+		log:         o.Logger,
+		lost:        make(chan struct{}),
+		watch:       make(chan struct{}),
+		heartbeat:   o.Heartbeat,
+		hungAfter:   o.HungAfter,
+		hbDone:      make(chan struct{}),
+		running:     map[*struct{}]context.CancelCauseFunc{},
+		sent:        map[string]bool{},
+	}
+	c.peer = messaging.NewPeer(wsconn.New(ws, nil), &messaging.Options{Logger: o.Logger})
+	c.peer.HandleNotify(protocol.MsgOwnerLeaving, func(context.Context, json.RawMessage) {
+		c.markLost(OwnerLeaving)
+		// The owner sends owner_leaving after its calls have been
+		// answered and waits for us to hang up (a notification still
+		// queued when a connection closes is dropped, so the owner must
+		// not close first). Close may not be called from a handler.
+		go c.peer.Close()
+	})
+	c.peer.Handle(protocol.MsgCallSent, func(_ context.Context, payload json.RawMessage) (any, error) {
+		var cs protocol.CallSent
+		if err := json.Unmarshal(payload, &cs); err != nil {
+			return nil, fmt.Errorf("call_sent payload is not valid: %v", err)
+		}
+		c.smu.Lock()
+		if _, ok := c.sent[cs.Ref]; ok {
+			c.sent[cs.Ref] = true
+		}
+		c.smu.Unlock()
+		return struct{}{}, nil
+	})
+	c.peer.Start()
+	go func() {
+		defer close(c.watch)
+		<-c.peer.Done()
+		c.markLost(Disconnected)
+	}()
+
+	raw, err := c.peer.Request(hctx, protocol.MsgFwdHello, protocol.FwdHello{PID: o.PID, Version: o.Version, Token: token}, o.HandshakeTimeout)
+	if err != nil {
+		c.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var re *messaging.RemoteError
+		switch {
+		case errors.As(err, &re):
+			return nil, &NotOwnerError{Port: o.Port, Detail: "it answered fwd_hello with an error: " + re.Message}
+		case errors.Is(err, messaging.ErrClosed):
+			// A monkbrowse owner that is leaving closes sockets; so does a
+			// program that does not speak the protocol. Treat it as a lost
+			// owner and let the caller re-run the election.
+			return nil, fmt.Errorf("%w on 127.0.0.1:%d (the connection closed during fwd_hello)", ErrNoOwner, o.Port)
+		default:
+			return nil, &NotOwnerError{Port: o.Port, Silent: true, Detail: "no answer to fwd_hello: " + err.Error()}
+		}
+	}
+	var ack protocol.FwdHelloAck
+	if err := json.Unmarshal(raw, &ack); err != nil || (ack.Version == "" && !ack.OK && ack.Reason == "") {
+		c.Close()
+		return nil, &NotOwnerError{Port: o.Port, Detail: "its answer to fwd_hello is not a monkbrowse fwd_hello ack: " + truncate(string(raw), 120)}
+	}
+	if !ack.OK {
+		c.Close()
+		return nil, &RejectedError{Port: o.Port, Reason: ack.Reason}
+	}
+	c.ownerVersion = ack.Version
+	c.ownerPID, c.ownerApp = ack.PID, ack.App
+	c.tellsSent = ack.CallSent
+	c.beating.Store(true)
+	go c.beat()
+	if ack.Version != o.Version {
+		o.Logger.Warn("forwarder: the monkbrowse owner runs another version; tool calls go through anyway",
+			"ownerVersion", ack.Version, "ourVersion", o.Version, "port", o.Port)
+	}
+	return c, nil
+}
+
+// dialError classifies a failed WebSocket dial.
+func dialError(ctx context.Context, port int, resp *http.Response, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if resp != nil && resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get(protocol.HeaderLeaving) != "" {
+		return fmt.Errorf("%w on 127.0.0.1:%d (the owner is shutting down)", ErrNoOwner, port)
+	}
+	if resp != nil {
+		return &NotOwnerError{Port: port, Detail: fmt.Sprintf("it answered HTTP %s instead of a WebSocket upgrade", resp.Status)}
+	}
+	if neterr.IsConnRefused(err) {
+		return fmt.Errorf("%w on 127.0.0.1:%d", ErrNoOwner, port)
+	}
+	if neterr.IsConnReset(err) {
+		// An owner that is closing resets connections still in its
+		// listen backlog.
+		return fmt.Errorf("%w on 127.0.0.1:%d (connection reset)", ErrNoOwner, port)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		return &NotOwnerError{Port: port, Silent: true, Detail: "it accepted the connection but did not answer the WebSocket upgrade"}
+	}
+	return &NotOwnerError{Port: port, Detail: "the WebSocket upgrade failed: " + err.Error()}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
