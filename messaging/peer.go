@@ -1,3 +1,7 @@
+// One cohesive concern, kept whole on purpose: the Peer's
+// state machine (requests, responses, notifications, pings, cancels, close),
+// whose methods share one mutex and one set of pending maps.
+
 package messaging
 
 import (
@@ -533,9 +537,6 @@ func (p *Peer) runHandler(ctx context.Context, h Handler, f Frame) (result any, 
 	return h(ctx, orNull(f.Payload))
 }
 
-// enqueueNotify queues a notification and starts the worker if none is
-// running; the worker exits when the queue is empty, so an idle peer holds no
-// goroutine for it.
 // cancelServing applies a [CancelType] notification: the handler serving
 // that request id sees its context cancelled. Unknown ids (finished
 // already) are ignored.
@@ -553,6 +554,9 @@ func (p *Peer) cancelServing(payload json.RawMessage) {
 	}
 }
 
+// enqueueNotify queues a notification and starts the worker if none is
+// running; the worker exits when the queue is empty, so an idle peer holds no
+// goroutine for it.
 func (p *Peer) enqueueNotify(f Frame) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -90,7 +90,6 @@ func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(cont
 // and the connection it was resolved on has closed, it waits for the
 // profile to come back (up to ReconnectWait after the disconnect) and runs
 // on the new connection; nothing was sent before, so nothing is repeated.
-
 func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(context.Context, tools.Target, tools.Session) error) error {
 	release, err := c.prof.queues.acquire(ctx, t.TabID)
 	if err != nil {

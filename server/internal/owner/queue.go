@@ -8,14 +8,16 @@ import (
 // tabQueue serialises the calls to one tab: FIFO, one at a time. It holds no
 // goroutine at all: each caller runs its own turn, and release hands the
 // turn straight to the oldest waiter. An idle queue is removed from its
-// connection's map, so a connection holds queues only for tabs with calls
-// in flight.
+// profile's map, so a profile holds queues only for tabs with calls in
+// flight.
 type tabQueue struct {
 	busy    bool
 	waiters []chan error // each buffered (1): a grant (nil) or a failure
 }
 
-// queues is a connection's set of tab queues. The zero value is ready.
+// queues is a profile's set of tab queues: they outlive its connection, so
+// a waiting call keeps its place while the extension reconnects. The zero
+// value is ready.
 type queues struct {
 	mu     sync.Mutex
 	byTab  map[int]*tabQueue
@@ -24,7 +26,7 @@ type queues struct {
 
 // acquire waits for tabID's turn. It returns a release func that must be
 // called exactly once (further calls do nothing), or an error: ctx's, or the
-// connection's closing error.
+// error closeAll was given (the owner is shutting down).
 func (qs *queues) acquire(ctx context.Context, tabID int) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // a cancelled call never takes a turn
