@@ -3,7 +3,8 @@
 // its pid, its command, whether it is stopped (suspended with Ctrl-Z or
 // SIGSTOP) and the command of its parent (the app that started it).
 //
-// Linux reads /proc; macOS and the BSDs ask lsof and ps; elsewhere (Windows)
+// Linux reads /proc; macOS and the BSDs ask lsof and ps, taken from fixed
+// system folders (never from PATH) and given 2 s in all; elsewhere (Windows)
 // the holder is unknown and callers say so.
 package portholder
 
