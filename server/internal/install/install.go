@@ -2,9 +2,17 @@
 // uninstall`: it finds the MCP clients on the machine and adds monkbrowse to
 // each one's configuration, merging into the existing file (JSON, VS Code's
 // JSONC, Codex's TOML) with text insertions that keep comments and
-// formatting, keeping a backup, never adding a second entry, refusing a file
-// it cannot parse, and recording what it added so uninstall removes exactly
-// that. Where a client has its own command (`claude mcp add`), it uses it.
+// formatting, editing a linked file at its target, keeping a backup of the
+// person's file beside it, never adding a second entry, refusing a file it
+// cannot parse, and recording what it added (never a copy of the file) so
+// that uninstall removes exactly monkbrowse's entry, with whatever the
+// person added under it, and nothing else. Where a client has its own
+// command (`claude mcp add`), it uses it.
+//
+// Files by concern: clients.go (the catalogue), record.go (installed.json),
+// entry.go (adding and removing the entry, JSON), jsonc.go (JSON/JSONC
+// parsing and scanning), toml.go (Codex's TOML), files.go (links, backups,
+// atomic writes).
 package install
 
 import (
@@ -14,10 +22,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
-
-	"github.com/BurntSushi/toml"
 )
 
 // Options configures Install and Uninstall.
@@ -90,7 +97,7 @@ func Install(o Options) error {
 		fmt.Fprintf(o.Out, "No MCP client found on this machine (looked for %s).\nName one with --client NAME to create its configuration.\n", strings.Join(ClientNames(), ", "))
 		return nil
 	}
-	st, err := loadState(o.statePath())
+	st, err := o.loadState()
 	if err != nil {
 		return err
 	}
@@ -115,6 +122,20 @@ func Install(o Options) error {
 	return nil
 }
 
+// loadState reads the record, rewriting a first-format one (with copies
+// of whole files) in the current format unless this is a dry run.
+func (o *Options) loadState() (*state, error) {
+	st, migrated, err := loadState(o.Env, o.statePath())
+	if err != nil || !migrated || o.DryRun {
+		return st, err
+	}
+	if err := st.save(o.statePath()); err != nil {
+		return nil, fmt.Errorf("cannot rewrite %s in the new format: %w", o.statePath(), err)
+	}
+	fmt.Fprintf(o.Out, "  (%s rewritten: it kept whole copies of your configuration files; now it keeps only what uninstall needs)\n", o.statePath())
+	return st, nil
+}
+
 func installOne(o *Options, c Client) (*record, error) {
 	now := o.Env.now().UTC().Format(time.RFC3339)
 	if o.hasCLI(c) {
@@ -136,13 +157,16 @@ func installOne(o *Options, c Client) (*record, error) {
 		return &record{Client: c.Name, Via: "cli", Command: o.Command, At: now}, nil
 	}
 
-	raw, err := os.ReadFile(c.File)
+	target, err := resolveFile(o.Env.Home, c.File)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(target)
 	existed := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	before := string(raw)
-	after, added, err := addEntry(c, before, o.Command)
+	ed, err := addEntry(c, string(raw), o.Command)
 	if errors.Is(err, errPresent) {
 		fmt.Fprintf(o.Out, "= %s: %s already has a %q server; left as it is\n", c.Title, c.File, ServerName)
 		return nil, nil
@@ -155,7 +179,7 @@ func installOne(o *Options, c Client) (*record, error) {
 		if !existed {
 			verb = "would create"
 		}
-		fmt.Fprintf(o.Out, "~ %s: %s %s:\n%s\n", c.Title, verb, c.File, indentLines(strings.Trim(added, "\n,"), "    "))
+		fmt.Fprintf(o.Out, "~ %s: %s %s:\n%s\n", c.Title, verb, c.File, indentLines(strings.Trim(ed.added, "\n,"), "    "))
 		return nil, nil
 	}
 	if existed {
@@ -163,16 +187,20 @@ func installOne(o *Options, c Client) (*record, error) {
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(o.Out, "  (backup: %s)\n", b)
-	} else if err := os.MkdirAll(filepath.Dir(c.File), 0o755); err != nil {
+		fmt.Fprintf(o.Out, "  (backup of your file: %s)\n", b)
+	} else if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(c.File, []byte(after), fileMode(c.File)); err != nil {
+	if err := writeFileAtomic(target, []byte(ed.after), fileMode(target)); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(o.Out, "+ %s: added %q to %s\n", c.Title, ServerName, c.File)
-	return &record{Client: c.Name, Via: "file", File: c.File, Command: o.Command, Existed: existed,
-		Before: before, After: after, Added: added, At: now}, nil
+	where := c.File
+	if target != c.File {
+		where += " (a link: edited at " + target + ")"
+	}
+	fmt.Fprintf(o.Out, "+ %s: added %q to %s\n", c.Title, ServerName, where)
+	return &record{Client: c.Name, Via: "file", File: c.File, Command: o.Command, Created: !existed,
+		CreatedTable: ed.createdTable, Added: ed.added, Offset: ed.offset, SHA256: hashOf([]byte(ed.after)), At: now}, nil
 }
 
 func indentLines(s, prefix string) string {
@@ -182,7 +210,7 @@ func indentLines(s, prefix string) string {
 // Uninstall removes what Install recorded, for the selected clients (all
 // recorded ones when none are named).
 func Uninstall(o Options) error {
-	st, err := loadState(o.statePath())
+	st, err := o.loadState()
 	if err != nil {
 		return err
 	}
@@ -191,11 +219,7 @@ func Uninstall(o Options) error {
 		want[strings.ToLower(strings.TrimSpace(n))] = true
 	}
 	for n := range want {
-		known := false
-		for _, c := range ClientNames() {
-			known = known || c == n
-		}
-		if !known {
+		if !slices.Contains(ClientNames(), n) {
 			return fmt.Errorf("unknown client %q: use one of %s", n, strings.Join(ClientNames(), ", "))
 		}
 	}
@@ -205,7 +229,7 @@ func Uninstall(o Options) error {
 	}
 	var keep []record
 	failed, did := false, 0
-	// Newest first: a file changed twice is restored in reverse order.
+	// Newest first: a file changed twice is undone in reverse order.
 	for i := len(st.Records) - 1; i >= 0; i-- {
 		r := st.Records[i]
 		if len(want) > 0 && !want[r.Client] {
@@ -213,9 +237,13 @@ func Uninstall(o Options) error {
 			continue
 		}
 		did++
-		if err := uninstallOne(&o, titles[r.Client], r); err != nil {
+		c, known := titles[r.Client]
+		if !known {
+			c = Client{Name: r.Client, Title: r.Client}
+		}
+		if err := uninstallOne(&o, c, r); err != nil {
 			failed = true
-			fmt.Fprintf(o.Out, "✗ %s: %v\n", titles[r.Client].Title, err)
+			fmt.Fprintf(o.Out, "✗ %s: %v\n", c.Title, err)
 			keep = append(keep, r)
 		}
 	}
@@ -224,10 +252,7 @@ func Uninstall(o Options) error {
 		return nil
 	}
 	if !o.DryRun {
-		// keep was collected newest first; store oldest first again.
-		for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
-			keep[i], keep[j] = keep[j], keep[i]
-		}
+		slices.Reverse(keep) // collected newest first; stored oldest first
 		st.Records = keep
 		if err := st.save(o.statePath()); err != nil {
 			return err
@@ -240,23 +265,18 @@ func Uninstall(o Options) error {
 }
 
 func uninstallOne(o *Options, c Client, r record) error {
-	if r.Via == "cli" {
-		cli, err := o.Env.lookPath(c.CLI)
-		if err != nil {
-			return fmt.Errorf("it was added with `%s mcp add`, but %s is no longer on PATH; run `%s mcp remove --scope user %s` yourself", c.CLI, c.CLI, c.CLI, ServerName)
-		}
-		args := []string{"mcp", "remove", "--scope", "user", ServerName}
-		if o.DryRun {
-			fmt.Fprintf(o.Out, "~ %s: would run: %s %s\n", c.Title, c.CLI, strings.Join(args, " "))
-			return nil
-		}
-		if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
-			return fmt.Errorf("`%s %s` failed: %v: %s", c.CLI, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-		}
-		fmt.Fprintf(o.Out, "- %s: removed with `%s %s`\n", c.Title, c.CLI, strings.Join(args, " "))
-		return nil
+	switch r.Via {
+	case "cli":
+		return uninstallCLI(o, c)
+	case "file":
+	default:
+		return fmt.Errorf("the record names a kind of change this monkbrowse does not know (%q); left as it is: uninstall with the monkbrowse that made it", r.Via)
 	}
-	raw, err := os.ReadFile(r.File)
+	target, err := resolveFile(o.Env.Home, r.File)
+	if err != nil {
+		return err
+	}
+	raw, err := os.ReadFile(target)
 	if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(o.Out, "- %s: %s is gone already\n", c.Title, r.File)
 		return nil
@@ -264,32 +284,24 @@ func uninstallOne(o *Options, c Client, r record) error {
 	if err != nil {
 		return err
 	}
-	cur := string(raw)
-	var next string
-	remove := false
+	rm, err := removeEntry(c, string(raw), r)
+	var changed *changedCommandError
 	switch {
-	case cur == r.After && !r.Existed:
-		remove = true
-	case cur == r.After:
-		next = r.Before
-	case strings.Count(cur, r.Added) == 1:
-		next = strings.Replace(cur, r.Added, "", 1)
-		if c.Format == "toml" {
-			var v map[string]any
-			if _, err := toml.Decode(next, &v); err != nil || entryCommand(v, c.Key) != "" {
-				return fmt.Errorf("%s changed since install and removing the entry would not leave valid TOML; left unchanged: remove [%s.%s] by hand", r.File, c.Key, ServerName)
-			}
-		} else if doc, err := parseJSON(next, c.Format == "jsonc"); err != nil || entryCommand(doc.value, c.Key) != "" {
-			return fmt.Errorf("%s changed since install and removing the entry would not leave a valid file; left unchanged: remove %q from %q by hand", r.File, ServerName, c.Key)
-		}
-	default:
-		return fmt.Errorf("%s changed where monkbrowse's entry was (it is not the text install added); left unchanged: remove %q from %q by hand", r.File, ServerName, c.Key)
+	case errors.Is(err, errAbsent):
+		fmt.Fprintf(o.Out, "- %s: %s has no %q entry any more; nothing to remove\n", c.Title, r.File, ServerName)
+		return nil
+	case errors.As(err, &changed):
+		return fmt.Errorf("%s: %v; left unchanged: remove %q from %q by hand if you no longer want it", r.File, err, ServerName, c.Key)
+	case err != nil:
+		return fmt.Errorf("%s: %v", r.File, err)
 	}
+	// A file install created goes again when nothing else is in it.
+	remove := r.Created && target == r.File && emptyDoc(c, rm.next)
 	if o.DryRun {
 		if remove {
 			fmt.Fprintf(o.Out, "~ %s: would delete %s (install created it)\n", c.Title, r.File)
 		} else {
-			fmt.Fprintf(o.Out, "~ %s: would remove from %s:\n%s\n", c.Title, r.File, indentLines(strings.Trim(r.Added, "\n,"), "    "))
+			fmt.Fprintf(o.Out, "~ %s: would remove %q from %s%s\n", c.Title, ServerName, r.File, withExtra(rm.extra))
 		}
 		return nil
 	}
@@ -298,15 +310,46 @@ func uninstallOne(o *Options, c Client, r record) error {
 		return err
 	}
 	if remove {
-		if err := os.Remove(r.File); err != nil {
+		if err := os.Remove(target); err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Out, "- %s: deleted %s (install had created it; backup: %s)\n", c.Title, r.File, b)
+		fmt.Fprintf(o.Out, "- %s: deleted %s (install had created it; backup of it: %s)\n", c.Title, r.File, b)
 		return nil
 	}
-	if err := writeFileAtomic(r.File, []byte(next), fileMode(r.File)); err != nil {
+	if err := writeFileAtomic(target, []byte(rm.next), fileMode(target)); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Out, "- %s: removed %q from %s (backup: %s)\n", c.Title, ServerName, r.File, b)
+	fmt.Fprintf(o.Out, "- %s: removed %q%s from %s (backup of your file: %s)\n", c.Title, ServerName, withExtra(rm.extra), r.File, b)
+	return nil
+}
+
+// withExtra says what of the person's went with the entry.
+func withExtra(extra []string) string {
+	if len(extra) == 0 {
+		return ""
+	}
+	return " (with what you had added to it: " + strings.Join(extra, ", ") + ")"
+}
+
+// emptyDoc: the text holds nothing (an empty object, or no TOML at all).
+func emptyDoc(c Client, text string) bool {
+	t := strings.Join(strings.Fields(text), "")
+	return t == "" || c.Format != "toml" && t == "{}"
+}
+
+func uninstallCLI(o *Options, c Client) error {
+	cli, err := o.Env.lookPath(c.CLI)
+	if err != nil {
+		return fmt.Errorf("it was added with `%s mcp add`, but %s is no longer on PATH; run `%s mcp remove --scope user %s` yourself", c.CLI, c.CLI, c.CLI, ServerName)
+	}
+	args := []string{"mcp", "remove", "--scope", "user", ServerName}
+	if o.DryRun {
+		fmt.Fprintf(o.Out, "~ %s: would run: %s %s\n", c.Title, c.CLI, strings.Join(args, " "))
+		return nil
+	}
+	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("`%s %s` failed: %v: %s", c.CLI, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	fmt.Fprintf(o.Out, "- %s: removed with `%s %s`\n", c.Title, c.CLI, strings.Join(args, " "))
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -74,6 +75,9 @@ func stripJSONC(s string) (string, map[int]bool, error) {
 // commas; otherwise the file must be strict JSON (what the client itself
 // reads). An empty (or blank) file is an empty object.
 func parseJSON(text string, jsonc bool) (*jsonDoc, error) {
+	if strings.HasPrefix(text, "\uFEFF") {
+		return nil, errors.New("line 1: the file starts with a UTF-8 byte order mark (BOM), which JSON does not allow: save it as UTF-8 without a BOM")
+	}
 	if strings.TrimSpace(text) == "" {
 		return &jsonDoc{text: text, clean: text, trailing: map[int]bool{}, value: map[string]any{}}, nil
 	}
@@ -96,6 +100,11 @@ func parseJSON(text string, jsonc bool) (*jsonDoc, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, errors.New("the file is not a JSON object")
+	}
+	// encoding/json keeps the last of two equal keys; a client may read the
+	// first, and an edit located by scanning would land in the other one.
+	if err := duplicateKey(clean); err != nil {
+		return nil, err
 	}
 	return &jsonDoc{text: text, clean: clean, trailing: trailing, value: obj}, nil
 }
@@ -274,4 +283,98 @@ func insertMember(text string, trailing map[int]bool, o object, key string, rend
 		}
 	}
 	return text[:at] + ins + text[at:], ins, at
+}
+
+func lineAt(s string, i int) int { return 1 + strings.Count(s[:i], "\n") }
+
+// duplicateKey finds the first object (at any depth) that names a key
+// twice, in valid JSON with comments blanked.
+func duplicateKey(clean string) error {
+	var walk func(i int) error
+	walk = func(i int) error {
+		switch clean[i] {
+		case '{':
+			o := objectAt(clean, i)
+			seen := map[string]int{}
+			for _, m := range o.members {
+				if first, dup := seen[m.key]; dup {
+					return fmt.Errorf("line %d: the key %q appears twice in the same object (first on line %d); clients read only one of them: remove or rename one", lineAt(clean, m.keyStart), m.key, lineAt(clean, first))
+				}
+				seen[m.key] = m.keyStart
+				if err := walk(m.valueStart); err != nil {
+					return err
+				}
+			}
+		case '[':
+			sc := &scanner{s: clean, i: i + 1}
+			for {
+				sc.ws()
+				switch clean[sc.i] {
+				case ']':
+					return nil
+				case ',':
+					sc.i++
+					continue
+				}
+				if err := walk(sc.i); err != nil {
+					return err
+				}
+				sc.skipValue()
+			}
+		}
+		return nil
+	}
+	sc := &scanner{s: clean}
+	sc.ws()
+	return walk(sc.i)
+}
+
+// span is a range of the text to delete.
+type span struct{ from, to int }
+
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// memberCuts returns what to delete to remove the i-th member of o with
+// the whole of its value, leaving valid JSON: the member's own lines, and
+// one comma (its own when another member follows it, or a trailing one
+// after it; else the one before it, which separated it from its
+// predecessor). It is the inverse of insertMember for each of its layouts.
+func memberCuts(text, clean string, trailing map[int]bool, o object, i int) []span {
+	m := o.members[i]
+	from := m.keyStart
+	if nl := strings.LastIndexByte(text[:from], '\n'); nl > o.open && blank(text[nl+1:from]) {
+		from = nl // from the end of the line before: the member's lines go whole
+	}
+	if m.commaAfter >= 0 {
+		return []span{{from, m.commaAfter + 1}}
+	}
+	for k := m.valueEnd; k < o.close; k++ {
+		if trailing[k] {
+			return []span{{from, k + 1}}
+		}
+		if clean[k] != ' ' && clean[k] != '\t' && clean[k] != '\n' && clean[k] != '\r' {
+			break
+		}
+	}
+	if i > 0 {
+		c := o.members[i-1].commaAfter
+		if blank(text[c+1 : from]) {
+			return []span{{c, m.valueEnd}}
+		}
+		// A comment between the comma and the member stays.
+		return []span{{c, c + 1}, {from, m.valueEnd}}
+	}
+	if blank(text[o.open+1:from]) && blank(text[m.valueEnd:o.close]) {
+		return []span{{o.open + 1, o.close}}
+	}
+	return []span{{from, m.valueEnd}}
+}
+
+// cut deletes the spans (in any order, not overlapping) from text.
+func cut(text string, spans []span) string {
+	slices.SortFunc(spans, func(a, b span) int { return b.from - a.from })
+	for _, s := range spans {
+		text = text[:s.from] + text[s.to:]
+	}
+	return text
 }
