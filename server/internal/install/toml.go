@@ -188,12 +188,6 @@ func tomlHeader(line string) ([]string, bool) {
 	}
 }
 
-// isCommentOrBlank: a line holding nothing but a comment or blanks.
-func isCommentOrBlank(line string) bool {
-	l := strings.TrimSpace(line)
-	return l == "" || strings.HasPrefix(l, "#")
-}
-
 // removeTOML removes every section of [mcp_servers.monkbrowse] and of its
 // sub-tables ([mcp_servers.monkbrowse.env], …), wherever they are. Blank
 // and comment lines just above a following header stay with that header;

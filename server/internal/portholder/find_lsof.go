@@ -2,11 +2,23 @@
 
 package portholder
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
-// find asks lsof and ps (tools.go), by absolute path and within
-// toolTimeout. Neither is run here in CI (Linux reads /proc); the parsers
-// and the timeout are tested on Linux with stand-ins.
+// toolDirs are the only folders lsof and ps are taken from: a folder early
+// on PATH (which the person's shell setup, or anything that edits it,
+// controls) never decides which binary runs.
+var toolDirs = []string{"/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+
+// toolTimeout bounds one look-up (lsof and the ps calls together): a hung
+// lsof (a stale network mount) must not stall the election's diagnosis.
+const toolTimeout = 2 * time.Second
+
+// find asks lsof and ps (tools.go) from toolDirs, within toolTimeout.
+// Neither is run here in CI (Linux reads /proc); the parsers and the
+// timeout are tested on Linux with stand-ins.
 func find(port int) (Holder, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
 	defer cancel()

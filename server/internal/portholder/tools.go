@@ -1,3 +1,5 @@
+//go:build unix
+
 package portholder
 
 import (
@@ -10,15 +12,6 @@ import (
 	"strings"
 	"time"
 )
-
-// toolDirs are the only folders lsof and ps are taken from: a folder early
-// on PATH (which the person's shell setup, or anything that edits it,
-// controls) never decides which binary runs.
-var toolDirs = []string{"/usr/sbin", "/usr/bin", "/sbin", "/bin"}
-
-// toolTimeout bounds one look-up (lsof and the ps calls together): a hung
-// lsof (a stale network mount) must not stall the election's diagnosis.
-const toolTimeout = 2 * time.Second
 
 // toolPath is the first executable named name in dirs.
 func toolPath(dirs []string, name string) (string, error) {
