@@ -247,6 +247,10 @@ func removeTOML(c Client, text string, r record) (removal, error) {
 				if lead > 0 && sp.to == len(text) && sp.from >= 1 && text[sp.from-1] == '\n' {
 					sp.from-- // "a" + "\n\n[table]": the file had no final newline
 				}
+			} else if sp.to == len(text) { // a sub-table last in the file: the blank lines before it go too
+				for sp.from >= 2 && text[sp.from-1] == '\n' && text[sp.from-2] == '\n' {
+					sp.from--
+				}
 			}
 		}
 		next = cut(text, spans)

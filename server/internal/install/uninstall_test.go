@@ -124,6 +124,31 @@ func TestUninstallRemovesTheExtendedEntry(t *testing.T) {
 	}
 }
 
+// TestUninstallTOMLSectionsApart: the person added a table of their own
+// after monkbrowse's (with a comment above it), then a sub-table of
+// monkbrowse's after that: both monkbrowse sections go, their table and
+// its comment stay.
+func TestUninstallTOMLSectionsApart(t *testing.T) {
+	e := testEnv(t)
+	c := clientByName(e, "codex")
+	orig := string(place(t, c.File, "codex-profiles.toml"))
+	o := Options{Env: e, Command: testCmd, Clients: []string{"codex"}}
+	install(t, o)
+	theirs := "\n# my other profile\n[profiles.q]\nmodel = \"x\"\n"
+	os.WriteFile(c.File, []byte(read(t, c.File)+theirs+"\n[mcp_servers.monkbrowse.env]\nA = \"1\"\n"), 0o600)
+	var out bytes.Buffer
+	dry := o
+	dry.DryRun, dry.Out = true, &out
+	before := read(t, c.File)
+	if err := Uninstall(dry); err != nil || read(t, c.File) != before || !strings.Contains(out.String(), "would remove") || !strings.Contains(out.String(), "env") {
+		t.Fatalf("dry run: %v %s", err, out.String())
+	}
+	uninstall(t, o)
+	if got := read(t, c.File); got != orig+theirs {
+		t.Errorf("after uninstall:\n%s\n--- want\n%s", got, orig+theirs)
+	}
+}
+
 // TestUninstallKeepsServersAddedAfterIt: a server the person added after
 // monkbrowse's entry (so it is no longer the last member) stays, and the
 // file still parses.
