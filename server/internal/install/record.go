@@ -123,6 +123,9 @@ func migrateRecord(e Env, sr storedRecord) record {
 
 func (s *state) save(p string) error {
 	s.Version = stateVersion
+	if s.Records == nil {
+		s.Records = []record{} // "records": [], not null
+	}
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
