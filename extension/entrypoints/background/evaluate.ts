@@ -2,6 +2,9 @@
 // chrome.scripting.executeScript and runs in the page's main world, so it
 // must be self-contained: no imports, no closures over module variables.
 
+import { errorText } from "../../lib/peer";
+import { BlockedPage, unlessBlocked } from "./inject";
+
 export const EVAL_CSP_ERROR =
   "this page's Content Security Policy blocks evaluating scripts (no 'unsafe-eval'); use browser_snapshot / browser_get_text instead";
 
@@ -101,4 +104,27 @@ export async function evalInPage(expression: string): Promise<EvalOutcome> {
   } catch (e) {
     return { ok: false, error: `the result could not be returned: ${e instanceof Error ? e.message : String(e)}` };
   }
+}
+
+export async function evaluate(tabId: number, expression: string): Promise<unknown> {
+  let results: chrome.scripting.InjectionResult<unknown>[];
+  try {
+    results = await unlessBlocked(
+      tabId,
+      chrome.scripting.executeScript({
+        target: { tabId, frameIds: [0] },
+        world: "MAIN",
+        func: evalInPage,
+        args: [expression],
+      }),
+    );
+  } catch (e) {
+    if (e instanceof BlockedPage) throw e;
+    throw new Error(`cannot evaluate in tab ${tabId}: ${errorText(e)}`);
+  }
+  const r = results[0]?.result as { ok: boolean; value?: unknown; error?: string; csp?: boolean } | undefined;
+  if (!r) throw new Error(`evaluating in tab ${tabId} returned nothing (the page may have navigated away)`);
+  if (r.csp) throw new Error(EVAL_CSP_ERROR);
+  if (!r.ok) throw new Error(r.error ?? "the expression threw an error");
+  return r.value === undefined ? null : r.value;
 }

@@ -27,7 +27,8 @@ import {
   type Status,
 } from "../../lib/storage";
 import { needsReconnect, type Served } from "../../lib/settings-sync";
-import { forgetRefBase, makeChromePort } from "./chrome-port";
+import { makeChromePort } from "./chrome-port";
+import { forgetRefBase } from "./ref-base";
 import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
 import { detachUnshared, forgetDebuggerTab, installDebugger } from "./debugger";
 import { armTab, injectDocument, injectTab, makeDormant, noteBusy } from "./inject";

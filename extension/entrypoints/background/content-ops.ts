@@ -1,0 +1,57 @@
+// contentOp: one request to the content script in a tab's top frame
+// (lib/messages.ts's CsOps), injecting it once more when nothing answers.
+
+import type { CsMessage, CsOp, CsOps, CsReply } from "../../lib/messages";
+import { errorText } from "../../lib/peer";
+import { BlockedPage, CONTENT_SCRIPT_FILE, PAGE_HOOKS_FILE, unlessBlocked } from "./inject";
+
+function sendToFrame0(tabId: number, msg: CsMessage): Promise<CsReply | undefined> {
+  return chrome.tabs.sendMessage(tabId, msg, { frameId: 0 }) as Promise<CsReply | undefined>;
+}
+
+function isNoReceiver(e: unknown): boolean {
+  const m = errorText(e);
+  return m.includes("Receiving end does not exist") || m.includes("Could not establish connection");
+}
+
+export async function contentOp<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+  const msg: CsMessage<K> = { cs: true, op, args };
+  let reply: CsReply | undefined;
+  try {
+    reply = await unlessBlocked(tabId, sendToFrame0(tabId, msg));
+  } catch (e) {
+    if (e instanceof BlockedPage) throw e;
+    if (!isNoReceiver(e)) throw new Error(`the page did not answer (${errorText(e)})`);
+    reply = undefined;
+  }
+  if (reply === undefined) {
+    // Nothing answered: the injection at share or commit time lost a race
+    // (a prerendered page, an extension reload). The executor only gets
+    // here for a shared tab: inject and try once more.
+    try {
+      // The MAIN-world hooks first, so console output and dialogs are
+      // captured from now on.
+      await unlessBlocked(
+        tabId,
+        chrome.scripting
+          .executeScript({ target: { tabId, allFrames: true }, world: "MAIN", files: [PAGE_HOOKS_FILE], injectImmediately: true })
+          .catch(() => undefined),
+      );
+      await unlessBlocked(tabId, chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, files: [CONTENT_SCRIPT_FILE], injectImmediately: true }));
+    } catch (e) {
+      if (e instanceof BlockedPage) throw e;
+      throw new Error(`cannot reach the page in tab ${tabId}: ${errorText(e)}`);
+    }
+    try {
+      reply = await unlessBlocked(tabId, sendToFrame0(tabId, msg));
+    } catch (e) {
+      if (e instanceof BlockedPage) throw e;
+      throw new Error(`the page in tab ${tabId} did not answer even after injecting the content script (${errorText(e)}); reload the tab and try again`);
+    }
+  }
+  if (!reply || typeof reply !== "object" || typeof reply.ok !== "boolean") {
+    throw new Error(`the page in tab ${tabId} gave no answer to "${op}"; reload the tab and try again`);
+  }
+  if (!reply.ok) throw new Error(reply.error);
+  return reply.result as CsOps[K]["result"];
+}

@@ -1,0 +1,146 @@
+// browser_screenshot: the visible viewport (captureVisibleTab), one
+// element cropped out of it, and the whole page (one capture in the
+// debugger mode, else stitched from viewport captures).
+
+import type { TabLike } from "../../lib/executor";
+import { errorText } from "../../lib/peer";
+import { contentOp } from "./content-ops";
+import { debuggerEnabled, withDebugger } from "./debugger";
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Runs fn with the tab shown in its window, then gives the person's tab back. */
+async function withTabShown<T>(tab: TabLike, fn: () => Promise<T>): Promise<T> {
+  const [previous] = await chrome.tabs.query({ active: true, windowId: tab.windowId });
+  const switched = previous?.id !== undefined && previous.id !== tab.id;
+  try {
+    if (switched) {
+      await chrome.tabs.update(tab.id, { active: true });
+      // Give the compositor a frame or two to paint the newly shown tab.
+      await sleep(150);
+    }
+    return await fn();
+  } finally {
+    if (switched && previous?.id !== undefined) {
+      await chrome.tabs.update(previous.id, { active: true }).catch(() => undefined);
+    }
+  }
+}
+
+let lastCapture = 0;
+/** captureVisibleTab as a data: URL, paced under Chrome's limit of 2 calls a second. */
+async function captureDataUrl(tab: TabLike): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const wait = lastCapture + 520 - Date.now();
+    if (wait > 0) await sleep(wait);
+    lastCapture = Date.now();
+    try {
+      return await chrome.tabs.captureVisibleTab(tab.windowId, { format: "png" });
+    } catch (e) {
+      if (attempt < 3 && /MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/.test(errorText(e))) {
+        await sleep(600);
+        continue;
+      }
+      throw new Error(`screenshot of tab ${tab.id} failed: ${errorText(e)}`);
+    }
+  }
+}
+
+function stripDataUrl(dataUrl: string): string {
+  const comma = dataUrl.indexOf(",");
+  return comma >= 0 ? dataUrl.slice(comma + 1) : dataUrl;
+}
+
+async function bitmapOf(dataUrl: string): Promise<ImageBitmap> {
+  const blob = await (await fetch(dataUrl)).blob();
+  return createImageBitmap(blob);
+}
+
+async function pngBase64(canvas: OffscreenCanvas): Promise<string> {
+  const blob = await canvas.convertToBlob({ type: "image/png" });
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  let bin = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+export async function screenshot(tab: TabLike): Promise<string> {
+  return withTabShown(tab, async () => stripDataUrl(await captureDataUrl(tab)));
+}
+
+/** The most viewports a stitched full-page screenshot captures. */
+export const MAX_STITCH = 10;
+/** The largest canvas side we stitch into (Chrome's canvas limit is higher; PNGs this big are already huge). */
+const MAX_CANVAS_SIDE = 16_384;
+export async function screenshotElement(tab: TabLike, ref: string): Promise<{ data: string; note?: string }> {
+  return withTabShown(tab, async () => {
+    const box = await contentOp(tab.id, "rect", { ref });
+    const v = box.visible;
+    if (v.width < 1 || v.height < 1) throw new Error(`ref ${ref} is not in the visible area even after scrolling to it; take a new browser_snapshot`);
+    const bmp = await bitmapOf(await captureDataUrl(tab));
+    // The capture's scale: device pixels per CSS pixel (zoom included).
+    const scale = bmp.width / box.viewportWidth;
+    const sx = Math.round(v.x * scale);
+    const sy = Math.round(v.y * scale);
+    const w = Math.max(1, Math.min(bmp.width - sx, Math.round(v.width * scale)));
+    const h = Math.max(1, Math.min(bmp.height - sy, Math.round(v.height * scale)));
+    const canvas = new OffscreenCanvas(w, h);
+    canvas.getContext("2d")!.drawImage(bmp, sx, sy, w, h, 0, 0, w, h);
+    bmp.close();
+    const cut = v.width < box.width - 1 || v.height < box.height - 1;
+    return {
+      data: await pngBase64(canvas),
+      note: cut ? `The element is larger than the visible area (${Math.round(box.width)}×${Math.round(box.height)} CSS pixels): only its visible part is shown.` : undefined,
+    };
+  });
+}
+
+/** A whole-page screenshot: one capture in the debugger mode, else stitched from viewport captures. */
+export async function screenshotFullPage(tab: TabLike): Promise<{ data: string; note?: string }> {
+  const m = await contentOp(tab.id, "metrics", {});
+  if (await debuggerEnabled()) {
+    const r = await withDebugger(tab.id, (send) =>
+      send<{ data: string }>("Page.captureScreenshot", {
+        format: "png",
+        captureBeyondViewport: true,
+        clip: { x: 0, y: 0, width: m.width, height: Math.min(m.height, MAX_CANVAS_SIDE), scale: 1 },
+      }),
+    );
+    return { data: r.data, note: m.height > MAX_CANVAS_SIDE ? `Cut at ${MAX_CANVAS_SIDE} CSS pixels of the page's ${m.height}.` : undefined };
+  }
+  const screens = Math.ceil(m.height / Math.max(1, m.viewportHeight));
+  if (screens > MAX_STITCH) {
+    throw new Error(
+      `the page is ${m.height} CSS pixels tall, ${screens} screens; a full-page screenshot without the debugger mode stitches at most ${MAX_STITCH}. ` +
+        "Take screenshots of parts (browser_scroll, then browser_screenshot, or ref for one element), or ask the person to switch on the debugger mode in the monkbrowse options for a single full-page capture",
+    );
+  }
+  return withTabShown(tab, async () => {
+    const home = { x: m.scrollX, y: m.scrollY };
+    let canvas: OffscreenCanvas | undefined;
+    let ctx: OffscreenCanvasRenderingContext2D | undefined;
+    let scale = 1;
+    try {
+      for (let i = 0; i < screens; i++) {
+        const at = await contentOp(tab.id, "scroll_to", { x: 0, y: i * m.viewportHeight });
+        const bmp = await bitmapOf(await captureDataUrl(tab));
+        if (!canvas) {
+          scale = bmp.width / m.viewportWidth;
+          const w = Math.min(MAX_CANVAS_SIDE, bmp.width);
+          const h = Math.min(MAX_CANVAS_SIDE, Math.round(m.height * scale));
+          canvas = new OffscreenCanvas(w, h);
+          ctx = canvas.getContext("2d")!;
+        }
+        ctx!.drawImage(bmp, 0, Math.round(at.scrollY * scale));
+        bmp.close();
+        if (at.scrollY + m.viewportHeight >= m.height) break;
+      }
+    } finally {
+      await contentOp(tab.id, "scroll_to", home).catch(() => undefined);
+    }
+    return {
+      data: await pngBase64(canvas!),
+      note: screens > 1 ? `Stitched from ${screens} screens; fixed or sticky elements may repeat.` : undefined,
+    };
+  });
+}

@@ -1,0 +1,101 @@
+// The debugger mode's trusted input: the acting ops (click, hover, type,
+// press_key, click_xy, drag_xy) as real input events through
+// chrome.debugger, and BrowserPort.content, which picks them or the content
+// script's DOM actions.
+
+import type { CsOp, CsOps } from "../../lib/messages";
+import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
+import { contentOp } from "./content-ops";
+import { debuggerEnabled, withDebugger, type Send } from "./debugger";
+
+type MouseButton = "left" | "right" | "middle" | "none";
+
+async function mouseEvent(send: Send, type: string, x: number, y: number, button: MouseButton = "none", clickCount = 0, buttons = 0): Promise<void> {
+  await send("Input.dispatchMouseEvent", { type, x, y, button, clickCount, buttons });
+}
+
+async function trustedClick(send: Send, x: number, y: number, button: MouseButton = "left", count = 1): Promise<void> {
+  const mask = button === "left" ? 1 : button === "right" ? 2 : 4;
+  await mouseEvent(send, "mouseMoved", x, y);
+  for (let n = 1; n <= count; n++) {
+    await mouseEvent(send, "mousePressed", x, y, button, n, mask);
+    await mouseEvent(send, "mouseReleased", x, y, button, n, 0);
+  }
+}
+
+function modifierBits(kp: KeyPress): number {
+  const m = kp.modifiers;
+  return (m.alt ? 1 : 0) | (m.ctrl ? 2 : 0) | (m.meta ? 4 : 0) | (m.shift ? 8 : 0);
+}
+
+async function trustedKey(send: Send, kp: KeyPress): Promise<void> {
+  const modifiers = modifierBits(kp);
+  const printable = kp.text !== "" && !kp.modifiers.ctrl && !kp.modifiers.meta && !kp.modifiers.alt;
+  const base = { key: kp.key, code: kp.code, windowsVirtualKeyCode: kp.keyCode, nativeVirtualKeyCode: kp.keyCode, modifiers };
+  const commands = kp.modifiers.ctrl && kp.key.toLowerCase() === "a" ? { commands: ["selectAll"] } : {};
+  await send("Input.dispatchKeyEvent", { type: printable ? "keyDown" : "rawKeyDown", ...base, ...(printable ? { text: kp.text, unmodifiedText: kp.text } : {}), ...commands });
+  await send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
+}
+
+function center(box: { visible: { x: number; y: number; width: number; height: number } }, ref: string): { x: number; y: number } {
+  const v = box.visible;
+  if (v.width < 1 || v.height < 1) throw new Error(`ref ${ref} is not in the visible area even after scrolling to it; take a new browser_snapshot`);
+  return { x: v.x + v.width / 2, y: v.y + v.height / 2 };
+}
+
+/** Where a ref's element is on screen, scrolled into view, for real input. */
+async function refPoint(tabId: number, ref: string): Promise<{ x: number; y: number }> {
+  return center(await contentOp(tabId, "rect", { ref }), ref);
+}
+
+/** The ops that become real input when the debugger mode is on, each as input events. */
+const TRUSTED: { [K in "click" | "hover" | "type" | "press_key" | "click_xy" | "drag_xy"]: (send: Send, tabId: number, args: CsOps[K]["args"]) => Promise<void> } = {
+  click: async (send, tabId, { ref }) => {
+    const p = await refPoint(tabId, ref);
+    await trustedClick(send, p.x, p.y);
+  },
+  hover: async (send, tabId, { ref }) => {
+    const p = await refPoint(tabId, ref);
+    await mouseEvent(send, "mouseMoved", p.x, p.y);
+  },
+  type: async (send, tabId, { ref, text, submit }) => {
+    const p = await refPoint(tabId, ref);
+    await trustedClick(send, p.x, p.y);
+    await trustedKey(send, parseKeyCombo("Ctrl+A"));
+    if (text === "") await trustedKey(send, parseKeyCombo("Backspace"));
+    else await send("Input.insertText", { text });
+    if (submit === true) await trustedKey(send, parseKeyCombo("Enter"));
+  },
+  press_key: (send, _tabId, { key }) => trustedKey(send, parseKeyCombo(key)),
+  click_xy: (send, _tabId, { x, y, button, double }) =>
+    trustedClick(send, x, y, button === "right" || button === "middle" ? button : "left", double === true ? 2 : 1),
+  drag_xy: async (send, _tabId, { startX: sx, startY: sy, endX: ex, endY: ey }) => {
+    await mouseEvent(send, "mouseMoved", sx, sy);
+    await mouseEvent(send, "mousePressed", sx, sy, "left", 1, 1);
+    for (let i = 1; i <= 10; i++) {
+      await mouseEvent(send, "mouseMoved", sx + ((ex - sx) * i) / 10, sy + ((ey - sy) * i) / 10, "left", 0, 1);
+    }
+    await mouseEvent(send, "mouseReleased", ex, ey, "left", 1, 0);
+  },
+};
+
+type TrustedOp = keyof typeof TRUSTED;
+
+/** One action as real input through the debugger, then the page's settle. */
+async function trustedOp<K extends TrustedOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<void> {
+  await withDebugger(tabId, (send) => TRUSTED[op](send, tabId, args));
+  // Wait for the page to settle, as the DOM actions do (a navigation the
+  // input started makes this answer go missing: csNavigating handles that).
+  await contentOp(tabId, "settle", {});
+}
+
+
+/** BrowserPort.content: real input for the acting ops when the debugger mode is on. */
+export async function content<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+  if (!Object.hasOwn(TRUSTED, op) || !(await debuggerEnabled())) return contentOp(tabId, op, args);
+  // TypeScript cannot carry the check on op over to args (K may be a union);
+  // each trusted handler is typed by the table. The answer is the notes only
+  // (the executor reads no more of a trusted op's answer).
+  await trustedOp(tabId, op as K & TrustedOp, args as CsOps[K & TrustedOp]["args"]);
+  return {} as CsOps[K]["result"];
+}
