@@ -1,7 +1,13 @@
-// Waiting for a navigation that an action started (a link clicked, a form
-// submitted with Enter, a select whose change handler loads another page).
-// The server snapshots the tab right after the action's answer, so the answer
-// must wait for the new page, as Playwright does.
+// Waiting for navigations, from a tab's main-frame events (NavEvent), in two
+// shapes with one set of timeouts (NavTiming):
+//
+// - waitForNewPage: a navigation we start (browser_navigate, back, forward,
+//   reload, a new tab) is done when the tab has committed a new document and
+//   loaded it.
+// - NavigationWatch: a navigation an action may have started (a link
+//   clicked, a form submitted with Enter, a select whose change handler loads
+//   another page). The server snapshots the tab right after the action's
+//   answer, so the answer must wait for the new page, as Playwright does.
 //
 // A NavigationWatch is started before the action is sent (so no event is
 // missed) and listens to the main frame of the tab through the BrowserPort.
@@ -10,7 +16,7 @@
 // NAV_LOAD_TIMEOUT_MS; then it answers (the snapshot shows whatever is there).
 
 import { errorText } from "./peer";
-import { DEFAULT_TIMEOUT_MS } from "./protocol.gen";
+import { DEFAULT_TIMEOUT_MS, TIMEOUTS_MS } from "./protocol.gen";
 
 /** A main-frame (frameId 0) navigation event of one tab, from chrome.webNavigation. */
 export type NavEvent =
@@ -29,6 +35,9 @@ export type NavEvent =
 
 /** Subscribes to a tab's main-frame navigation events; listening has begun when it returns. Returns the unsubscribe. */
 export type WatchNavigation = (tabId: number, listener: (e: NavEvent) => void) => () => void;
+
+/** Subscribes to the main-frame navigation events of every tab (for a wait that learns its tab only later). Returns the unsubscribe. */
+export type WatchAllNavigation = (listener: (tabId: number, e: NavEvent) => void) => () => void;
 
 /** Counted from when the action was sent: a navigation starting before then is the action's. */
 export const NAV_GRACE_MS = 150;
@@ -50,6 +59,12 @@ export const NAV_REPLACED_MS = 50;
  * before answering that the tab stayed where it was.
  */
 export const NAV_ABANDONED_MS = 750;
+/** The longest wait for a navigation we started (5 s below browser_navigate's wire timeout, issue 12). */
+export const NAV_PAGE_TIMEOUT_MS = TIMEOUTS_MS.browser_navigate - 5_000;
+/** Once the new page has committed, how long to wait for its load event (5 s below NAV_PAGE_TIMEOUT_MS). */
+export const NAV_LOAD_AFTER_COMMIT_MS = NAV_PAGE_TIMEOUT_MS - 5_000;
+/** Back and forward: how long a history navigation may take to start before there is taken to be no page to go to. */
+export const NAV_START_MS = 3_000;
 
 /**
  * The answer to a browser_navigate whose navigation was abandoned without
@@ -70,12 +85,19 @@ function clip(url: string): string {
   return url.length > 200 ? url.slice(0, 200) + "…" : url;
 }
 
+/** Every navigation timeout, in ms (the constants above; tests shorten them). */
 export interface NavTiming {
+  // NavigationWatch
   graceMs: number;
   graceAfterReplyMs: number;
   quietAfterReplyMs: number;
   loadTimeoutMs: number;
   replacedMs: number;
+  // waitForNewPage
+  pageTimeoutMs: number;
+  loadAfterCommitMs: number;
+  abandonedMs: number;
+  startMs: number;
 }
 
 export const DEFAULT_NAV_TIMING: NavTiming = {
@@ -84,7 +106,176 @@ export const DEFAULT_NAV_TIMING: NavTiming = {
   quietAfterReplyMs: NAV_QUIET_AFTER_REPLY_MS,
   loadTimeoutMs: NAV_LOAD_TIMEOUT_MS,
   replacedMs: NAV_REPLACED_MS,
+  pageTimeoutMs: NAV_PAGE_TIMEOUT_MS,
+  loadAfterCommitMs: NAV_LOAD_AFTER_COMMIT_MS,
+  abandonedMs: NAV_ABANDONED_MS,
+  startMs: NAV_START_MS,
 };
+
+/** What waitForNewPage needs from the browser. */
+export interface NewPageDeps {
+  watch: WatchAllNavigation;
+  /** The tab's URL now (for the answer to an abandoned navigation); undefined when unknown. */
+  tabUrl: (tabId: number) => Promise<string | undefined>;
+  /** The page probe (inject.ts's responsive) and how often to ask it once the new page has committed. */
+  responsive: (tabId: number) => Promise<boolean>;
+  probeEveryMs: number;
+  timing?: NavTiming;
+}
+
+export interface NewPageOptions {
+  /** Ignore commits of about:blank (a new tab's initial document) when the target is a real page. */
+  ignoreBlank?: boolean;
+  /** Fail with this error when no navigation has even started within timing.startMs. */
+  noStartError?: string;
+  /**
+   * The URL navigated to, when an abandoned navigation (net::ERR_ABORTED
+   * with nothing committed and nothing replacing it) should fail the wait
+   * at once instead of running into the timeout.
+   */
+  failAbandoned?: string;
+  /** Stop waiting when it aborts (the server cancelled the call); the navigation itself may go on. */
+  signal?: AbortSignal;
+}
+
+/**
+ * waitForNewPage runs start() and resolves when the tab's top frame has
+ * committed a new document after that call and finished loading it. The old
+ * page's load events are ignored because nothing counts until a commit that
+ * happens after start(). Same-document navigations (fragment, history API)
+ * count as done at once. Bounded: after a commit, a page that never fires
+ * load is accepted after timing.loadAfterCommitMs, or as soon as it stops
+ * answering the probe (a native dialog opened while loading, before our
+ * hooks: the next request reports it); without any commit the wait fails
+ * after timing.pageTimeoutMs.
+ *
+ * With knownTabId undefined, start() creates the tab and resolves to its id;
+ * events that arrive before the id is known are kept and replayed.
+ */
+export function waitForNewPage(
+  deps: NewPageDeps,
+  knownTabId: number | undefined,
+  what: string,
+  start: () => Promise<unknown>,
+  opts: NewPageOptions = {},
+): Promise<void> {
+  const timing = deps.timing ?? DEFAULT_NAV_TIMING;
+  let tabId = knownTabId ?? -1;
+  const early: { tabId: number; e: NavEvent }[] = [];
+  return new Promise<void>((resolve, reject) => {
+    let committed = false;
+    let begun = false;
+    let done = false;
+    let started = false;
+    const timers: ReturnType<typeof setTimeout>[] = [];
+    const later = (fn: () => void, ms: number) => {
+      const t = setTimeout(fn, ms);
+      timers.push(t);
+      return t;
+    };
+    const finish = (err?: Error) => {
+      if (done) return;
+      done = true;
+      for (const t of timers) clearTimeout(t);
+      unwatch();
+      opts.signal?.removeEventListener("abort", onAbort);
+      if (err) reject(err);
+      else resolve();
+    };
+    const isBlank = (url: string) => opts.ignoreBlank === true && url === "about:blank";
+    // Set when the navigation was abandoned with nothing committed; a new
+    // navigation of the tab (one replacing it) clears it.
+    let abandoned: ReturnType<typeof setTimeout> | undefined;
+    const probe = () => {
+      if (done) return;
+      void deps.responsive(tabId).then((ok) => {
+        if (!ok) finish();
+        else if (!done) later(probe, deps.probeEveryMs);
+      });
+    };
+    const onEvent = (e: NavEvent) => {
+      if (done) return;
+      switch (e.kind) {
+        case "start":
+          if (isBlank(e.url)) return;
+          begun = true;
+          if (abandoned !== undefined) clearTimeout(abandoned);
+          abandoned = undefined;
+          return;
+        case "commit":
+          if (committed || isBlank(e.url)) return;
+          committed = true;
+          begun = true;
+          later(() => finish(), timing.loadAfterCommitMs);
+          later(probe, deps.probeEveryMs);
+          return;
+        case "complete":
+          if (committed) finish();
+          return;
+        case "error": {
+          // An aborted load that is replaced by another navigation also lands
+          // here; only fail when nothing committed. When nothing replaces it
+          // (Chrome blocked a data: URL, a download), answer instead of
+          // waiting for the timeout.
+          if (e.error !== "net::ERR_ABORTED") {
+            finish(new Error(`${what} failed: ${e.error} (${e.url})`));
+            return;
+          }
+          if (committed || opts.failAbandoned === undefined) return;
+          if (abandoned !== undefined) clearTimeout(abandoned);
+          const url = opts.failAbandoned;
+          abandoned = later(() => {
+            if (committed) return;
+            void deps.tabUrl(tabId).then((now) => finish(new Error(abandonedNavigationError(url, now))));
+          }, timing.abandonedMs);
+          return;
+        }
+        case "same-document":
+          if (committed || isBlank(e.url)) return;
+          begun = true;
+          finish();
+          return;
+        case "closed":
+          finish(new Error(`tab ${tabId} was closed during ${what}`));
+          return;
+      }
+    };
+    const unwatch = deps.watch((id, e) => {
+      if (!started) return;
+      if (tabId === -1) {
+        if (early.length < 200) early.push({ tabId: id, e });
+        return;
+      }
+      if (id === tabId) onEvent(e);
+    });
+    later(() => finish(new Error(`${what} did not load a new page within ${timing.pageTimeoutMs / 1000} s`)), timing.pageTimeoutMs);
+    const onAbort = () => finish(new Error(`${what} was cancelled by the server; the page may still be loading`));
+    if (opts.signal?.aborted) {
+      onAbort();
+      return;
+    }
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    if (opts.noStartError !== undefined) {
+      const err = opts.noStartError;
+      later(() => {
+        if (!begun) finish(new Error(err));
+      }, timing.startMs);
+    }
+    started = true;
+    start().then(
+      (id) => {
+        if (tabId !== -1) return;
+        if (typeof id !== "number") {
+          finish(new Error(`${what} failed: no tab`));
+          return;
+        }
+        tabId = id;
+        for (const x of early.splice(0)) if (x.tabId === id) onEvent(x.e);
+      },
+      (e: unknown) => finish(new Error(`${what} failed: ${errorText(e)}`)),
+    );
+  });
+}
 
 /** How a watch ended, for tests and logs. */
 export type NavOutcome =

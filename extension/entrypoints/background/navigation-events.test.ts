@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { NavEvent } from "../../lib/navigation";
-import { watchNavigation } from "./chrome-port";
+import { watchNavigation } from "./navigation-events";
 
 /** A chrome.events.Event stand-in that records its listeners. */
 class FakeEvent<T extends (...a: never[]) => void> {
