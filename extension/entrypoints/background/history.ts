@@ -1,9 +1,7 @@
 // Back, forward and reload (BrowserPort.history).
 
-import { beforeLeaving, within } from "./inject";
+import { beforeLeaving, probePage } from "./inject";
 import { newPage } from "./navigation-events";
-
-const PROBE_TIMEOUT = 3000;
 
 export async function historyNav(tabId: number, what: "back" | "forward" | "reload", signal?: AbortSignal): Promise<void> {
   if (what === "reload") {
@@ -21,22 +19,15 @@ export async function historyNav(tabId: number, what: "back" | "forward" | "relo
       },
       args: [what],
     });
-  // A page blocked by a native dialog does not run scripts: go through
-  // Chrome's history then (which closes the dialog).
-  const scriptable = await within(
-    chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => true, injectImmediately: true }).then(
-      () => true,
-      () => false,
-    ),
-    PROBE_TIMEOUT,
-    false,
-  );
-  if (scriptable) await beforeLeaving(tabId);
-  if (!scriptable) {
+  // history.back() runs in the page only when the page runs our scripts. A
+  // page blocked by a native dialog (silent), or one Chrome does not let us
+  // script (refused), goes through Chrome's history (which closes the dialog).
+  if ((await probePage(tabId)) !== "ran") {
     return newPage(tabId, label, () => (what === "back" ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId)), {
       signal,
     });
   }
+  await beforeLeaving(tabId);
   return newPage(tabId, label, inPage, {
     noStartError: `there is no ${what === "back" ? "previous" : "next"} page in tab ${tabId}'s history`,
     signal,

@@ -8,7 +8,7 @@
 //
 // A page whose renderer is blocked (a native dialog opened before our hooks,
 // a busy loop) answers no executeScript; every call here is bounded, and
-// `responsive` is the probe the rest of the service worker uses to tell.
+// `probePage` is the probe the rest of the service worker uses to tell.
 
 import type { DialogArm } from "../../lib/page/console";
 
@@ -116,18 +116,31 @@ export async function beforeLeaving(tabId: number): Promise<void> {
 }
 
 /**
- * Whether the tab's top frame runs a trivial script within PROBE_TIMEOUT_MS.
- * A page that does not is blocked: most likely by a native dialog.
- * Pages Chrome does not let us script count as responsive (nothing to tell).
+ * What a tab's top frame did with a trivial script within PROBE_TIMEOUT_MS:
+ * - "ran": the page runs our scripts;
+ * - "refused": Chrome rejected the script (a page it does not let us script:
+ *   chrome://, the Web Store, an error page; or the tab is gone). Chrome
+ *   answered, so the page is not blocked: there is just nothing of ours there;
+ * - "silent": no answer at all: the renderer is blocked, most likely by a
+ *   native dialog, or busy.
+ */
+export type PageProbe = "ran" | "refused" | "silent";
+
+/** The one page probe (see PageProbe); responsive() and history navigation read it. */
+export async function probePage(tabId: number): Promise<PageProbe> {
+  const p = chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => true, injectImmediately: true }).then(
+    (): PageProbe => "ran",
+    (): PageProbe => "refused",
+  );
+  return within(p, PROBE_TIMEOUT_MS, "silent" as const);
+}
+
+/**
+ * Whether the tab's top frame is not blocked: it ran the probe or Chrome
+ * refused it ("refused" is Chrome's answer, not a blocked page's silence).
  */
 export async function responsive(tabId: number): Promise<boolean> {
-  const p = chrome.scripting
-    .executeScript({ target: { tabId, frameIds: [0] }, func: () => true, injectImmediately: true })
-    .then(
-      () => true,
-      () => true,
-    );
-  return within(p, PROBE_TIMEOUT_MS, false);
+  return (await probePage(tabId)) !== "silent";
 }
 
 /** A page that stopped answering (see responsive). */
