@@ -6,7 +6,7 @@
 // vitest as it runs in the browser.
 
 import { interpretAck } from "./hello";
-import { Peer, PeerClosedError, errorText, type PeerSocket } from "./peer";
+import { Peer, PeerClosedError, errorText, requestTimeout, type PeerSocket } from "./peer";
 import { HELLO_TIMEOUT_MS, MSG_HELLO, MSG_TABS_CHANGED, PING_INTERVAL_MS, WIRE_TYPES, type Hello, type TabInfo } from "./protocol.gen";
 import { Backoff } from "./reconnect";
 import type { ConnectionState, Status } from "./storage";
@@ -176,7 +176,7 @@ export class Connection {
 
     let ackRaw: unknown;
     try {
-      ackRaw = await peer.request(MSG_HELLO, info.hello, HELLO_TIMEOUT_MS);
+      ackRaw = await peer.request(MSG_HELLO, info.hello, { signal: requestTimeout(MSG_HELLO, HELLO_TIMEOUT_MS) });
     } catch (e) {
       if (gen !== this.gen || settled) return;
       const why = e instanceof PeerClosedError ? "the server closed the connection" : errorText(e);
@@ -222,7 +222,7 @@ export class Connection {
         this.stopPings();
         return;
       }
-      peer.ping(PING_TIMEOUT_MS).then(
+      peer.ping({ signal: requestTimeout("ping", PING_TIMEOUT_MS) }).then(
         () => {
           this.missed = 0;
         },

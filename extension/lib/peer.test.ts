@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { decodeFrame } from "./frame";
-import { DEFAULT_TIMEOUT_MS } from "./protocol.gen";
-import { CodedError, Peer, PeerClosedError, RemoteError, RequestTimeoutError, pipe, type PeerSocket } from "./peer";
+import { CodedError, Peer, PeerClosedError, RemoteError, RequestTimeoutError, pipe, requestTimeout, type PeerSocket } from "./peer";
 
 /** A socket whose sent frames are recorded and whose incoming frames the test injects. */
 class FakeSocket implements PeerSocket {
@@ -82,12 +81,12 @@ describe("Peer", () => {
     expect((err as RemoteError).type).toBe("browser_type");
   });
 
-  it("times out with RequestTimeoutError naming type and ms, and drops the late answer", async () => {
+  it("fails with the signal's reason: requestTimeout's RequestTimeoutError naming type and ms; drops the late answer", async () => {
     vi.useFakeTimers();
     const s = new FakeSocket();
-    const p = new Peer(s, { timeoutMs: 1000 });
-    const r = p.request("browser_navigate", {}, 250);
-    const d = p.request("getUrl", {});
+    const p = new Peer(s);
+    const r = p.request("browser_navigate", {}, { signal: requestTimeout("browser_navigate", 250) });
+    const d = p.request("getUrl", {}, { signal: requestTimeout("getUrl", 1000) });
     vi.advanceTimersByTime(250);
     const err = await r.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RequestTimeoutError);
@@ -100,18 +99,35 @@ describe("Peer", () => {
     await expect(d).rejects.toThrow('request "getUrl" timed out after 1000 ms');
   });
 
-  it("uses the protocol default timeout when none is given", async () => {
+  it("fails at once with an already aborted signal, and on a caller's abort combined by AbortSignal.any", async () => {
+    vi.useFakeTimers();
+    const s = new FakeSocket();
+    const p = new Peer(s);
+    const gone = new Error("the call was cancelled");
+    await expect(p.request("x", {}, { signal: AbortSignal.abort(gone) })).rejects.toBe(gone);
+    expect(s.sent).toEqual([]); // nothing was sent
+    const caller = new AbortController();
+    const r = p.request("y", {}, { signal: AbortSignal.any([caller.signal, requestTimeout("y", 1000)]) });
+    caller.abort(gone);
+    await expect(r).rejects.toBe(gone);
+    s.deliver('{"k":"res","id":"1","ok":true,"result":{}}'); // late: ignored
+    expect(p.dropped).toBe(0);
+  });
+
+  it("waits without a signal until the answer comes (no timeout of its own)", async () => {
     vi.useFakeTimers();
     const s = new FakeSocket();
     const p = new Peer(s);
     const r = p.request("x", {});
-    vi.advanceTimersByTime(DEFAULT_TIMEOUT_MS - 1);
     let settled = false;
-    void r.catch(() => (settled = true));
-    await Promise.resolve();
+    void r.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
     expect(settled).toBe(false);
-    vi.advanceTimersByTime(1);
-    await expect(r).rejects.toBeInstanceOf(RequestTimeoutError);
+    s.deliver('{"k":"res","id":"1","ok":true,"result":{"late":true}}');
+    await expect(r).resolves.toEqual({ late: true });
   });
 
   it("answers requests through handlers; errors, throws and missing handlers become ok:false", async () => {
@@ -156,7 +172,7 @@ describe("Peer", () => {
     const p = new Peer(s);
     s.deliver('{"k":"png"}');
     expect(s.sent).toEqual(['{"k":"pog"}']);
-    const ping = p.ping(1000);
+    const ping = p.ping({ signal: requestTimeout("ping", 1000) });
     expect(s.sent[1]).toBe('{"k":"png"}');
     s.deliver('{"k":"pog"}');
     await expect(ping).resolves.toBeUndefined();
@@ -165,7 +181,7 @@ describe("Peer", () => {
   it("fails a ping without pong", async () => {
     vi.useFakeTimers();
     const p = new Peer(new FakeSocket());
-    const ping = p.ping(500);
+    const ping = p.ping({ signal: requestTimeout("ping", 500) });
     vi.advanceTimersByTime(500);
     await expect(ping).rejects.toBeInstanceOf(RequestTimeoutError);
   });
@@ -258,8 +274,8 @@ describe("Peer", () => {
     ext.handle("browser_click", (p) => ({ tabId: (p as { tabId: number }).tabId }));
     await expect(ext.request("hello", { protocol: 1 })).resolves.toEqual({ ok: true, got: { protocol: 1 } });
     await expect(server.request("browser_click", { tabId: 9 })).resolves.toEqual({ tabId: 9 });
-    await expect(server.ping(1000)).resolves.toBeUndefined();
-    const pending = server.request("browser_click", { tabId: 1 }, 60_000);
+    await expect(server.ping({ signal: requestTimeout("ping", 1000) })).resolves.toBeUndefined();
+    const pending = server.request("browser_click", { tabId: 1 }, { signal: requestTimeout("browser_click", 60_000) });
     ext.close();
     await expect(pending.then(() => "answered", (e: Error) => e.message)).resolves.toMatch(/answered|peer disconnected/);
     await flush();

@@ -4,7 +4,7 @@
 // the in-memory pipe().
 
 import { decodeFrame, encodeFrame, type Frame } from "./frame";
-import { DEFAULT_TIMEOUT_MS, MSG_CANCEL } from "./protocol.gen";
+import { MSG_CANCEL } from "./protocol.gen";
 
 /**
  * PeerSocket is what a Peer needs from a transport: one text frame per
@@ -21,7 +21,7 @@ export interface PeerSocket {
   onClose(cb: (reason?: string) => void): void;
 }
 
-/** Fails a request that got no answer in time. */
+/** Fails a request that got no answer in time: the reason of requestTimeout's signal. */
 export class RequestTimeoutError extends Error {
   override name = "RequestTimeoutError";
   constructor(
@@ -30,6 +30,23 @@ export class RequestTimeoutError extends Error {
   ) {
     super(`request "${type}" timed out after ${timeoutMs} ms`);
   }
+}
+
+/**
+ * A signal that aborts after ms with a RequestTimeoutError naming type (the
+ * twin of Go's context.WithTimeoutCause(…, &RequestTimeoutError{…})).
+ * Combine it with a caller's signal through AbortSignal.any.
+ */
+export function requestTimeout(type: string, ms: number): AbortSignal {
+  const ctl = new AbortController();
+  setTimeout(() => ctl.abort(new RequestTimeoutError(type, ms)), ms);
+  return ctl.signal;
+}
+
+/** How long a request or ping may wait: its signal alone (the caller builds it, e.g. with requestTimeout). */
+export interface RequestOptions {
+  /** Fails the call with the signal's reason when it aborts; without one the call waits for its answer or the peer's close. */
+  signal?: AbortSignal;
 }
 
 /** An ok:false answer from the other side. Decide on code, never on the message. */
@@ -76,8 +93,6 @@ export type Handler = (payload: unknown, signal: AbortSignal) => unknown;
 export type NotifyHandler = (payload: unknown) => void;
 
 export interface PeerOptions {
-  /** Default request timeout in ms; undefined or 0 → DEFAULT_TIMEOUT_MS. */
-  timeoutMs?: number;
   /** Called once, after the peer has closed and failed its in-flight calls. */
   onClose?: (reason?: string) => void;
   /** Diagnostics (dropped frames, handler failures); undefined → silent. */
@@ -87,14 +102,22 @@ export interface PeerOptions {
 interface Pending {
   type: string;
   resolve: (v: unknown) => void;
-  reject: (e: Error) => void;
-  timer: ReturnType<typeof setTimeout>;
+  reject: (e: unknown) => void;
+  /** Stops listening to the call's signal. */
+  unlisten: () => void;
 }
 
 interface PendingPing {
   resolve: () => void;
-  reject: (e: Error) => void;
-  timer: ReturnType<typeof setTimeout>;
+  reject: (e: unknown) => void;
+  unlisten: () => void;
+}
+
+/** Calls onAbort once when signal aborts; returns the function that stops listening. */
+function listen(signal: AbortSignal | undefined, onAbort: () => void): () => void {
+  if (!signal) return () => {};
+  signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
 }
 
 export class Peer {
@@ -108,13 +131,11 @@ export class Peer {
   private closedReason: string | undefined;
   private isClosed = false;
   private droppedCount = 0;
-  private readonly timeoutMs: number;
 
   constructor(
     private readonly sock: PeerSocket,
     private readonly opts: PeerOptions = {},
   ) {
-    this.timeoutMs = opts.timeoutMs && opts.timeoutMs > 0 ? opts.timeoutMs : DEFAULT_TIMEOUT_MS;
     sock.onMessage((text) => this.receive(text));
     sock.onClose((reason) => this.shutdown(reason));
   }
@@ -145,22 +166,24 @@ export class Peer {
 
   /**
    * Sends a request and resolves with the other side's result. Rejects with
-   * RequestTimeoutError after timeoutMs (default: the peer's), RemoteError
-   * on ok:false, PeerClosedError when the peer is or becomes closed.
+   * the signal's reason when it aborts (a RequestTimeoutError for a signal
+   * of requestTimeout), RemoteError on ok:false, PeerClosedError when the
+   * peer is or becomes closed.
    */
-  request(type: string, payload: unknown, timeoutMs?: number): Promise<unknown> {
+  request(type: string, payload: unknown, opts: RequestOptions = {}): Promise<unknown> {
     if (this.isClosed) return Promise.reject(new PeerClosedError());
-    const ms = timeoutMs && timeoutMs > 0 ? timeoutMs : this.timeoutMs;
+    const signal = opts.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const id = String(++this.nextId);
     return new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (this.pending.delete(id)) reject(new RequestTimeoutError(type, ms));
-      }, ms);
-      this.pending.set(id, { type, resolve, reject, timer });
+      const unlisten = listen(signal, () => {
+        if (this.pending.delete(id)) reject(signal!.reason);
+      });
+      this.pending.set(id, { type, resolve, reject, unlisten });
       try {
         this.sock.send(encodeFrame({ k: "req", id, type, payload: payload ?? {} }));
       } catch (e) {
-        clearTimeout(timer);
+        unlisten();
         this.pending.delete(id);
         reject(new PeerClosedError(`sending "${type}" failed: ${errorText(e)}`));
       }
@@ -173,27 +196,28 @@ export class Peer {
     this.sock.send(encodeFrame({ k: "ntf", type, payload: payload ?? {} }));
   }
 
-  /** Sends a ping and resolves on the pong. */
-  ping(timeoutMs?: number): Promise<void> {
+  /** Sends a ping and resolves on the pong; rejects as request does. */
+  ping(opts: RequestOptions = {}): Promise<void> {
     if (this.isClosed) return Promise.reject(new PeerClosedError());
-    const ms = timeoutMs && timeoutMs > 0 ? timeoutMs : this.timeoutMs;
+    const signal = opts.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
       const entry: PendingPing = {
         resolve,
         reject,
-        timer: setTimeout(() => {
+        unlisten: listen(signal, () => {
           const i = this.pings.indexOf(entry);
           if (i >= 0) {
             this.pings.splice(i, 1);
-            reject(new RequestTimeoutError("ping", ms));
+            reject(signal!.reason);
           }
-        }, ms),
+        }),
       };
       this.pings.push(entry);
       try {
         this.sock.send(encodeFrame({ k: "png" }));
       } catch (e) {
-        clearTimeout(entry.timer);
+        entry.unlisten();
         this.pings = this.pings.filter((p) => p !== entry);
         reject(new PeerClosedError(`sending ping failed: ${errorText(e)}`));
       }
@@ -213,12 +237,12 @@ export class Peer {
     this.isClosed = true;
     this.closedReason = reason;
     for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
+      p.unlisten();
       p.reject(new PeerClosedError());
     }
     this.pending.clear();
     for (const p of this.pings) {
-      clearTimeout(p.timer);
+      p.unlisten();
       p.reject(new PeerClosedError());
     }
     this.pings = [];
@@ -255,16 +279,16 @@ export class Peer {
       case "pog": {
         const p = this.pings.shift();
         if (p) {
-          clearTimeout(p.timer);
+          p.unlisten();
           p.resolve();
         }
         return;
       }
       case "res": {
         const p = this.pending.get(f.id);
-        if (!p) return; // late answer to a timed-out request
+        if (!p) return; // late answer to an aborted (timed-out) request
         this.pending.delete(f.id);
-        clearTimeout(p.timer);
+        p.unlisten();
         if (f.ok) p.resolve(f.result ?? null);
         else p.reject(new RemoteError(p.type, f.error ?? `request "${p.type}" failed`, f.code));
         return;
