@@ -8,7 +8,8 @@
 // extension APIs. Not in the manifest: nothing runs in tabs that are not shared.
 
 import { defineContentScript } from "wxt/utils/define-content-script";
-import { EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, installPageHooks, type HookEntry } from "../lib/page/console";
+import { EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, type HookEntry } from "../lib/page/console";
+import { installPageHooks } from "../lib/page/page-hooks";
 
 export default defineContentScript({
   matches: ["<all_urls>"],

@@ -7,12 +7,12 @@ import {
   EVT_REPLAY,
   formatArgs,
   formatDialog,
-  installPageHooks,
   parseDialog,
   type HookEntry,
   parseReplay,
   type ConsoleEntry,
 } from "./console";
+import { installPageHooks } from "./page-hooks";
 
 describe("formatArgs", () => {
   it("formats like DevTools text", () => {

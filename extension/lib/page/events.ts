@@ -8,7 +8,7 @@
 
 import { isDisabledElement, windowOf } from "./dom";
 import { PageError } from "./refs";
-import { describeElement } from "./snapshot";
+import { describeElement } from "./describe";
 
 export type Win = Window & typeof globalThis;
 export interface Point {

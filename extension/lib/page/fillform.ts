@@ -9,7 +9,7 @@ import { typeText } from "./typing";
 import { isInput, isSelect, tagOf } from "./dom";
 import { errorText } from "../peer";
 import { PageError, type RefRegistry } from "./refs";
-import { describeElement } from "./snapshot";
+import { describeElement } from "./describe";
 
 export interface FillField {
   ref: string;

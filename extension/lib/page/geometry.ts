@@ -4,7 +4,7 @@
 
 import type { ElementBox, PageMetrics } from "../messages";
 import { PageError, type RefRegistry } from "./refs";
-import { describeElement } from "./snapshot";
+import { describeElement } from "./describe";
 
 /** Offset of el's frame in the top-level viewport (same-origin iframes). */
 function frameOffset(el: Element): { x: number; y: number } {

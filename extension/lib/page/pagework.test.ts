@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from "vitest";
-import { installPageHooks } from "./console";
+import { installPageHooks } from "./page-hooks";
 import { parseWork, trackPageWork, workProbe, WORK_TIMER_MAX_MS } from "./pagework";
 import { settleDom } from "./settle";
 

@@ -1,7 +1,7 @@
 // The page's own pending work after an action, so the settle (settle.ts) can
 // answer as soon as the page is quiet instead of after a fixed window.
 //
-// The MAIN-world hooks (console.ts's installPageHooks, shared tabs only) wrap
+// The MAIN-world hooks (page-hooks.ts's installPageHooks, shared tabs only) wrap
 // setTimeout/clearTimeout, requestAnimationFrame/cancelAnimationFrame, fetch,
 // XMLHttpRequest.prototype.send and the observe() of ResizeObserver and
 // IntersectionObserver. Between "begin" and "end" (the isolated

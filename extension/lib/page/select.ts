@@ -4,7 +4,7 @@ import { isSelect, normalizeSpace, tagOf } from "./dom";
 import { ensureEnabled, fire } from "./events";
 import { focusElement } from "./focus";
 import { PageError, type RefRegistry } from "./refs";
-import { describeElement } from "./snapshot";
+import { describeElement } from "./describe";
 
 // ---------- select ----------
 

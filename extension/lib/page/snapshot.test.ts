@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from "vitest";
 import { RefRegistry } from "./refs";
-import { buildSnapshot, yamlText } from "./snapshot";
+import { buildSnapshot } from "./snapshot";
+import { yamlText } from "./snapshot-yaml";
 
 let refs: RefRegistry;
 const snap = () => buildSnapshot(document, refs);

@@ -31,6 +31,7 @@ import {
   truncate,
 } from "./dom";
 import type { RefRegistry } from "./refs";
+import { emitChildren, type SNode } from "./snapshot-yaml";
 import { isSecretField, maskSecret } from "./secret";
 
 export interface SnapshotOptions {
@@ -59,18 +60,6 @@ export interface SnapshotOptions {
 /** The separator pushed around block-level collapsed wrappers so their text is not glued to neighbours. */
 const BREAK = 0;
 type Child = SNode | string | typeof BREAK;
-
-interface SNode {
-  role: string;
-  name: string;
-  attrs: string[];
-  ref: string;
-  /** Shown after the colon (text field value, slider value…). */
-  value?: string;
-  /** Leading property lines, e.g. ["/url", "/reset"]. */
-  props: Array<[string, string]>;
-  children: Array<SNode | string>;
-}
 
 /** Elements whose content is never rendered as page content. */
 const SKIP = new Set([
@@ -155,7 +144,7 @@ export function buildSnapshot(doc: Document, refs: RefRegistry, opts: SnapshotOp
   const top = documentChildren(doc, ctx);
   const lines: string[] = [];
   const budget = { left: opts.maxChars || 1_500_000, cut: false };
-  emitChildren(top, "", lines, budget, ctx);
+  emitChildren(top, "", lines, budget);
   if (budget.cut) {
     lines.push(`- text: "… the snapshot was cut here (page too large); use browser_get_text, or scroll and snapshot again"`);
   }
@@ -503,78 +492,4 @@ function normalizeChildren(kids: Child[], ctx: Ctx): Array<SNode | string> {
   }
   flush();
   return out;
-}
-
-// ---- output ----
-
-interface Budget {
-  left: number;
-  cut: boolean;
-}
-
-function emitChildren(kids: Array<SNode | string>, indent: string, lines: string[], budget: Budget, ctx: Ctx): void {
-  for (const k of kids) {
-    if (budget.cut) return;
-    if (typeof k === "string") push(`${indent}- text: ${yamlText(k)}`, lines, budget);
-    else emitNode(k, indent, lines, budget, ctx);
-  }
-}
-
-function emitNode(n: SNode, indent: string, lines: string[], budget: Budget, ctx: Ctx): void {
-  let head = `${indent}- ${n.role}`;
-  if (n.name !== "") head += ` ${JSON.stringify(n.name)}`;
-  for (const a of n.attrs) head += ` [${a}]`;
-  head += ` [ref=${n.ref}]`;
-  const hasBlock = n.props.length > 0 || n.children.length > 1 ||
-    (n.children.length === 1 && typeof n.children[0] !== "string");
-  if (n.value !== undefined && n.children.length === 0 && n.props.length === 0) {
-    push(`${head}: ${yamlText(n.value)}`, lines, budget);
-    return;
-  }
-  if (!hasBlock) {
-    const only = n.children[0];
-    push(typeof only === "string" ? `${head}: ${yamlText(only)}` : head, lines, budget);
-    return;
-  }
-  push(`${head}:`, lines, budget);
-  const inner = indent + "  ";
-  for (const [k, v] of n.props) push(`${inner}- ${k}: ${yamlText(v)}`, lines, budget);
-  emitChildren(n.children, inner, lines, budget, ctx);
-}
-
-function push(line: string, lines: string[], budget: Budget): void {
-  if (budget.cut) return;
-  if (line.length + 1 > budget.left) {
-    budget.cut = true;
-    return;
-  }
-  budget.left -= line.length + 1;
-  lines.push(line);
-}
-
-const YAML_NEEDS_QUOTES = /^[\s\-?:,[\]{}#&*!|>'"%@`]|[\s:]$|: | #|[\n\r\t\u2028\u2029]/;
-const YAML_SCALAR = /^(?:true|false|yes|no|on|off|null|~|[-+]?(?:\d[\d_,]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?|\.inf|\.nan)$/i;
-
-/** Text after "key: " as a YAML scalar: plain when unambiguous, else double-quoted. */
-export function yamlText(s: string): string {
-  if (s === "" || YAML_NEEDS_QUOTES.test(s) || YAML_SCALAR.test(s)) return JSON.stringify(s);
-  return s;
-}
-
-/** `button "Continue"` — a short description of an element for error messages. */
-export function describeElement(el: Element): string {
-  let role: string | null = null;
-  try {
-    role = getRole(el);
-  } catch {
-    role = null;
-  }
-  let name = "";
-  try {
-    name = normalizeSpace(computeAccessibleName(el));
-  } catch {
-    name = "";
-  }
-  const what = role ?? `<${tagOf(el)}>`;
-  return name ? `${what} ${JSON.stringify(truncate(name, 60))}` : what;
 }

@@ -8,7 +8,7 @@ import { focusElement, FocusWatch } from "./focus";
 import { key, pressKeyOn } from "./keyboard";
 import { charKey, parseKeyCombo } from "./keys";
 import { PageError, type RefRegistry } from "./refs";
-import { describeElement } from "./snapshot";
+import { describeElement } from "./describe";
 
 /** Waits (bounded) for the selectionchange the browser fires after a selection move, so editors see it. */
 function selectionSettled(doc: Document): Promise<void> {

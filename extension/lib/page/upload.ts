@@ -4,7 +4,7 @@
 import { isFileInput, parentOrHost, tagOf, windowOf } from "./dom";
 import { ensureEnabled, type Win } from "./events";
 import { PageError, type RefRegistry } from "./refs";
-import { describeElement } from "./snapshot";
+import { describeElement } from "./describe";
 
 // ---------- upload ----------
 

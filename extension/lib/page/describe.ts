@@ -1,0 +1,22 @@
+// describeElement: an element in a few words, for error messages.
+
+import { computeAccessibleName, getRole } from "dom-accessibility-api";
+import { normalizeSpace, tagOf, truncate } from "./dom";
+
+/** `button "Continue"` — a short description of an element for error messages. */
+export function describeElement(el: Element): string {
+  let role: string | null = null;
+  try {
+    role = getRole(el);
+  } catch {
+    role = null;
+  }
+  let name = "";
+  try {
+    name = normalizeSpace(computeAccessibleName(el));
+  } catch {
+    name = "";
+  }
+  const what = role ?? `<${tagOf(el)}>`;
+  return name ? `${what} ${JSON.stringify(truncate(name, 60))}` : what;
+}
