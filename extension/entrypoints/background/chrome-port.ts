@@ -1,5 +1,7 @@
-// The BrowserPort of lib/executor.ts, made of Chrome APIs. Kept thin: the
-// decisions (which tab, shared or not, restricted or not) are in lib/.
+// The BrowserPort of lib/executor.ts, assembled from the Chrome-side files
+// beside it (one per concern, DESIGN §3), plus the few tab calls that are
+// one Chrome API each. The decisions (which tab, shared or not, restricted or
+// not) are in lib/.
 
 import type { BrowserPort, TabLike } from "../../lib/executor";
 import type { Consent, Shares } from "../../lib/storage";

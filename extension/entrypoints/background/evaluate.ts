@@ -1,4 +1,5 @@
-// browser_evaluate's in-page half. evalInPage is serialised by
+// browser_evaluate: evaluate runs evalInPage in the tab's top frame and reads
+// its outcome. evalInPage, the in-page half, is serialised by
 // chrome.scripting.executeScript and runs in the page's main world, so it
 // must be self-contained: no imports, no closures over module variables.
 
