@@ -105,13 +105,37 @@ func (p Policy) roots() []root {
 	return out
 }
 
-// within returns path relative to dir when path is dir or below it.
+// within returns path relative to dir when path is dir or below it. Both
+// are clean absolute paths. Names compare case-insensitively on Windows,
+// whose file systems do.
 func within(dir, path string) (string, bool) {
-	rel, err := filepath.Rel(dir, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	return withinPath(dir, path, filepath.Separator, foldNames)
+}
+
+// foldNames says whether this system's paths compare without case.
+var foldNames = runtime.GOOS == "windows"
+
+// withinPath is within for a separator and a case rule given, so that both
+// rules are tested on any system. A path is inside only at a component
+// boundary: /proj-secrets is not inside /proj.
+func withinPath(dir, path string, sep byte, fold bool) (string, bool) {
+	same := func(a, b string) bool {
+		if fold {
+			return strings.EqualFold(a, b)
+		}
+		return a == b
+	}
+	if same(dir, path) {
+		return ".", true
+	}
+	prefix := dir
+	if !strings.HasSuffix(prefix, string(sep)) { // "/" and `C:\` end with one
+		prefix += string(sep)
+	}
+	if len(path) <= len(prefix) || !same(path[:len(prefix)], prefix) {
 		return "", false
 	}
-	return rel, true
+	return path[len(prefix):], true
 }
 
 // hidden returns the first component of rel that starts with a dot.

@@ -130,3 +130,55 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A folder whose name starts with the root's name is not inside the root,
+// and on Windows a path inside the root in another case is.
+func TestWithinComponentsAndCase(t *testing.T) {
+	cases := []struct {
+		dir, path string
+		sep       byte
+		fold      bool
+		rel       string // "" when outside
+	}{
+		{"/proj", "/proj", '/', false, "."},
+		{"/proj", "/proj/a.txt", '/', false, "a.txt"},
+		{"/proj", "/proj/sub/a.txt", '/', false, "sub/a.txt"},
+		{"/proj", "/proj-secrets/id_rsa", '/', false, ""},
+		{"/proj", "/projx", '/', false, ""},
+		{"/proj", "/pro", '/', false, ""},
+		{"/proj", "/", '/', false, ""},
+		{"/proj", "/PROJ/a.txt", '/', false, ""},
+		{"/", "/etc/passwd", '/', false, "etc/passwd"},
+		{"/proc", "/proc/self/environ", '/', false, "self/environ"},
+		{"/proc", "/processes/a", '/', false, ""},
+		{`C:\Users\Me\Proj`, `C:\Users\Me\Proj\a.txt`, '\\', true, "a.txt"},
+		{`C:\Users\Me\Proj`, `c:\users\me\proj\Sub\a.txt`, '\\', true, `Sub\a.txt`},
+		{`c:\users\me\proj`, `C:\USERS\ME\PROJ`, '\\', true, "."},
+		{`C:\Users\Me\Proj`, `C:\Users\Me\Proj-Secrets\a.txt`, '\\', true, ""},
+		{`C:\Users\Me\Proj`, `c:\users\me\proj-secrets\a.txt`, '\\', true, ""},
+		{`C:\`, `c:\Windows\a.txt`, '\\', true, `Windows\a.txt`},
+		{`C:\Users\Me\Proj`, `D:\Users\Me\Proj\a.txt`, '\\', true, ""},
+		{`C:\Users\Me\Proj`, `c:\users\me\proj\a.txt`, '\\', false, ""},
+	}
+	for _, c := range cases {
+		rel, ok := withinPath(c.dir, c.path, c.sep, c.fold)
+		if ok != (c.rel != "") || rel != c.rel {
+			t.Errorf("withinPath(%q, %q, fold=%v) = %q, %v; want %q", c.dir, c.path, c.fold, rel, ok, c.rel)
+		}
+	}
+}
+
+// The same through Read: a file in a sibling folder whose name extends the
+// root's is outside.
+func TestSiblingWithTheRootsNameAsPrefixIsOutside(t *testing.T) {
+	parent := t.TempDir()
+	root := filepath.Join(parent, "proj")
+	write(t, filepath.Join(root, "ok.txt"), "fine")
+	secret := write(t, filepath.Join(parent, "proj-secrets", "id_rsa"), "KEY")
+	if _, err := Read(secret, Policy{Roots: []string{root}}); err == nil || !strings.Contains(err.Error(), "outside the folders") {
+		t.Fatalf("%s read with root %s: %v", secret, root, err)
+	}
+	if _, err := Read(filepath.Join(root, "ok.txt"), Policy{Roots: []string{root}}); err != nil {
+		t.Fatal(err)
+	}
+}
