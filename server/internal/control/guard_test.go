@@ -40,15 +40,20 @@ func TestFailedAuthDelayedLimitedAndLoggedOnceASecond(t *testing.T) {
 	l := zerolog.New(&logs)
 	f.srv.log = l
 	const n = 20
+	// The forwarder with the right token connects first, so that its
+	// fwd_hello is one round trip on an open socket.
+	good := f.rawPeer(t, ctx)
 	start := time.Now()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var answered []time.Duration
+	burst := make(chan struct{})
 	for range n {
+		p := f.rawPeer(t, ctx)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := f.rawPeer(t, ctx)
+			<-burst // every wrong hello in one burst, on open sockets
 			ack := helloAck(t, ctx, p, strings.Repeat("0", 64))
 			if ack.OK {
 				t.Error("a wrong token was accepted")
@@ -58,10 +63,25 @@ func TestFailedAuthDelayedLimitedAndLoggedOnceASecond(t *testing.T) {
 			mu.Unlock()
 		}()
 	}
-	// A forwarder with the right token is not held behind the failures.
-	time.Sleep(50 * time.Millisecond)
-	c := f.dial(t, ctx)
-	c.Close()
+	close(burst)
+	// Once the server holds all n failures, a right token is accepted at
+	// once: before even the first failure's (delayed) answer arrives.
+	for f.srv.refused.Load() < n {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("watchdog: the server saw %d of %d failed attempts", f.srv.refused.Load(), n)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if ack := helloAck(t, ctx, good, f.token); !ack.OK {
+		t.Fatalf("the right token was refused: %+v", ack)
+	}
+	mu.Lock()
+	before := len(answered)
+	mu.Unlock()
+	if before > 0 {
+		t.Errorf("the right token was accepted after %d failed attempts were answered: it waited behind them", before)
+	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	var first, last time.Duration = time.Hour, 0
