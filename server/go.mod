@@ -13,6 +13,7 @@ require (
 	github.com/rs/zerolog v1.35.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.29.0
+	golang.org/x/tools v0.26.0
 )
 
 require (
@@ -28,6 +29,8 @@ require (
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
+	golang.org/x/mod v0.21.0 // indirect
+	golang.org/x/sync v0.8.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )
 
