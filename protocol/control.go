@@ -158,4 +158,7 @@ type ProfileStatus struct {
 	Slug      string    `json:"slug"`
 	Connected bool      `json:"connected"`
 	Tabs      []TabInfo `json:"tabs"`
+	// Queued counts the calls waiting for their turn behind a running
+	// call, on all the profile's tabs.
+	Queued int `json:"queued,omitempty"`
 }

@@ -26,6 +26,9 @@ type ProfileInfo struct {
 	// Tabs are the profile's shared tabs ordered by slot, as last reported
 	// (still the last known list while disconnected).
 	Tabs []protocol.TabInfo
+	// Queued counts the calls waiting behind a running call on one of the
+	// profile's tabs.
+	Queued int
 }
 
 // Session sends wire requests to one profile's extension.

@@ -309,7 +309,7 @@ func profileStatus(ps []tools.ProfileInfo) []protocol.ProfileStatus {
 		if tabs == nil {
 			tabs = []protocol.TabInfo{}
 		}
-		out = append(out, protocol.ProfileStatus{ProfileID: p.ID, Label: p.Label, Slug: p.Slug, Connected: p.Connected, Tabs: tabs})
+		out = append(out, protocol.ProfileStatus{ProfileID: p.ID, Label: p.Label, Slug: p.Slug, Connected: p.Connected, Tabs: tabs, Queued: p.Queued})
 	}
 	return out
 }

@@ -117,6 +117,17 @@ func (qs *queues) closeAll(err error) {
 	}
 }
 
+// waiting counts the calls waiting for their turn, on all tabs.
+func (qs *queues) waiting() int {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	n := 0
+	for _, q := range qs.byTab {
+		n += len(q.waiters)
+	}
+	return n
+}
+
 // pending reports how many tabs have a call running or waiting (for tests).
 func (qs *queues) pending() int {
 	qs.mu.Lock()

@@ -183,6 +183,7 @@ func (p *profile) infoLocked() tools.ProfileInfo {
 	return tools.ProfileInfo{
 		ID: p.id, Label: p.label, Slug: p.slug, ChromeProfileName: p.chromeName,
 		Connected: p.conn != nil, Tabs: append([]protocol.TabInfo(nil), p.tabs...),
+		Queued: p.queues.waiting(),
 	}
 }
 
