@@ -51,6 +51,16 @@ type inbox struct {
 	wg     sync.WaitGroup
 }
 
+// Debug log lines tests wait on (a queue's state, observed rather than slept
+// for).
+const (
+	// LogCallWaits: a call joined a FIFO whose call is running.
+	LogCallWaits = "a tool call waits behind the running call on its tab"
+	// LogWaitingCallCancelled: a call still waiting in its FIFO was
+	// cancelled; it will never run.
+	LogWaitingCallCancelled = "a waiting tool call was cancelled: it will never run"
+)
+
 // callQueue is one tab's FIFO of calls. A goroutine runs it only while it
 // has calls.
 type callQueue struct {
@@ -259,7 +269,11 @@ func (ib *inbox) enqueue(c *call) {
 		ib.queues[c.key] = q
 	}
 	q.calls = append(q.calls, c)
-	if !q.running {
+	if q.running {
+		if e := ib.s.log.Debug(); e.Enabled() {
+			e.Str("tool", toolName(c.msg)).Int("waiting", len(q.calls)).Msg(LogCallWaits)
+		}
+	} else {
 		q.running = true
 		ib.wg.Add(1)
 		go ib.drain(c.key, q)
@@ -380,6 +394,11 @@ func (ib *inbox) cancel(id string) {
 	}
 	c.cancelled = true
 	c.cancel()
+	if !c.started {
+		if e := ib.s.log.Debug(); e.Enabled() {
+			e.Str("tool", toolName(c.msg)).Msg(LogWaitingCallCancelled)
+		}
+	}
 }
 
 // shutdown stops taking calls, cancels every queued and running one (the
