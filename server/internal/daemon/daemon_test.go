@@ -244,13 +244,27 @@ func TestCallDuringHandOverWaitsForNewOwner(t *testing.T) {
 	// Hold the router of b between owners: the old owner refuses (not
 	// run) and b must wait for itself to become owner.
 	a.d.router.close() // a takes no more calls, as at the start of a hand-over
+	refused := make(chan struct{}, 1)
+	hook := func() {
+		select {
+		case refused <- struct{}{}:
+		default: // once is enough; never block the router
+		}
+	}
+	b.d.router.waitHook.Store(&hook)
 	var got string
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		got = call(t, ctx, b, "browser_click")
 	}()
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-refused: // a refused it (not run) and b waits for the next owner
+	case <-done:
+		t.Fatalf("the call did not wait for the hand-over: %q", got)
+	case <-ctx.Done():
+		t.Fatal("watchdog: the call never waited for the next owner")
+	}
 	select {
 	case <-done:
 		t.Fatalf("the call did not wait for the hand-over: %q", got)
@@ -377,8 +391,13 @@ func TestCallAfterTakeOverWaitsForExtension(t *testing.T) {
 	e := newEnv(t)
 	connected := make(chan struct{})
 	var awaited atomic.Int32
+	waiting := make(chan struct{}, 1)
 	e.await = func(ctx context.Context) {
 		awaited.Add(1)
+		select {
+		case waiting <- struct{}{}:
+		default:
+		}
 		select {
 		case <-connected:
 		case <-ctx.Done():
@@ -403,7 +422,9 @@ func TestCallAfterTakeOverWaitsForExtension(t *testing.T) {
 	select {
 	case <-done:
 		t.Fatalf("the call did not wait for the extension: %q", got)
-	case <-time.After(100 * time.Millisecond):
+	case <-waiting: // it waits for the extension
+	case <-ctx.Done():
+		t.Fatal("watchdog: the call neither waited for the extension nor ended")
 	}
 	close(connected)
 	<-done

@@ -88,6 +88,7 @@ func TestCancellationDirectAndForwarded(t *testing.T) {
 				}
 				return err
 			}
+			mark := p.log.count()
 			ctxA, cancelA := context.WithCancel(ctx)
 			go press(ctxA, "A")
 			select {
@@ -95,20 +96,23 @@ func TestCancellationDirectAndForwarded(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("A never reached the extension")
 			}
-			// B and C queue behind A; both are cancelled before their turn.
+			// B and C queue behind A (in the app's reading layer: one
+			// call of a tab's FIFO at a time); both are cancelled before
+			// their turn.
 			var queued []context.CancelFunc
 			for _, k := range []string{"B", "C"} {
 				cctx, cancel := context.WithCancel(ctx)
 				queued = append(queued, cancel)
 				go press(cctx, k)
 			}
-			time.Sleep(300 * time.Millisecond) // let the client write both requests
+			mark = p.waitInboxWaiting(ctx, t, mark, 2)
 			for _, cancel := range queued {
 				cancel()
 			}
+			mark = p.waitInboxCancelled(ctx, t, mark, 2)
 			dDone := make(chan error, 1)
 			go func() { dDone <- press(ctx, "D") }()
-			time.Sleep(300 * time.Millisecond) // D is queued behind A
+			p.waitInboxWaiting(ctx, t, mark, 1) // D is queued behind A
 			cancelA()
 			select {
 			case err := <-dDone:

@@ -420,7 +420,7 @@ func startShared(ctx context.Context, t *testing.T, n int) (*cluster, []*mb, *re
 // clients run at the same time; calls to one tab run one after another.
 func TestProcessesShareOneExtension(t *testing.T) {
 	ctx := watchdog(t, 90*time.Second)
-	_, ps, ext := startShared(ctx, t, 3)
+	cl, ps, ext := startShared(ctx, t, 3)
 
 	for _, p := range ps {
 		text := p.mustCall(ctx, t, "browser_list_tabs", nil)
@@ -518,9 +518,9 @@ func TestProcessesShareOneExtension(t *testing.T) {
 			defer wg.Done()
 			ps[2].mustCall(ctx, t, "browser_get_text", map[string]any{"tab": 1})
 		}()
-		// Give the second call time to reach the owner's queue (if it
-		// overtook the first, the extension would see it now).
-		time.Sleep(300 * time.Millisecond)
+		// The second call waits in the owner's queue (had it overtaken
+		// the first, the extension would have seen it).
+		cl.waitOwnerQueued(ctx, t, 1)
 		close(release)
 		wg.Wait()
 		if m := maxActive.Load(); m != 1 {

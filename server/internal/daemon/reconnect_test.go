@@ -74,10 +74,14 @@ type keyResult struct {
 // sends one call per tab FIFO at a time, and "tab 1" and "tab 1 of work"
 // are two FIFOs there, so the owner's queue for the tab holds a waiting
 // call of each FIFO of each app when the socket is cut.
-func cutWithQueued(ctx context.Context, t *testing.T, p *mb, ps []*mb, ext *relay, rec *keyRecorder, n int, reconnectAfter time.Duration) (holdText string, results []keyResult) {
+func cutWithQueued(ctx context.Context, t *testing.T, cl *cluster, p *mb, ps []*mb, ext *relay, rec *keyRecorder, n int, reconnectAfter time.Duration) (holdText string, results []keyResult) {
 	t.Helper()
 	ext.setHook(rec.hook)
 	ext.delay.Store(int64(reconnectAfter))
+	marks := make([]int, len(ps))
+	for i, q := range ps {
+		marks[i] = q.log.count()
+	}
 	held := make(chan string, 1)
 	go func() {
 		text, _ := p.call(ctx, t, "browser_press_key", map[string]any{"key": "hold", "tab": 1})
@@ -87,6 +91,23 @@ func cutWithQueued(ctx context.Context, t *testing.T, p *mb, ps []*mb, ext *rela
 	case <-rec.holding:
 	case <-ctx.Done():
 		t.Fatal("the holding call never reached the extension")
+	}
+	// The first call of each app's FIFO goes on to the owner's queue, except
+	// in the FIFO the held call is running in: the rest wait in the apps'
+	// reading layers.
+	fifos := map[[2]int]int{} // app, "work" or not: calls
+	for i := range n {
+		fifos[[2]int{i % len(ps), i / len(ps) % 2}]++
+	}
+	atOwner := len(fifos)
+	waiting := make([]int, len(ps))
+	for f, calls := range fifos {
+		if ps[f[0]] == p && f[1] == 0 {
+			atOwner--
+			waiting[f[0]] += calls
+		} else {
+			waiting[f[0]] += calls - 1
+		}
 	}
 	out := make(chan keyResult, n)
 	for i := range n {
@@ -101,10 +122,12 @@ func cutWithQueued(ctx context.Context, t *testing.T, p *mb, ps []*mb, ext *rela
 			out <- keyResult{k, text, isErr, time.Since(start)}
 		}()
 	}
-	// Let the AI app write all n requests and the owner queue them behind
-	// the held call (a call that arrives after the cut waits for the
-	// reconnect all the same, by another path).
-	time.Sleep(500 * time.Millisecond)
+	// All n requests are queued behind the held call, in the owner's queue
+	// and the reading layers, before the cut.
+	cl.waitOwnerQueued(ctx, t, atOwner)
+	for i, q := range ps {
+		q.waitInboxWaiting(ctx, t, marks[i], waiting[i])
+	}
 	before := ext.connections()
 	ext.current().Close()
 	for range n {
@@ -127,11 +150,11 @@ func cutWithQueued(ctx context.Context, t *testing.T, p *mb, ps []*mb, ext *rela
 // reported as possibly run. The running call comes from each app in turn.
 func TestBriefReconnectRunsQueuedCalls(t *testing.T) {
 	ctx := watchdog(t, 120*time.Second)
-	_, ps, ext := startShared(ctx, t, 2)
+	cl, ps, ext := startShared(ctx, t, 2)
 	for _, p := range ps {
 		t.Run(p.name, func(t *testing.T) {
 			rec := newKeyRecorder()
-			hold, results := cutWithQueued(ctx, t, p, ps, ext, rec, 20, time.Second)
+			hold, results := cutWithQueued(ctx, t, cl, p, ps, ext, rec, 20, time.Second)
 			if !strings.Contains(hold, "disconnected while browser_press_key was running") {
 				t.Errorf("the running call: %q", hold)
 			}
@@ -153,11 +176,11 @@ func TestBriefReconnectRunsQueuedCalls(t *testing.T) {
 // (5 s, counted from the cut) has passed; none reaches the page.
 func TestNoReconnectFailsQueuedCallsAfterTheWindow(t *testing.T) {
 	ctx := watchdog(t, 120*time.Second)
-	_, ps, ext := startShared(ctx, t, 2)
+	cl, ps, ext := startShared(ctx, t, 2)
 	fwd := ps[1]
 	rec := newKeyRecorder()
 	start := time.Now()
-	_, results := cutWithQueued(ctx, t, fwd, ps, ext, rec, 20, 10*time.Minute)
+	_, results := cutWithQueued(ctx, t, cl, fwd, ps, ext, rec, 20, 10*time.Minute)
 	took := time.Since(start)
 	for _, r := range results {
 		// A call already in the owner's tab queue says it lost its turn;

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -33,6 +34,8 @@ type router struct {
 	noted   error // the last reason no backend could be set, while retrying
 	closed  bool
 	changed chan struct{} // closed and replaced on every state change
+
+	waitHook atomic.Pointer[func()] // tests: a call refused (not run) waits for the next backend
 }
 
 func newRouter(wait time.Duration) *router {
@@ -152,6 +155,9 @@ func (r *router) CallTool(ctx context.Context, call protocol.CallTool) (protocol
 			return res, err
 		case cur == nil && failure != nil:
 			return protocol.ErrorResult(failure.Error()), nil
+		}
+		if hook := r.waitHook.Load(); hook != nil && notRun != nil {
+			(*hook)()
 		}
 		select {
 		case <-changed:

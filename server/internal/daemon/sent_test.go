@@ -20,7 +20,7 @@ import (
 
 func TestKilledOwnerSentOrNot(t *testing.T) {
 	ctx := watchdog(t, 90*time.Second)
-	_, ps, ext := startShared(ctx, t, 2)
+	cl, ps, ext := startShared(ctx, t, 2)
 	owner, fwd := ps[0], ps[1]
 
 	var mu sync.Mutex
@@ -51,6 +51,7 @@ func TestKilledOwnerSentOrNot(t *testing.T) {
 		text, _ := fwd.call(ctx, t, "browser_press_key", args)
 		answers <- answer{key, text}
 	}
+	mark := fwd.log.count()
 	go press("A", map[string]any{"tab": 1})
 	<-held
 	// B and C wait behind A in the owner's queue for tab 1 ("tab 1" and
@@ -59,7 +60,8 @@ func TestKilledOwnerSentOrNot(t *testing.T) {
 	// forwarder's FIFO, never sent to the owner at all.
 	go press("B", map[string]any{"tab": 1, "profile": "work"})
 	go press("D", map[string]any{"tab": 1})
-	time.Sleep(500 * time.Millisecond) // let B reach the owner's queue
+	cl.waitOwnerQueued(ctx, t, 1)         // B waits in the owner's queue
+	fwd.waitInboxWaiting(ctx, t, mark, 1) // D in the forwarder's
 	owner.kill9()
 	got := map[string]string{}
 	for range 3 {

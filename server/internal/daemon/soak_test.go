@@ -165,8 +165,17 @@ func TestSoak(t *testing.T) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	loadAfter := loadavg()
-	time.Sleep(2 * time.Second) // let finished calls' goroutines and sockets go
+	// Finished calls' sockets close on their own: wait for the fds to come
+	// back (a leak never does; the check below then reports it).
 	after := statsOf(t, owner.cmd.Process.Pid)
+	for settle := time.Now().Add(10 * time.Second); after.fds > before.fds+4 && time.Now().Before(settle); {
+		select {
+		case <-time.After(50 * time.Millisecond): // the next reading
+		case <-ctx.Done():
+			t.Fatal("watchdog")
+		}
+		after = statsOf(t, owner.cmd.Process.Pid)
+	}
 
 	if len(failures) > 0 {
 		t.Errorf("%d of %d calls failed; first: %s", len(failures), n, failures[0])
