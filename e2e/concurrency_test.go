@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -42,37 +43,38 @@ func TestConcurrency(t *testing.T) {
 		t.Errorf("calls to two different tabs took %s: they did not run in parallel", par)
 	}
 
-	// Same tab: serialised, FIFO. Each call appends its mark after 0.6 s.
-	// Each call also notes when it starts running in the page, so the
-	// second is sent once the first is certainly ahead of it (an event, not
-	// a guessed delay).
-	js[bool](ctx, t, a, "(window.marks = [], window.started = [], true)")
-	mark := func(m string) map[string]any {
-		return map[string]any{"expression": "(window.started.push('" + m + "'), new Promise(r => setTimeout(() => { window.marks.push('" + m + "'); r(1) }, 600)))", "tab": slotA}
+	// Same tab: serialised, FIFO. Three calls written in one burst (one
+	// write of three lines on a raw stdio session, so their order is
+	// fixed), each noting in the page when it enters and leaves: with a
+	// queue, the page never has two at once and sees them in the order
+	// written.
+	raw, err := harness.StartRawServer(ctx, harness.ServerConfig{Bin: s.p.bin, Port: s.port, ControlPort: s.controlPort, Home: s.home, Name: "raw-burst", Log: logSink()})
+	if err != nil {
+		t.Fatal(err)
 	}
-	start := time.Now()
-	var wg sync.WaitGroup
-	for _, m := range []string{"first", "second"} {
-		wg.Add(1)
-		go func(m string) {
-			defer wg.Done()
-			res, err := s.server.Call(ctx, "browser_evaluate", mark(m))
-			if err != nil || res.IsError {
-				t.Errorf("evaluate %s: %v %s", m, err, res.Text)
-			}
-		}(m)
-		if m == "first" {
-			waitJS(ctx, t, a, "window.started.length === 1")
+	t.Cleanup(raw.Close)
+	js[bool](ctx, t, a, "(window.entered = [], window.active = 0, window.maxActive = 0, true)")
+	marks := []string{"first", "second", "third"}
+	var burst [][]byte
+	for i, m := range marks {
+		expr := "(() => { window.active++; window.maxActive = Math.max(window.maxActive, window.active); window.entered.push('" + m + "');" +
+			" return new Promise(r => setTimeout(() => { window.active--; r('" + m + "') }, 300)); })()"
+		burst = append(burst, harness.ToolCall(i+1, "browser_evaluate", map[string]any{"expression": expr, "tab": slotA}))
+	}
+	if err := raw.Write(burst...); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range marks {
+		res, err := raw.WaitTool(ctx, i+1)
+		if err != nil || res.IsError {
+			t.Fatalf("evaluate %s: %v %s\n%s", m, err, res.Text, harness.Tail(raw.Log(), 30))
 		}
 	}
-	wg.Wait()
-	ser := time.Since(start)
-	t.Logf("two 0.6 s calls on one tab: %s", ser.Round(time.Millisecond))
-	if ser < 1150*time.Millisecond {
-		t.Errorf("two calls to the same tab overlapped (%s for two 0.6 s calls)", ser)
+	if got := js[int](ctx, t, a, "window.maxActive"); got != 1 {
+		t.Errorf("the page ran %d calls to one tab at once, want 1", got)
 	}
-	if got := js[[]string](ctx, t, a, "window.marks"); len(got) != 2 || got[0] != "first" || got[1] != "second" {
-		t.Errorf("calls to one tab ran in the order %v, want first, second", got)
+	if got := js[[]string](ctx, t, a, "window.entered"); !slices.Equal(got, marks) {
+		t.Errorf("calls to one tab ran in the order %v, want %v (the order written)", got, marks)
 	}
 }
 

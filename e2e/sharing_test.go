@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
@@ -103,16 +106,45 @@ func TestSlotReusedRightAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	oldID, err := s.popup.ChromeTabID(ctx, old)
+	if err != nil {
+		t.Fatal(err)
+	}
 	old.Close() // the person closes the tab
+	// The extension frees the number when it sees the tab go; the server's
+	// cache may still lag (the tabs_changed debounce). Sharing before the
+	// extension saw it would give another number and pin nothing.
+	waitUnshared(ctx, t, s.popup, oldID)
 	got, err := s.popup.Share(ctx, freshID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got != slot {
-		t.Skipf("the new tab got number %d, not the freed %d; nothing to check", got, slot)
+		t.Fatalf("the new tab got number %d, not the freed %d (the lowest free number: tests do not run in parallel)", got, slot)
 	}
 	res := s.call(ctx, t, "browser_get_text", map[string]any{"tab": slot})
 	if res.IsError || !strings.Contains(res.Text, "You are on page two") {
 		t.Errorf("tab %d was re-shared on another tab, but the call did not reach it: %s", slot, harness.Clip(res.Text, 300))
+	}
+}
+
+// waitUnshared waits until the extension's shares no longer hold the Chrome
+// tab id (closed or unshared).
+func waitUnshared(ctx context.Context, t *testing.T, p *harness.Popup, chromeTabID int) {
+	t.Helper()
+	key := strconv.Itoa(chromeTabID)
+	for {
+		shares, err := p.Shares(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := shares[key]; !ok {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the extension still shares closed tab %d: %v", chromeTabID, shares)
+		case <-time.After(20 * time.Millisecond): // the next reading
+		}
 	}
 }
