@@ -178,8 +178,8 @@ func TestSnapshotBudgetPaging(t *testing.T) {
 			tab, slot := s.openShared(ctx, t, "/links.html")
 			url := s.fx.URL(fmt.Sprintf("/large.html?rows=%d", rows))
 			nav := s.ok(ctx, t, "browser_navigate", map[string]any{"url": url, "tab": slot})
-			if n := estimateTokens(nav); n > 4_000+200 || !strings.Contains(nav, "call browser_snapshot") {
-				t.Errorf("navigate answered ~%d tokens (navigation budget 4,000) or without the hint:\n%s", n, harness.Clip(nav, 1500))
+			if n := estimateTokens(nav); n > 2_000+200 || !strings.Contains(nav, "call browser_snapshot") {
+				t.Errorf("navigate answered ~%d tokens (navigation budget 2,000) or without the hint:\n%s", n, harness.Clip(nav, 1500))
 			}
 			elems := js[int](ctx, t, tab, "Number(document.body.dataset.count)")
 			t.Logf("%d elements", elems)

@@ -24,9 +24,11 @@ const (
 	// action results, browser_get_text, console logs and browser_evaluate.
 	DefaultMaxTokens = 10_000
 	// DefaultNavigateTokens is the smaller budget of the snapshot that
-	// follows navigate, back, forward and reload: the AI usually wants to
-	// look around first, and browser_snapshot gives more on request.
-	DefaultNavigateTokens = 4_000
+	// follows navigate, back, forward and reload (issue 30): the AI usually
+	// wants to look around first, and browser_snapshot or the cursor gives
+	// more on request. On a large page the outline alone can pass it; then
+	// the deepest headings give way first (see outlineTier).
+	DefaultNavigateTokens = 2_000
 	// minTokens is the smallest budget a caller may ask for.
 	minTokens = 500
 	// collapseRun is how many similar siblings in a row make a run worth
@@ -87,6 +89,29 @@ func lineRole(text string) string {
 		return t
 	}
 	return t[:end]
+}
+
+// maxOutlineTier is the tier of the deepest heading level.
+const maxOutlineTier = 6
+
+// outlineTier orders outline lines for a first part that cannot hold the
+// whole outline: 0 for landmarks, dialogs and iframes, the level for a
+// heading (1–6; a heading without a level counts as 2), -1 for a line
+// outside the outline.
+func outlineTier(text string) int {
+	role := lineRole(text)
+	if !outlineRoles[role] {
+		return -1
+	}
+	if role != "heading" {
+		return 0
+	}
+	if i := strings.Index(text, "[level="); i >= 0 && i+8 < len(text) {
+		if n := int(text[i+7] - '0'); n >= 1 && n <= maxOutlineTier && text[i+8] == ']' {
+			return n
+		}
+	}
+	return 2
 }
 
 // pageOpts says how to cut one page of a snapshot.
@@ -176,10 +201,14 @@ func firstPage(lines []snapLine, o pageOpts) (body string, rest []int) {
 	for _, p := range placeholders {
 		left -= EstimateTokens(strings.Repeat(" ", p.indent)+p.text) + 1
 	}
-	// 1. the outline of landmarks and headings (with the heading's own text)
-	for i, l := range lines {
-		if outlineRoles[lineRole(l.text)] && l.ref != "" {
-			take(i)
+	// 1. the outline of landmarks and headings (with the heading's own
+	// text), shallowest first: when it does not all fit, the deepest
+	// headings give way first, and within one level the later ones.
+	for tier := 0; tier <= maxOutlineTier; tier++ {
+		for i, l := range lines {
+			if l.ref != "" && outlineTier(l.text) == tier {
+				take(i)
+			}
 		}
 	}
 	// 2. what is in or near the viewport, with its text

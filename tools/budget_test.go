@@ -354,3 +354,38 @@ func TestTextResultsAreCapped(t *testing.T) {
 		}
 	}
 }
+
+// TestOutlineGivesWayDeepestFirst: when a page's outline alone passes the
+// navigation budget, the landmarks and shallow headings stay and the deepest
+// headings give way, the later ones first (issue 30).
+func TestOutlineGivesWayDeepestFirst(t *testing.T) {
+	var b strings.Builder
+	n := 0
+	ref := func() string { n++; return fmt.Sprintf("e%d", n) }
+	fmt.Fprintf(&b, "- main [ref=%s]:\n  - heading \"Reference\" [level=1] [ref=%s]\n", ref(), ref())
+	for s := range 4 {
+		fmt.Fprintf(&b, "  - region \"Part %d\" [ref=%s]:\n    - heading \"Part %d\" [level=2] [ref=%s]\n", s, ref(), s, ref())
+		for h := range 150 {
+			fmt.Fprintf(&b, "    - heading \"Part %d, function number %d with a long name\" [level=3] [ref=%s]\n", s, h, ref())
+		}
+	}
+	fmt.Fprintf(&b, "- contentinfo [ref=%s]:\n  - link \"Imprint\" [ref=%s]\n", ref(), ref())
+	full := b.String()
+	d := NewDispatcher(fakeBrowser{}, nil)
+	first := d.renderSnapshot(protocol.SnapshotResult{URL: "http://x.test/", Snapshot: full}, full,
+		snapshotView{heading: "- Page Snapshot:", maxTokens: DefaultNavigateTokens})
+	if EstimateTokens(first) > DefaultNavigateTokens {
+		t.Fatalf("%d tokens", EstimateTokens(first))
+	}
+	for _, want := range []string{`heading "Reference" [level=1]`, `region "Part 3"`, `heading "Part 3" [level=2]`, "- contentinfo [ref="} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first part lacks %q:\n%s", want, first)
+		}
+	}
+	if !strings.Contains(first, `"Part 0, function number 0 with`) {
+		t.Errorf("no level-3 heading at all: the budget left room for the first ones")
+	}
+	if strings.Contains(first, `"Part 3, function number 149 with`) {
+		t.Errorf("the last level-3 heading did not give way")
+	}
+}
