@@ -26,8 +26,13 @@ func TestToolCatalog(t *testing.T) {
 		if tool.ReadOnly && tool.Destructive {
 			t.Errorf("%s: a read-only tool cannot be destructive", tool.Name)
 		}
-		if len(tool.Description) < 40 || tool.Title == "" {
-			t.Errorf("%s: needs a title and a description written for a model", tool.Name)
+		// A sentence or two on when to use it (issue 30): the how-to
+		// belongs in results and errors.
+		if len(tool.Description) < 15 || len(tool.Description) > 260 || tool.Title == "" {
+			t.Errorf("%s: needs a title and a one- or two-sentence description (%d bytes)", tool.Name, len(tool.Description))
+		}
+		if tool.Cap != "" && !knownCap(tool.Cap) {
+			t.Errorf("%s: unknown capability group %q", tool.Name, tool.Cap)
 		}
 		if tool.ReadOnly && tool.ChangesPage {
 			t.Errorf("%s: a read-only tool cannot change the page", tool.Name)
@@ -77,8 +82,15 @@ func TestToolSchemas(t *testing.T) {
 				t.Errorf("schema must refuse unknown arguments")
 			}
 			for name, prop := range s.Properties {
-				if !strings.Contains(string(prop), `"description"`) {
+				var p struct {
+					Description string `json:"description"`
+				}
+				if json.Unmarshal(prop, &p) != nil || p.Description == "" {
 					t.Errorf("property %s has no description", name)
+				}
+				// Shared pieces are repeated by every tool: a few words.
+				if (name == "profile" || name == "tab" || name == "element" || name == "ref") && len(p.Description) > 80 {
+					t.Errorf("property %s: %d bytes of description, repeated in every tool; keep it under 80", name, len(p.Description))
 				}
 			}
 			if tool.Name != "browser_list_tabs" && tool.Name != "browser_new_tab" {
@@ -87,5 +99,38 @@ func TestToolSchemas(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestCaps(t *testing.T) {
+	for _, c := range Caps {
+		n := 0
+		for i := range Tools {
+			if Tools[i].Cap == c.Name {
+				n++
+				if !strings.Contains(c.Adds, Tools[i].Name) {
+					t.Errorf("--caps %s's help does not name %s", c.Name, Tools[i].Name)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("capability %s has no tools", c.Name)
+		}
+	}
+	set, err := ParseCaps([]string{"Coordinates", " network", "core"})
+	if err != nil || !set[CapCoordinates] || !set[CapNetwork] || set[CapDebugger] {
+		t.Fatalf("ParseCaps = %v, %v", set, err)
+	}
+	all, err := ParseCaps([]string{"all"})
+	if err != nil || len(all) != len(Caps) {
+		t.Fatalf("all = %v, %v", all, err)
+	}
+	if _, err := ParseCaps([]string{"vision"}); err == nil || !strings.Contains(err.Error(), "coordinates") {
+		t.Errorf("unknown cap: %v", err)
+	}
+	click, _ := LookupTool("browser_click")
+	xy, _ := LookupTool("browser_click_xy")
+	if !(CapSet{}).Has(click) || (CapSet{}).Has(xy) || !set.Has(xy) {
+		t.Errorf("Has: core always on, a group only when chosen")
 	}
 }

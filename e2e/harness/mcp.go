@@ -103,6 +103,11 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if cfg.MaxProfiles > 0 {
 		args = append(args, "--max-profiles", strconv.Itoa(cfg.MaxProfiles))
 	}
+	// Every tool group is on unless the test chooses (issue 30): the
+	// suite calls the optional tools too (network, coordinates, debugger).
+	if !hasCaps(cfg.Args) {
+		args = append(args, "--caps", "all")
+	}
 	args = append(args, cfg.Args...)
 	var logw io.Writer = s.log
 	if cfg.Log != nil {
@@ -262,4 +267,14 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		p.part = p.part[i+1:]
 	}
 	return len(b), nil
+}
+
+// hasCaps reports whether args choose the tool groups themselves.
+func hasCaps(args []string) bool {
+	for _, a := range args {
+		if a == "--caps" || a == "-caps" || strings.HasPrefix(a, "--caps=") || strings.HasPrefix(a, "-caps=") {
+			return true
+		}
+	}
+	return false
 }

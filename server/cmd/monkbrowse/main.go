@@ -42,8 +42,19 @@ type config struct {
 	logLevel, listen               string
 	allowIDs                       listFlag
 	uploadRoots                    listFlag
+	caps                           listFlag
 	allowFileURLs                  bool
 	version, help                  bool
+	capSet                         protocol.CapSet
+}
+
+// capsHelp lists the --caps groups for the help text.
+func capsHelp() string {
+	parts := make([]string, len(protocol.Caps))
+	for i, c := range protocol.Caps {
+		parts[i] = c.Name + " (" + c.Adds + ")"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // listFlag is a repeatable flag that also splits on commas.
@@ -82,6 +93,7 @@ func newFlags(name string, cfg *config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "stderr log `level`: debug, info, warn, error")
 	fs.Var(&cfg.allowIDs, "allow-extension-id", "also accept the extension with this `id` on the extension port, besides monkbrowse's own (repeatable or comma-separated; for your own build of the extension)")
 	fs.Var(&cfg.uploadRoots, "upload-root", "let browser_upload_file read files inside this `folder` (repeatable; the AI app's MCP roots count too; hidden files never)")
+	fs.Var(&cfg.caps, "caps", "optional tool `groups` this AI app gets besides the core tools (comma-separated or repeated; all for every one): "+capsHelp())
 	fs.BoolVar(&cfg.allowFileURLs, "allow-file-urls", false, "let the AI open file: URLs (pages on this computer's disk) with browser_navigate and browser_new_tab")
 	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
 	fs.BoolVar(&cfg.help, "help", false, "print this help and exit")
@@ -125,6 +137,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "monkbrowse: unexpected argument %q; see monkbrowse --help\n", fs.Arg(0))
 		return 2
 	}
+	caps, err := protocol.ParseCaps(cfg.caps)
+	if err != nil {
+		fmt.Fprintf(stderr, "monkbrowse: --caps: %v\n", err)
+		return 2
+	}
+	cfg.capSet = caps
 	lvl, err := zerolog.ParseLevel(strings.ToLower(cfg.logLevel))
 	if err != nil || cfg.logLevel == "" {
 		fmt.Fprintf(stderr, "monkbrowse: --log-level %q: use debug, info, warn or error\n", cfg.logLevel)
@@ -285,7 +303,7 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 		}
 		roots = append(roots, abs)
 	}
-	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log, UploadRoots: roots, AllowFileURLs: cfg.allowFileURLs})
+	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log, UploadRoots: roots, AllowFileURLs: cfg.allowFileURLs, Caps: cfg.capSet})
 	mcpSrv.Store(srv)
 	serveErr := srv.ServeStdio(ctx, stdin, stdout)
 	stopDaemon() // hand over (as owner) and release the ports

@@ -63,6 +63,12 @@ type Options struct {
 	// AllowFileURLs (--allow-file-urls) lets browser_navigate and
 	// browser_new_tab open file: URLs.
 	AllowFileURLs bool
+	// Caps are the optional tool groups this AI app switched on (--caps);
+	// nil: the core tools only. tools/list shows only the chosen tools, and
+	// a call to another one is refused here, in the app's own process, so
+	// a forwarder's choice holds for its calls whatever the owner's app
+	// chose (the owner never applies its caps to forwarded calls).
+	Caps protocol.CapSet
 }
 
 // rootsTimeout bounds the wait for the MCP client's roots/list answer.
@@ -111,6 +117,14 @@ func New(c protocol.Caller, opts *Options) *Server {
 		s.log = *o.Logger
 	}
 	hooks := &server.Hooks{}
+	// tools/list shows the chosen tools only. Every tool stays registered,
+	// so a call to one left out reaches handle, which says which --caps
+	// would turn it on, instead of mcp-go's bare "tool not found".
+	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		if res != nil {
+			res.Tools = s.chosen(res.Tools)
+		}
+	})
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
 		if req != nil {
 			s.client.Store(&req.Params.ClientInfo.Name)
@@ -123,7 +137,7 @@ func New(c protocol.Caller, opts *Options) *Server {
 		server.WithRecovery(),
 	)
 	st := make([]server.ServerTool, 0, len(protocol.Tools))
-	for _, t := range Tools() {
+	for _, t := range AllTools() {
 		st = append(st, server.ServerTool{Tool: t, Handler: s.handle})
 	}
 	s.mcp.AddTools(st...)
@@ -168,20 +182,50 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	return err
 }
 
-// Tools converts the protocol.Tools catalog to MCP tool definitions with
-// their generated schemas and annotations.
-func Tools() []mcp.Tool {
+// chosen keeps the tools this AI app's --caps switched on.
+func (s *Server) chosen(all []mcp.Tool) []mcp.Tool {
+	out := make([]mcp.Tool, 0, len(all))
+	for _, t := range all {
+		if pt, ok := protocol.LookupTool(t.Name); !ok || s.opts.Caps.Has(pt) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Tools converts the catalog's tools that caps switches on (nil: the core
+// tools) to MCP tool definitions with their generated schemas and
+// annotations, in catalog order.
+func Tools(caps protocol.CapSet) []mcp.Tool {
+	var out []mcp.Tool
+	for _, t := range AllTools() {
+		if pt, _ := protocol.LookupTool(t.Name); caps.Has(pt) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// AllTools is every tool of the catalog, whatever its group.
+func AllTools() []mcp.Tool {
 	out := make([]mcp.Tool, 0, len(protocol.Tools))
 	for i := range protocol.Tools {
 		t := &protocol.Tools[i]
 		mt := mcp.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema())
 		mt.Title = t.Title
-		mt.Annotations = mcp.ToolAnnotation{
-			Title:           t.Title,
-			ReadOnlyHint:    mcp.ToBoolPtr(t.ReadOnly),
-			DestructiveHint: mcp.ToBoolPtr(t.Destructive),
-			IdempotentHint:  mcp.ToBoolPtr(t.Idempotent),
-			OpenWorldHint:   mcp.ToBoolPtr(!t.LocalOnly),
+		// Annotations say what differs from the MCP defaults (not read-only,
+		// destructive, not idempotent, open world), plus readOnlyHint
+		// always; the title is the tool's own, not repeated here. Every
+		// byte is paid for by every session (issue 30).
+		mt.Annotations = mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(t.ReadOnly)}
+		if !t.ReadOnly {
+			mt.Annotations.DestructiveHint = mcp.ToBoolPtr(t.Destructive)
+		}
+		if t.Idempotent {
+			mt.Annotations.IdempotentHint = mcp.ToBoolPtr(true)
+		}
+		if t.LocalOnly {
+			mt.Annotations.OpenWorldHint = mcp.ToBoolPtr(false)
 		}
 		out = append(out, mt)
 	}
@@ -190,6 +234,9 @@ func Tools() []mcp.Tool {
 
 func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
+	if t, ok := protocol.LookupTool(name); ok && !s.opts.Caps.Has(t) {
+		return mcp.NewToolResultError(notChosen(t)), nil
+	}
 	var args json.RawMessage
 	if len(req.Params.RawArguments) > 0 {
 		args = req.Params.RawArguments
@@ -225,6 +272,14 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		return mcp.NewToolResultError(fmt.Sprintf("monkbrowse could not run %s: %v. Try again in a moment.", name, err)), nil
 	}
 	return ToMCP(res), nil
+}
+
+// notChosen is the refusal of a tool whose group this AI app did not
+// switch on.
+func notChosen(t *protocol.Tool) string {
+	return fmt.Sprintf("%s is in monkbrowse's optional %q tools, which this AI app did not switch on, so it was not run. "+
+		"To use it, add --caps %s (or --caps all) to monkbrowse's arguments in this AI app's MCP configuration and restart the app; "+
+		"until then use the tools it lists.", t.Name, t.Cap, t.Cap)
 }
 
 // clientRoots returns the MCP client's roots (URIs) and whether it declares

@@ -93,7 +93,7 @@ func TestCallerGetsTheCall(t *testing.T) {
 }
 
 func TestToolsCatalog(t *testing.T) {
-	ts := Tools()
+	ts := AllTools()
 	if len(ts) != len(protocol.Tools) {
 		t.Fatalf("%d tools", len(ts))
 	}
@@ -102,6 +102,121 @@ func TestToolsCatalog(t *testing.T) {
 		if err != nil || !strings.Contains(string(b), `"inputSchema":{`) || !strings.Contains(string(b), `"readOnlyHint"`) {
 			t.Fatalf("%s marshals to %s (%v)", mt.Name, b, err)
 		}
+	}
+}
+
+// MaxDefaultToolList is the most the default tools/list result may take,
+// as JSON (issue 30: ~4k tokens; it was 36.8 kB).
+const MaxDefaultToolList = 16_384
+
+// listTools answers tools/list the way an AI app receives it and returns
+// the result's JSON and the tool names.
+func listTools(t *testing.T, s *Server) ([]byte, []string) {
+	t.Helper()
+	resp := s.MCPServer().HandleMessage(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	b, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || r.Result == nil {
+		t.Fatalf("tools/list answered %s (%v)", b, err)
+	}
+	var list mcp.ListToolsResult
+	if err := json.Unmarshal(r.Result, &list); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	return r.Result, names
+}
+
+// TestDefaultToolListIsSmall pins the size of the default tools/list and
+// the capability groups: core by default, each group's tools added by
+// --caps, all of them with all.
+func TestDefaultToolListIsSmall(t *testing.T) {
+	noop := callerFunc(func(context.Context, string, json.RawMessage) (protocol.CallToolResult, error) {
+		return protocol.CallToolResult{}, nil
+	})
+	raw, names := listTools(t, New(noop, nil))
+	if len(raw) > MaxDefaultToolList {
+		t.Errorf("the default tools/list is %d bytes of JSON, over %d", len(raw), MaxDefaultToolList)
+	}
+	t.Logf("default tools/list: %d tools, %d bytes", len(names), len(raw))
+	core := map[string]bool{}
+	for _, tool := range protocol.Tools {
+		if tool.Cap == "" {
+			core[tool.Name] = true
+		}
+	}
+	if len(names) != len(core) {
+		t.Errorf("default list %v, want the %d core tools", names, len(core))
+	}
+	for _, n := range names {
+		if !core[n] {
+			t.Errorf("%s listed by default", n)
+		}
+	}
+	for _, c := range protocol.Caps {
+		set, _ := protocol.ParseCaps([]string{c.Name})
+		_, got := listTools(t, New(noop, &Options{Caps: set}))
+		want := len(core)
+		for _, tool := range protocol.Tools {
+			if tool.Cap == c.Name {
+				want++
+				if !contains(got, tool.Name) {
+					t.Errorf("--caps %s does not list %s", c.Name, tool.Name)
+				}
+			}
+		}
+		if len(got) != want {
+			t.Errorf("--caps %s lists %d tools, want %d", c.Name, len(got), want)
+		}
+	}
+	all, _ := protocol.ParseCaps([]string{"all"})
+	rawAll, got := listTools(t, New(noop, &Options{Caps: all}))
+	if len(got) != len(protocol.Tools) {
+		t.Errorf("--caps all lists %d of %d tools", len(got), len(protocol.Tools))
+	}
+	t.Logf("--caps all: %d tools, %d bytes", len(got), len(rawAll))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestUnchosenToolIsRefused: a call to a tool whose group this app did not
+// switch on never reaches the Caller (the owner, or the control port to
+// it) and says which flag turns it on; with the group on, it goes through.
+func TestUnchosenToolIsRefused(t *testing.T) {
+	cc := captureCaller{got: make(chan protocol.CallTool, 1)}
+	c := inProcess(t, New(cc, nil))
+	res := callTool(t, c, "browser_click_xy", map[string]any{"x": 10, "y": 10})
+	text := res.Content[0].(mcp.TextContent).Text
+	if !res.IsError || !strings.Contains(text, "--caps coordinates") || !strings.Contains(text, "not run") {
+		t.Fatalf("unchosen tool answered %+v", res)
+	}
+	select {
+	case got := <-cc.got:
+		t.Fatalf("the unchosen tool reached the caller: %+v", got)
+	default:
+	}
+	set, _ := protocol.ParseCaps([]string{"coordinates"})
+	c = inProcess(t, New(cc, &Options{Caps: set}))
+	if res := callTool(t, c, "browser_click_xy", map[string]any{"x": 10, "y": 10}); res.IsError {
+		t.Fatalf("chosen tool refused: %+v", res)
+	}
+	if got := <-cc.got; got.Name != "browser_click_xy" {
+		t.Fatalf("caller got %+v", got)
 	}
 }
 
