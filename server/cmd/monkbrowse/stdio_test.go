@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
 // rawProc runs the binary with plain pipes, to check every byte of stdout.
@@ -128,7 +126,7 @@ func TestStdoutIsOnlyJSONRPCAndStdinEOFExitsZero(t *testing.T) {
 	}
 	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	if m := p.next(t); len(m["result"].(map[string]any)["tools"].([]any)) != len(protocol.Tools) {
+	if m := p.next(t); len(m["result"].(map[string]any)["tools"].([]any)) != coreTools() {
 		t.Fatalf("tools/list: %v", m)
 	}
 	p.send(t, callMsg(3, "browser_snapshot", `{}`))
