@@ -50,7 +50,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 				for range inflight {
 					wg.Go(func() {
 						for next.Add(1) <= int64(b.N) {
-							if _, err := client.Request(context.Background(), "browser_click", payload, 0); err != nil {
+							if _, err := client.Request(context.Background(), "browser_click", payload); err != nil {
 								failed.Add(1)
 							}
 						}

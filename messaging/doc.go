@@ -30,6 +30,16 @@
 // Peer itself, so a [PeerSocket] that is not safe for concurrent writers still
 // works.
 //
+// # Timeouts
+//
+// The context is the one way to bound a call, as in golang.org/x/tools'
+// jsonrpc2: the Peer has no timeout of its own, and a request whose context
+// has no deadline waits for its answer, the peer's close or its context's
+// cancellation. A request's timeout is a context made by [WithRequestTimeout]
+// (a child of the caller's, so an earlier deadline of the caller's wins by
+// construction); its cause, a *[RequestTimeoutError], is what the call
+// returns when the timeout passes.
+//
 // # Closing
 //
 // [Peer.Close] (or the socket failing) fails every in-flight request and ping

@@ -17,9 +17,12 @@ var ErrClosed = errors.New("messaging: peer closed")
 // frames that do not follow the envelope.
 var ErrMalformedFrame = errors.New("messaging: malformed frame")
 
-// RequestTimeoutError is returned by [Peer.Request] (and [Peer.Ping], with
-// Type "ping") when no response arrived within the timeout. It carries the
-// type and the duration so that the message can tell a person what was slow.
+// RequestTimeoutError is a request's timeout: [WithRequestTimeout] makes it
+// the cause of the request's context, and [Peer.Request] (and
+// [Peer.RequestSettled], and [Peer.Ping] with Type "ping") return it when no
+// response arrived before that timeout. It carries the type and the duration
+// so that the message can tell a person what was slow. A caller may also set
+// one with context.WithTimeoutCause itself.
 type RequestTimeoutError struct {
 	Type    string
 	Timeout time.Duration

@@ -28,7 +28,7 @@ func Example_request() {
 	a.Start()
 	b.Start()
 
-	res, err := a.Request(context.Background(), "add", map[string]int{"A": 2, "B": 3}, 0)
+	res, err := a.Request(context.Background(), "add", map[string]int{"A": 2, "B": 3})
 	fmt.Println(string(res), err)
 	// Output: {"sum":5} <nil>
 }
@@ -70,11 +70,14 @@ func ExamplePeer_Request_errors() {
 	a.Start()
 	b.Start()
 
-	_, err := a.Request(context.Background(), "browser_click", nil, 0)
+	_, err := a.Request(context.Background(), "browser_click", nil)
 	var remote *messaging.RemoteError
 	fmt.Println(errors.As(err, &remote), err)
 
-	_, err = a.Request(context.Background(), "slow", nil, 50*time.Millisecond)
+	// A request's timeout is a context, whose cause is the typed error.
+	ctx, cancel := messaging.WithRequestTimeout(context.Background(), "slow", 50*time.Millisecond)
+	defer cancel()
+	_, err = a.Request(ctx, "slow", nil)
 	var timeout *messaging.RequestTimeoutError
 	fmt.Println(errors.As(err, &timeout), err)
 	// Output:
@@ -93,7 +96,7 @@ func ExamplePeer_Close() {
 
 	b.Close() // the other side goes away
 	<-a.Done()
-	_, err := a.Request(context.Background(), "browser_snapshot", nil, 0)
+	_, err := a.Request(context.Background(), "browser_snapshot", nil)
 	fmt.Println(errors.Is(err, messaging.ErrClosed), err)
 	a.Close()
 	// Output: true request "browser_snapshot" failed: peer disconnected

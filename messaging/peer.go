@@ -17,10 +17,6 @@ import (
 	"time"
 )
 
-// DefaultTimeout is how long a request (or ping) waits for its response when
-// neither the call nor [Options] says otherwise.
-const DefaultTimeout = 30 * time.Second
-
 // Handler answers a request. Its result is marshalled into the response's
 // "result" (nil leaves "result" out); a non-nil error becomes an ok:false
 // response carrying err.Error(), so write it for the person who will read it.
@@ -39,10 +35,10 @@ type NotifyHandler func(ctx context.Context, payload json.RawMessage)
 
 // Options configures a [Peer]. A nil *Options, and every zero field, means the
 // default.
+//
+// There is no timeout here: a call waits as long as its context allows (see
+// [WithRequestTimeout]).
 type Options struct {
-	// Timeout is the request and ping timeout used when a call passes 0.
-	// Zero means DefaultTimeout (30s).
-	Timeout time.Duration
 	// Logger receives diagnostics (dropped frames, handler panics). Nil
 	// discards them: the core has no logging dependency of its own, and
 	// callers bridge zerolog with zerolog.NewSlogHandler.
@@ -62,7 +58,6 @@ type Options struct {
 // is answered with an error.
 type Peer struct {
 	sock    PeerSocket
-	timeout time.Duration
 	log     *slog.Logger
 	onClose func(error)
 
@@ -119,16 +114,12 @@ func NewPeer(sock PeerSocket, opts *Options) *Peer {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
-	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Peer{
 		sock:      sock,
-		timeout:   o.Timeout,
 		log:       o.Logger,
 		onClose:   o.OnClose,
 		writeLock: make(chan struct{}, 1),
@@ -180,35 +171,47 @@ func (p *Peer) Start() {
 	go p.readLoop()
 }
 
-// Request sends a request and waits for its response, for at most timeout
-// (0 means the peer's default) and no longer than ctx allows. It returns the
-// response's result (the JSON null when the other side sent none), or:
-//   - *[RequestTimeoutError] when the timeout passed first;
-//   - ctx.Err(), wrapped, when ctx ended first; the other side is then sent
-//     a [CancelType] notification so its handler's context is cancelled;
+// Request sends a request and waits for its response for as long as ctx
+// allows: a request whose ctx has no deadline waits for its answer, the
+// peer's close or ctx's cancellation. It returns the response's result (the
+// JSON null when the other side sent none), or:
+//   - the *[RequestTimeoutError] that is ctx's cause, when ctx ended because
+//     of it (see [WithRequestTimeout]); the other side is not told;
+//   - otherwise, when ctx ended first (cancelled, or a deadline with another
+//     cause or none), an error wrapping ctx.Err() and the cause; the other
+//     side is then sent a [CancelType] notification so its handler's context
+//     is cancelled;
 //   - *[RemoteError] for an ok:false response;
 //   - an error matching [ErrClosed] that says "peer disconnected" when the
 //     peer is or becomes closed.
 //
 // A response that arrives after the call gave up is dropped.
-func (p *Peer) Request(ctx context.Context, typ string, payload any, timeout time.Duration) (json.RawMessage, error) {
-	return p.request(ctx, typ, payload, timeout, false)
+func (p *Peer) Request(ctx context.Context, typ string, payload any) (json.RawMessage, error) {
+	return p.request(ctx, typ, payload, false)
 }
 
 // RequestSettled is Request for a caller that must know the other side is
 // done before it moves on (a tab's queue hands the tab to the next call
-// only then). When ctx ends before the response, it sends the
-// [CancelType] notification and keeps waiting for the response until the
-// timeout passes or the peer closes; then it returns ctx's error, wrapped,
-// whatever the response said.
-func (p *Peer) RequestSettled(ctx context.Context, typ string, payload any, timeout time.Duration) (json.RawMessage, error) {
-	return p.request(ctx, typ, payload, timeout, true)
+// only then). When ctx is cancelled (or ends with a cause that is not a
+// *[RequestTimeoutError]) before the response, it sends the [CancelType]
+// notification and keeps waiting for the response until ctx's deadline, if
+// it has one, passes or the peer closes; then it returns ctx's error,
+// wrapped, whatever the response said. Give ctx a deadline (the request's
+// own timeout) to bound that wait.
+func (p *Peer) RequestSettled(ctx context.Context, typ string, payload any) (json.RawMessage, error) {
+	return p.request(ctx, typ, payload, true)
 }
 
-func (p *Peer) request(ctx context.Context, typ string, payload any, timeout time.Duration, settle bool) (json.RawMessage, error) {
-	if timeout <= 0 {
-		timeout = p.timeout
-	}
+// WithRequestTimeout returns a child of ctx that ends after d with a
+// *[RequestTimeoutError]{Type: typ, Timeout: d} as its cause, so that a
+// [Peer.Request], [Peer.RequestSettled] or [Peer.Ping] made with it fails
+// with that typed error when d passes. A deadline of ctx that comes earlier
+// wins, with ctx's own cause. Call cancel when the request has returned.
+func WithRequestTimeout(ctx context.Context, typ string, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d, &RequestTimeoutError{Type: typ, Timeout: d})
+}
+
+func (p *Peer) request(ctx context.Context, typ string, payload any, settle bool) (json.RawMessage, error) {
 	op := "request " + strconv.Quote(typ)
 	raw, err := marshalValue(payload)
 	if err != nil {
@@ -229,47 +232,50 @@ func (p *Peer) request(ctx context.Context, typ string, payload any, timeout tim
 	p.pending[id] = c
 	p.mu.Unlock()
 
-	// The timeout runs from the send whatever happens to ctx: a settling
-	// call waits for the answer at most this long in all.
-	wire, cancelWire := context.WithTimeoutCause(context.WithoutCancel(ctx), timeout, &RequestTimeoutError{Type: typ, Timeout: timeout})
-	defer cancelWire()
-	both, cancelBoth := context.WithCancel(wire)
-	defer cancelBoth()
-	stop := context.AfterFunc(ctx, cancelBoth)
-	defer stop()
-
-	if err := p.send(both, frame); err != nil {
+	if err := p.send(ctx, frame); err != nil {
 		p.forget(id)
-		if ctx.Err() != nil {
-			return nil, contextError(ctx, op)
-		}
-		return nil, p.sendError(wire, op, err)
+		return nil, p.sendError(ctx, op, err)
 	}
 	select {
 	case r := <-c.ch:
 		return r.result, r.err
-	case <-both.Done():
+	case <-ctx.Done():
 	}
-	if wire.Err() != nil || ctx.Err() == nil {
+	if timedOut(ctx) {
+		// The request's own timeout: give up without telling the other
+		// side, but take an answer that raced with it.
 		p.forget(id)
 		select {
 		case r := <-c.ch:
 			return r.result, r.err
 		default:
 		}
-		return nil, contextError(wire, op)
+		return nil, contextError(ctx, op)
 	}
-	// ctx ended first: tell the other side to stop.
+	// The caller gave up: tell the other side to stop.
 	p.sendCancel(id)
 	if settle {
+		wait, cancel := untilDeadline(ctx)
 		select {
 		case <-c.ch:
-		case <-wire.Done():
+		case <-wait.Done():
 		case <-p.done:
 		}
+		cancel()
 	}
 	p.forget(id)
 	return nil, contextError(ctx, op)
+}
+
+// untilDeadline is ctx's deadline without its cancellation: a settling
+// request waits for the answer to its cancel at most until then (forever
+// when ctx has no deadline; the peer's close still ends the wait).
+func untilDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	detached := context.WithoutCancel(ctx)
+	if dl, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(detached, dl)
+	}
+	return context.WithCancel(detached)
 }
 
 // sendCancel tells the other side that the request id is no longer
@@ -322,7 +328,7 @@ func (p *Peer) Heartbeat(interval time.Duration, beat func(silent time.Duration)
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), interval)
+		ctx, cancel := WithRequestTimeout(context.Background(), "ping", interval)
 		err := p.Ping(ctx)
 		cancel()
 		silent := time.Duration(0)
@@ -337,8 +343,8 @@ func (p *Peer) Heartbeat(interval time.Duration, beat func(silent time.Duration)
 	}
 }
 
-// Ping sends a ping and waits for a pong, within ctx and the peer's default
-// timeout (failing with a *[RequestTimeoutError] of Type "ping"). Pongs carry
+// Ping sends a ping and waits for a pong for as long as ctx allows (give it
+// a deadline, for instance with [WithRequestTimeout] and Type "ping"). Pongs carry
 // no id, so each pong completes the oldest waiting ping: either way it proves
 // the other side is reading and writing.
 func (p *Peer) Ping(ctx context.Context) error {
@@ -352,8 +358,6 @@ func (p *Peer) Ping(ctx context.Context) error {
 	p.pings = append(p.pings, ch)
 	p.mu.Unlock()
 
-	ctx, cancel := context.WithTimeoutCause(ctx, p.timeout, &RequestTimeoutError{Type: op, Timeout: p.timeout})
-	defer cancel()
 	if err := p.send(ctx, pingFrame); err != nil {
 		p.forgetPing(ch)
 		return p.sendError(ctx, op, err)
@@ -703,12 +707,27 @@ func (p *Peer) sendError(ctx context.Context, op string, err error) error {
 	return fmt.Errorf("messaging: %s: %w", op, err)
 }
 
-// contextError reports why ctx ended: our own timeout as the typed error,
-// anything else as the wrapped ctx.Err().
-func contextError(ctx context.Context, op string) error {
+// timedOut reports whether ctx ended because of a request timeout
+// (a *[RequestTimeoutError] cause, see [WithRequestTimeout]).
+func timedOut(ctx context.Context) bool {
 	var te *RequestTimeoutError
-	if errors.As(context.Cause(ctx), &te) {
+	return errors.As(context.Cause(ctx), &te)
+}
+
+// contextError reports why ctx ended: a request timeout as the typed error
+// (ctx's cause), anything else as ctx.Err() wrapped together with the cause
+// when there is a distinct one (errors.Is finds both).
+func contextError(ctx context.Context, op string) error {
+	cause := context.Cause(ctx)
+	var te *RequestTimeoutError
+	if errors.As(cause, &te) {
 		return te
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && cause == ctx.Err() {
+		return fmt.Errorf("messaging: %s: no answer before the context's deadline: %w", op, ctx.Err())
+	}
+	if cause != nil && cause != ctx.Err() {
+		return fmt.Errorf("messaging: %s: %w (%w)", op, ctx.Err(), cause)
 	}
 	return fmt.Errorf("messaging: %s: %w", op, ctx.Err())
 }

@@ -99,7 +99,7 @@ func TestRequestResponseBothWays(t *testing.T) {
 		name string
 		from *Peer
 	}{{"a→b", a}, {"b→a", b}} {
-		res, err := tc.from.Request(ctx, "echo", map[string]int{"n": 1}, 0)
+		res, err := tc.from.Request(ctx, "echo", map[string]int{"n": 1})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -132,7 +132,7 @@ func TestRequestErrors(t *testing.T) {
 		{"unencodable", `handler for "unencodable" returned a result that cannot be encoded`},
 		{"chan", `handler for "chan" returned a result that cannot be encoded`},
 	} {
-		_, err := a.Request(context.Background(), tc.typ, nil, 0)
+		_, err := a.Request(context.Background(), tc.typ, nil)
 		var re *RemoteError
 		if !errors.As(err, &re) {
 			t.Errorf("%s: error %v (%T), want *RemoteError", tc.typ, err, err)
@@ -144,7 +144,7 @@ func TestRequestErrors(t *testing.T) {
 	}
 	// The panic did not take the peer down.
 	b.Handle("echo", echo)
-	if _, err := a.Request(context.Background(), "echo", 1, 0); err != nil {
+	if _, err := a.Request(context.Background(), "echo", 1); err != nil {
 		t.Fatalf("after panic: %v", err)
 	}
 	if (&RemoteError{Type: "x"}).Error() == "" {
@@ -154,11 +154,11 @@ func TestRequestErrors(t *testing.T) {
 
 func TestRequestBadPayload(t *testing.T) {
 	p, raw := rawSide(t, nil)
-	_, err := p.Request(context.Background(), "t", make(chan int), 0)
+	_, err := p.Request(context.Background(), "t", make(chan int))
 	if err == nil || !strings.Contains(err.Error(), `request "t": encoding payload`) {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := p.Request(context.Background(), "", nil, 0); !errors.Is(err, ErrMalformedFrame) {
+	if _, err := p.Request(context.Background(), "", nil); !errors.Is(err, ErrMalformedFrame) {
 		t.Fatalf("empty type: err = %v", err)
 	}
 	// Nothing was written for either.
@@ -229,7 +229,7 @@ func TestWireFormat(t *testing.T) {
 	} {
 		done := make(chan result, 1)
 		go func() {
-			res, err := p.Request(context.Background(), "go", tc.payload, 0)
+			res, err := p.Request(context.Background(), "go", tc.payload)
 			done <- result{res, err}
 		}()
 		if got := recv(t, raw); got != tc.frame {
@@ -285,28 +285,38 @@ func TestMalformedFramesDropped(t *testing.T) {
 }
 
 func TestRequestTimeout(t *testing.T) {
-	p, raw := rawSide(t, &Options{Timeout: 30 * time.Millisecond})
+	p, raw := rawSide(t, nil)
 	for _, tc := range []struct {
 		name    string
-		timeout time.Duration
-		want    time.Duration
+		settled bool
 	}{
-		{"options default", 0, 30 * time.Millisecond},
-		{"per call", 10 * time.Millisecond, 10 * time.Millisecond},
+		{"request", false},
+		{"settled", true},
 	} {
+		const d = 10 * time.Millisecond
+		ctx, cancel := WithRequestTimeout(context.Background(), "browser_click", d)
 		start := time.Now()
-		_, err := p.Request(context.Background(), "browser_click", nil, tc.timeout)
+		var err error
+		if tc.settled {
+			_, err = p.RequestSettled(ctx, "browser_click", nil)
+		} else {
+			_, err = p.Request(ctx, "browser_click", nil)
+		}
+		cancel()
 		var te *RequestTimeoutError
-		if !errors.As(err, &te) || te.Type != "browser_click" || te.Timeout != tc.want {
+		if !errors.As(err, &te) || te.Type != "browser_click" || te.Timeout != d {
 			t.Fatalf("%s: err = %v (%T)", tc.name, err, err)
 		}
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: timeout does not match context.DeadlineExceeded", tc.name)
 		}
-		if el := time.Since(start); el < tc.want || el > watchdog {
+		if el := time.Since(start); el < d || el > watchdog {
 			t.Errorf("%s: returned after %v", tc.name, el)
 		}
-		recv(t, raw) // the request frame
+		// The request frame only: a timed-out request sends no cancel.
+		if got := recv(t, raw); !strings.Contains(got, `"k":"req"`) {
+			t.Fatalf("%s: got %s", tc.name, got)
+		}
 	}
 	// Late responses to both timed-out ids are dropped silently: not
 	// counted as malformed, and the peer keeps working.
@@ -315,17 +325,79 @@ func TestRequestTimeout(t *testing.T) {
 	send(t, raw, `{"k":"res","id":"999","ok":true}`)
 	send(t, raw, `{"k":"png"}`)
 	if got := recv(t, raw); got != `{"k":"pog"}` {
-		t.Fatalf("got %s", got)
+		t.Fatalf("got %s (a cancel for a timed-out request?)", got)
 	}
 	if p.Dropped() != 0 {
 		t.Errorf("Dropped = %d after late responses", p.Dropped())
 	}
 
-	if got := (&RequestTimeoutError{Type: "browser_click", Timeout: DefaultTimeout}).Error(); got != `request "browser_click" timed out after 30s` {
+	if got := (&RequestTimeoutError{Type: "browser_click", Timeout: 30 * time.Second}).Error(); got != `request "browser_click" timed out after 30s` {
 		t.Errorf("message %q", got)
 	}
-	if NewPeer(nil, nil).timeout != DefaultTimeout {
-		t.Error("nil options do not default the timeout to 30s")
+}
+
+// TestRequestTimeoutEarlierParentWins: the request's timeout is a child of
+// the caller's context, so the caller's earlier deadline ends the call, with
+// the caller's cause.
+func TestRequestTimeoutEarlierParentWins(t *testing.T) {
+	p, _ := rawSide(t, nil)
+	budget := errors.New("the call's budget ran out")
+	parent, cancelParent := context.WithTimeoutCause(context.Background(), 10*time.Millisecond, budget)
+	defer cancelParent()
+	ctx, cancel := WithRequestTimeout(parent, "t", time.Minute)
+	defer cancel()
+	_, err := p.Request(ctx, "t", nil)
+	var te *RequestTimeoutError
+	if errors.As(err, &te) || !errors.Is(err, budget) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	// And the other way round: the request's own timeout comes first.
+	parent, cancelParent = context.WithTimeoutCause(context.Background(), time.Minute, budget)
+	defer cancelParent()
+	ctx, cancel = WithRequestTimeout(parent, "t", 10*time.Millisecond)
+	defer cancel()
+	_, err = p.Request(ctx, "t", nil)
+	if !errors.As(err, &te) || te.Timeout != 10*time.Millisecond || errors.Is(err, budget) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestRequestWithoutDeadlineWaits: the Peer has no timeout of its own; a
+// request whose context has no deadline waits for its answer however long
+// the other side takes, and for the peer's close.
+func TestRequestWithoutDeadlineWaits(t *testing.T) {
+	p, raw := rawSide(t, nil)
+	res := make(chan error, 1)
+	go func() {
+		r, err := p.Request(context.Background(), "t", nil)
+		if err == nil && string(r) != `"late"` {
+			err = fmt.Errorf("result %s", r)
+		}
+		res <- err
+	}()
+	recv(t, raw) // the request is out; nothing answers it for now
+	// Pings, answered meanwhile, show the peer has run on past the
+	// request being written.
+	for range 3 {
+		send(t, raw, `{"k":"png"}`)
+		if got := recv(t, raw); got != `{"k":"pog"}` {
+			t.Fatalf("got %s", got)
+		}
+	}
+	select {
+	case err := <-res:
+		t.Fatalf("request returned before its answer: %v", err)
+	default:
+	}
+	send(t, raw, `{"k":"res","id":"1","ok":true,"result":"late"}`)
+	if err := wait(t, res, "result"); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, err := p.Request(context.Background(), "t", nil); res <- err }()
+	recv(t, raw)
+	p.Close()
+	if err := wait(t, res, "close"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after close: %v", err)
 	}
 }
 
@@ -336,17 +408,27 @@ func TestRequestContext(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		cancel()
 	}()
-	_, err := p.Request(ctx, "t", nil, time.Minute)
+	_, err := p.Request(ctx, "t", nil)
 	var te *RequestTimeoutError
 	if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
 		t.Fatalf("cancel: err = %v", err)
 	}
-	// The caller's own deadline is the caller's business: not our typed timeout.
+	// A plain deadline of the caller's, without a cause: not our typed
+	// timeout, and the message says what happened.
 	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
-	_, err = p.Request(ctx, "t", nil, time.Minute)
-	if !errors.Is(err, context.DeadlineExceeded) || errors.As(err, &te) {
+	_, err = p.Request(ctx, "t", nil)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.As(err, &te) ||
+		err.Error() != `messaging: request "t": no answer before the context's deadline: context deadline exceeded` {
 		t.Fatalf("deadline: err = %v", err)
+	}
+	// A cancellation with a cause: errors.Is finds both.
+	why := errors.New("the owner stopped answering")
+	cctx, ccancel := context.WithCancelCause(context.Background())
+	ccancel(why)
+	_, err = p.Request(cctx, "t", nil)
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, why) {
+		t.Fatalf("cancel with cause: err = %v", err)
 	}
 }
 
@@ -357,10 +439,13 @@ func TestPing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// With nobody answering, a ping times out with the peer's default.
-	p, _ := rawSide(t, &Options{Timeout: 20 * time.Millisecond})
+	// With nobody answering, a ping ends with its context, here a
+	// request timeout of Type "ping".
+	p, _ := rawSide(t, nil)
+	ctx, cancel := WithRequestTimeout(context.Background(), "ping", 20*time.Millisecond)
+	defer cancel()
 	var te *RequestTimeoutError
-	if err := p.Ping(context.Background()); !errors.As(err, &te) || te.Type != "ping" {
+	if err := p.Ping(ctx); !errors.As(err, &te) || te.Type != "ping" {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -377,7 +462,7 @@ func TestHeartbeat(t *testing.T) {
 		answered++
 		return answered < 3
 	})
-	p, _ := rawSide(t, &Options{Timeout: time.Second})
+	p, _ := rawSide(t, nil)
 	var silences []time.Duration
 	p.Heartbeat(5*time.Millisecond, func(silent time.Duration) bool {
 		silences = append(silences, silent)
@@ -408,7 +493,7 @@ func TestNotifyOrderedAndNeverWaits(t *testing.T) {
 	}
 	// Requests still flow while the notify handler is stuck.
 	b.Handle("echo", echo)
-	if _, err := a.Request(context.Background(), "echo", 1, 0); err != nil {
+	if _, err := a.Request(context.Background(), "echo", 1); err != nil {
 		t.Fatal(err)
 	}
 	close(release)
@@ -438,11 +523,11 @@ func TestSlowHandlerDoesNotBlockOthers(t *testing.T) {
 	b.Handle("fast", func(context.Context, json.RawMessage) (any, error) { return "fast", nil })
 	slow := make(chan error, 1)
 	go func() {
-		_, err := a.Request(context.Background(), "slow", nil, 0)
+		_, err := a.Request(context.Background(), "slow", nil)
 		slow <- err
 	}()
 	for range 10 {
-		if res, err := a.Request(context.Background(), "fast", nil, 0); err != nil || string(res) != `"fast"` {
+		if res, err := a.Request(context.Background(), "fast", nil); err != nil || string(res) != `"fast"` {
 			t.Fatalf("fast: %s %v", res, err)
 		}
 	}
@@ -469,7 +554,7 @@ func TestConcurrentRequests(t *testing.T) {
 		wg.Go(func() {
 			for j := range 20 {
 				want := fmt.Sprintf(`"%d-%d"`, i, j)
-				res, err := from.Request(context.Background(), "echo", fmt.Sprintf("%d-%d", i, j), 0)
+				res, err := from.Request(context.Background(), "echo", fmt.Sprintf("%d-%d", i, j))
 				if err != nil || string(res) != want {
 					failures.Add(1)
 				}
@@ -520,12 +605,12 @@ func TestCloseFailsInFlight(t *testing.T) {
 			errs := make(chan error, n+1)
 			for range n {
 				go func() {
-					_, err := caller.Request(context.Background(), "hang", nil, time.Minute)
+					_, err := caller.Request(context.Background(), "hang", nil)
 					errs <- err
 				}()
 			}
 			// And the other way round, so that a handler runs on caller.
-			go other.Request(context.Background(), "hang", nil, time.Minute)
+			go other.Request(context.Background(), "hang", nil)
 			// Every request is in flight once its handler runs.
 			for range n + 1 {
 				wait(t, entered, "a request's handler to start")
@@ -560,7 +645,7 @@ func TestCloseFailsInFlight(t *testing.T) {
 			}
 			// Later calls fail without waiting.
 			start = time.Now()
-			_, err := caller.Request(context.Background(), "hang", nil, time.Minute)
+			_, err := caller.Request(context.Background(), "hang", nil)
 			if !errors.Is(err, ErrClosed) || err.Error() != `request "hang" failed: peer disconnected` {
 				t.Errorf("request after close: %v", err)
 			}
@@ -695,7 +780,7 @@ func TestCancelReachesHandler(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
-	go func() { _, err := a.Request(ctx, "slow", nil, time.Minute); errc <- err }()
+	go func() { _, err := a.Request(ctx, "slow", nil); errc <- err }()
 	wait(t, started, "the handler to start")
 	cancel()
 	if err := wait(t, errc, "Request to return"); !errors.Is(err, context.Canceled) {
@@ -711,7 +796,7 @@ func TestCancelFrameOnWire(t *testing.T) {
 	p, raw := rawSide(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
-	go func() { _, err := p.Request(ctx, "t", nil, time.Minute); errc <- err }()
+	go func() { _, err := p.Request(ctx, "t", nil); errc <- err }()
 	if got := recv(t, raw); got != `{"k":"req","id":"1","type":"t"}` {
 		t.Fatalf("request frame %s", got)
 	}
@@ -728,7 +813,7 @@ func TestRequestSettledWaitsForAnswer(t *testing.T) {
 	p, raw := rawSide(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
-	go func() { _, err := p.RequestSettled(ctx, "t", nil, time.Minute); errc <- err }()
+	go func() { _, err := p.RequestSettled(ctx, "t", nil); errc <- err }()
 	recv(t, raw)
 	cancel()
 	recv(t, raw) // the cancel
@@ -741,13 +826,29 @@ func TestRequestSettledWaitsForAnswer(t *testing.T) {
 	if err := wait(t, errc, "RequestSettled to return"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	// Without an answer it gives up at the timeout.
-	ctx, cancel = context.WithCancel(context.Background())
-	go func() { _, err := p.RequestSettled(ctx, "t", nil, 100*time.Millisecond); errc <- err }()
+	// Without an answer it gives up at ctx's deadline (the request's
+	// timeout), though ctx was cancelled long before.
+	ctx, cancel = WithRequestTimeout(context.Background(), "t", 100*time.Millisecond)
+	go func() { _, err := p.RequestSettled(ctx, "t", nil); errc <- err }()
 	recv(t, raw)
 	cancel()
 	recv(t, raw)
 	if err := wait(t, errc, "RequestSettled to give up"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	// Without a deadline it waits for the answer or for the peer's close.
+	ctx, cancel = context.WithCancel(context.Background())
+	go func() { _, err := p.RequestSettled(ctx, "t", nil); errc <- err }()
+	recv(t, raw)
+	cancel()
+	recv(t, raw)
+	select {
+	case err := <-errc:
+		t.Fatalf("returned before the answer or the close: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	p.Close()
+	if err := wait(t, errc, "RequestSettled to return at the close"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -765,21 +866,21 @@ func TestErrorCodesCrossTheWire(t *testing.T) {
 	})
 	// a proxies "relay" to b's "gone", returning b's error as it is.
 	a.Handle("relay", func(ctx context.Context, _ json.RawMessage) (any, error) {
-		return a.Request(ctx, "gone", nil, 0)
+		return a.Request(ctx, "gone", nil)
 	})
 	var re *RemoteError
-	_, err := a.Request(context.Background(), "gone", nil, 0)
+	_, err := a.Request(context.Background(), "gone", nil)
 	if !errors.As(err, &re) || re.Code != "tab_gone" || re.Message != "tab 7 does not exist any more" {
 		t.Fatalf("gone: %#v", err)
 	}
 	if ErrorCode(err) != "tab_gone" {
 		t.Errorf("ErrorCode(%v) = %q", err, ErrorCode(err))
 	}
-	_, err = a.Request(context.Background(), "plain", nil, 0)
+	_, err = a.Request(context.Background(), "plain", nil)
 	if !errors.As(err, &re) || re.Code != "" || re.Message != "no code here" {
 		t.Fatalf("plain: %#v", err)
 	}
-	_, err = b.Request(context.Background(), "relay", nil, 0)
+	_, err = b.Request(context.Background(), "relay", nil)
 	if !errors.As(err, &re) || re.Code != "tab_gone" {
 		t.Fatalf("relay: %#v", err)
 	}

@@ -65,7 +65,7 @@ func TestPeerOverWebSocket(t *testing.T) {
 	b.Handle("echo", func(_ context.Context, p json.RawMessage) (any, error) { return p, nil })
 	a.Start()
 	b.Start()
-	res, err := a.Request(context.Background(), "echo", map[string]string{"hi": "<there>"}, 0)
+	res, err := a.Request(context.Background(), "echo", map[string]string{"hi": "<there>"})
 	if err != nil || string(res) != `{"hi":"<there>"}` {
 		t.Fatalf("got %s, %v", res, err)
 	}
@@ -79,7 +79,7 @@ func TestPeerOverWebSocket(t *testing.T) {
 	case <-time.After(watchdog):
 		t.Fatal("server peer did not notice the close")
 	}
-	if _, err := a.Request(context.Background(), "echo", 1, 0); !errors.Is(err, messaging.ErrClosed) {
+	if _, err := a.Request(context.Background(), "echo", 1); !errors.Is(err, messaging.ErrClosed) {
 		t.Fatalf("after close: %v", err)
 	}
 	// Peer.Close on the other side closed cleanly, with a close frame.
