@@ -19,7 +19,8 @@ import (
 // in flight when the owner went away fails with an *[InterruptedError]: it
 // may or may not have run, so only a tool that never changes anything may
 // be repeated (the caller decides; an action is never repeated on a guess).
-// A cancelled ctx returns ctx's error.
+// A cancelled ctx returns ctx's error, and so does its deadline; a ctx
+// without one gets [DefaultCallTimeout].
 func (c *Client) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
 	name := call.Name
 	select {
@@ -53,7 +54,13 @@ func (c *Client) CallTool(ctx context.Context, call protocol.CallTool) (protocol
 	call.Ref = ref
 	// The call's grants (what this process's own AI app allows) go with it:
 	// the owner applies them, not its own. Client is not sent.
-	raw, err := c.peer.Request(ctx, protocol.MsgCallTool, call, c.callTimeout)
+	wire := ctx
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		wire, cancel = messaging.WithRequestTimeout(ctx, protocol.MsgCallTool, DefaultCallTimeout)
+		defer cancel()
+	}
+	raw, err := c.peer.Request(wire, protocol.MsgCallTool, call)
 	if err != nil && outer.Err() == nil && errors.Is(context.Cause(ctx), errOwnerHung) {
 		return protocol.ErrorResult(c.hungMessage() + " This call had been sent before it stopped answering, so it may or may not run when it resumes: check the page (browser_snapshot) before repeating it."), nil
 	}
@@ -108,10 +115,13 @@ func (c *Client) track(ctx context.Context) (context.Context, func(), bool) {
 	}, hung
 }
 
-// Status asks the owner for the report `monkbrowse doctor` prints.
+// Status asks the owner for the report `monkbrowse doctor` prints, waiting
+// at most protocol.DefaultTimeout within ctx.
 func (c *Client) Status(ctx context.Context) (protocol.StatusResult, error) {
 	var st protocol.StatusResult
-	raw, err := c.peer.Request(ctx, protocol.MsgStatus, protocol.Status{}, 0)
+	ctx, cancel := messaging.WithRequestTimeout(ctx, protocol.MsgStatus, protocol.DefaultTimeout)
+	defer cancel()
+	raw, err := c.peer.Request(ctx, protocol.MsgStatus, protocol.Status{})
 	if err != nil {
 		return st, fmt.Errorf("forwarder: status: %w", err)
 	}

@@ -10,11 +10,13 @@ import (
 	"github.com/monkbrowse/monkbrowse/messaging"
 )
 
-// Defaults for [Options].
+// Defaults for [Options], and for contexts without a deadline.
 const (
+	// DefaultHandshakeTimeout bounds [Dial] when its ctx has no deadline.
 	DefaultHandshakeTimeout = 5 * time.Second
-	// DefaultCallTimeout is a backstop only: the owner bounds every tool
-	// with its own timeouts, so this fires only for an owner that hangs.
+	// DefaultCallTimeout bounds one [Client.CallTool] whose ctx has no
+	// deadline. It is a backstop only: the owner bounds every tool with its
+	// own timeouts, so this fires only for an owner that hangs.
 	DefaultCallTimeout = 10 * time.Minute
 	// DefaultHeartbeat is how often the forwarder pings its owner;
 	// DefaultHungAfter is how long without a pong makes the owner "not
@@ -36,11 +38,6 @@ type Options struct {
 	Version string
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
-	// HandshakeTimeout bounds the WebSocket upgrade and the fwd_hello
-	// exchange together; 0 means DefaultHandshakeTimeout.
-	HandshakeTimeout time.Duration
-	// CallTimeout bounds one call_tool; 0 means DefaultCallTimeout.
-	CallTimeout time.Duration
 	// Heartbeat and HungAfter: see DefaultHeartbeat; 0 means the default.
 	Heartbeat, HungAfter time.Duration
 }
@@ -52,7 +49,6 @@ type Options struct {
 type Client struct {
 	peer         *messaging.Peer
 	ownerVersion string
-	callTimeout  time.Duration
 	log          *slog.Logger
 
 	reason   atomic.Int32 // a LossReason

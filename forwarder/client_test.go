@@ -115,8 +115,16 @@ func TestDialSilentServer(t *testing.T) {
 			defer c.Close() // accept and never answer
 		}
 	}()
-	_, err := Dial(ctx, &Options{Port: port, Home: t.TempDir(), HandshakeTimeout: 300 * time.Millisecond})
+	// The caller's deadline bounds the handshake: a server that never
+	// answers is reported silent, not as the caller's own deadline.
+	dctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	_, err := Dial(dctx, &Options{Port: port, Home: t.TempDir()})
 	wantNotOwner(t, err, port)
+	var no *NotOwnerError
+	if !errors.As(err, &no) || !no.Silent {
+		t.Fatalf("silent server: %v", err)
+	}
 }
 
 // A WebSocket server that is not a monkbrowse owner: upgrades, then answers
@@ -150,7 +158,9 @@ func TestDialForeignWebSocket(t *testing.T) {
 			defer srv.Close()
 			home := t.TempDir()
 			writeToken(t, home, "abc")
-			_, err := Dial(ctx, &Options{Port: port, Home: home, HandshakeTimeout: 500 * time.Millisecond})
+			dctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+			defer cancel()
+			_, err := Dial(dctx, &Options{Port: port, Home: home})
 			wantNotOwner(t, err, port)
 		})
 	}

@@ -24,7 +24,11 @@ import (
 //   - *[NotOwnerError] when the port is held by something that does not
 //     behave as a monkbrowse owner (or no token file exists);
 //   - *[RejectedError] when a monkbrowse owner refused the hello;
-//   - ctx's error when ctx ended.
+//   - ctx's error when ctx was cancelled.
+//
+// ctx bounds the dial and the fwd_hello exchange: without a deadline of its
+// own they get [DefaultHandshakeTimeout]. Something that has not finished
+// the handshake by the deadline is reported as a silent *[NotOwnerError].
 //
 // The WebSocket upgrade carries no Origin header: the owner refuses any
 // upgrade with one, because browsers always send it.
@@ -45,20 +49,18 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.HandshakeTimeout <= 0 {
-		o.HandshakeTimeout = DefaultHandshakeTimeout
-	}
-	if o.CallTimeout <= 0 {
-		o.CallTimeout = DefaultCallTimeout
-	}
 	tokenPath, err := protocol.TokenPath(o.Home)
 	if err != nil {
 		return nil, err
 	}
 
-	hctx, cancel := context.WithTimeout(ctx, o.HandshakeTimeout)
-	defer cancel()
-	dialer := websocket.Dialer{HandshakeTimeout: o.HandshakeTimeout} // no Proxy: loopback only
+	hctx := ctx
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		hctx, cancel = messaging.WithRequestTimeout(ctx, protocol.MsgFwdHello, DefaultHandshakeTimeout)
+		defer cancel()
+	}
+	dialer := websocket.Dialer{} // hctx bounds the upgrade; no Proxy: loopback only
 	url := "ws://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(o.Port)) + "/"
 	ws, resp, err := dialer.DialContext(hctx, url, nil)
 	if resp != nil && resp.Body != nil {
@@ -87,15 +89,14 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		o.HungAfter = DefaultHungAfter
 	}
 	c := &Client{
-		callTimeout: o.CallTimeout,
-		log:         o.Logger,
-		lost:        make(chan struct{}),
-		watch:       make(chan struct{}),
-		heartbeat:   o.Heartbeat,
-		hungAfter:   o.HungAfter,
-		hbDone:      make(chan struct{}),
-		running:     map[*struct{}]context.CancelCauseFunc{},
-		sent:        map[string]bool{},
+		log:       o.Logger,
+		lost:      make(chan struct{}),
+		watch:     make(chan struct{}),
+		heartbeat: o.Heartbeat,
+		hungAfter: o.HungAfter,
+		hbDone:    make(chan struct{}),
+		running:   map[*struct{}]context.CancelCauseFunc{},
+		sent:      map[string]bool{},
 	}
 	c.peer = messaging.NewPeer(wsconn.New(ws, nil), &messaging.Options{Logger: o.Logger})
 	c.peer.HandleNotify(protocol.MsgOwnerLeaving, func(context.Context, json.RawMessage) {
@@ -125,10 +126,10 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		c.markLost(Disconnected)
 	}()
 
-	raw, err := c.peer.Request(hctx, protocol.MsgFwdHello, protocol.FwdHello{PID: o.PID, Version: o.Version, Token: token}, o.HandshakeTimeout)
+	raw, err := c.peer.Request(hctx, protocol.MsgFwdHello, protocol.FwdHello{PID: o.PID, Version: o.Version, Token: token})
 	if err != nil {
 		c.Close()
-		if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
 			return nil, ctx.Err()
 		}
 		var re *messaging.RemoteError
@@ -167,7 +168,7 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 
 // dialError classifies a failed WebSocket dial.
 func dialError(ctx context.Context, port int, resp *http.Response, err error) error {
-	if ctx.Err() != nil {
+	if errors.Is(ctx.Err(), context.Canceled) {
 		return ctx.Err()
 	}
 	if resp != nil && resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get(protocol.HeaderLeaving) != "" {

@@ -48,7 +48,7 @@ func dyingOwnerSent(t *testing.T, home string, tells, sends bool) int {
 			var ct protocol.CallTool
 			_ = json.Unmarshal(payload, &ct)
 			if sends {
-				if _, err := p.Request(ctx, protocol.MsgCallSent, protocol.CallSent{Ref: ct.Ref}, 0); err != nil {
+				if _, err := p.Request(ctx, protocol.MsgCallSent, protocol.CallSent{Ref: ct.Ref}); err != nil {
 					t.Errorf("call_sent: %v", err)
 				}
 			}

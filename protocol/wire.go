@@ -17,13 +17,15 @@ type Wire struct {
 	Retryable bool
 }
 
-// Timeouts (DESIGN §5.1).
+// Timeouts (DESIGN §5.1). DefaultTimeout is the one default timeout of the
+// tree: messaging has none (a request waits as long as its context allows).
 const (
 	DefaultTimeout    = 25 * time.Second
 	NavigationTimeout = 45 * time.Second
 	ScreenshotTimeout = 45 * time.Second // a stitched full page takes up to 10 rate-limited captures
 	// DownloadsTimeout leaves room for the longest wait (45 s); the owner
-	// clamps every wire timeout to the call's 55 s budget anyway.
+	// makes every wire timeout a child of the call's 55 s budget, so the
+	// budget ends it first anyway.
 	DownloadsTimeout = 55 * time.Second
 )
 

@@ -48,9 +48,9 @@ func (s *Server) handleCallTool(c *conn) messaging.Handler {
 			// call up for long.
 			name := ct.Name
 			ct.Sent = func(ctx context.Context) {
-				sctx, cancel := context.WithTimeout(ctx, callSentWait)
+				sctx, cancel := messaging.WithRequestTimeout(ctx, protocol.MsgCallSent, callSentWait)
 				defer cancel()
-				if _, err := c.peer.Request(sctx, protocol.MsgCallSent, protocol.CallSent{Ref: ref}, callSentWait); err != nil {
+				if _, err := c.peer.Request(sctx, protocol.MsgCallSent, protocol.CallSent{Ref: ref}); err != nil {
 					s.log.Debug().Err(err).Str("tool", name).Msg("call_sent not answered; sending the call anyway")
 				}
 			}

@@ -167,7 +167,7 @@ func TestOriginUpgradeRefused(t *testing.T) {
 
 func helloAck(t *testing.T, ctx context.Context, p *messaging.Peer, token string) protocol.FwdHelloAck {
 	t.Helper()
-	raw, err := p.Request(ctx, protocol.MsgFwdHello, protocol.FwdHello{PID: 4242, Version: protocol.Version, Token: token}, 0)
+	raw, err := p.Request(ctx, protocol.MsgFwdHello, protocol.FwdHello{PID: 4242, Version: protocol.Version, Token: token})
 	if err != nil {
 		t.Fatalf("fwd_hello: %v", err)
 	}
@@ -206,7 +206,7 @@ func TestBadTokensRejectedAndClosed(t *testing.T) {
 	}
 	// A malformed hello is rejected too.
 	p := f.rawPeer(t, ctx)
-	raw, err := p.Request(ctx, protocol.MsgFwdHello, json.RawMessage(`{"pid":"x"}`), 0)
+	raw, err := p.Request(ctx, protocol.MsgFwdHello, json.RawMessage(`{"pid":"x"}`))
 	if err != nil || !strings.Contains(string(raw), `"ok":false`) {
 		t.Fatalf("malformed hello: %s, %v", raw, err)
 	}
@@ -244,7 +244,7 @@ func TestCallToolBeforeHelloRefused(t *testing.T) {
 	f := start(t)
 	p := f.rawPeer(t, ctx)
 	for _, typ := range []string{protocol.MsgCallTool, protocol.MsgStatus} {
-		_, err := p.Request(ctx, typ, protocol.CallTool{Name: "browser_click", Args: json.RawMessage(`{}`)}, 0)
+		_, err := p.Request(ctx, typ, protocol.CallTool{Name: "browser_click", Args: json.RawMessage(`{}`)})
 		var re *messaging.RemoteError
 		if !errors.As(err, &re) || !strings.Contains(re.Message, "fwd_hello") {
 			t.Fatalf("%s before hello: err = %v, want a refusal that mentions fwd_hello", typ, err)
@@ -257,7 +257,7 @@ func TestCallToolBeforeHelloRefused(t *testing.T) {
 	if ack := helloAck(t, ctx, p, f.token); !ack.OK {
 		t.Fatalf("hello after refused call: %+v", ack)
 	}
-	raw, err := p.Request(ctx, protocol.MsgCallTool, protocol.CallTool{Name: "browser_click", Args: json.RawMessage(`{"ref":"e1"}`)}, 0)
+	raw, err := p.Request(ctx, protocol.MsgCallTool, protocol.CallTool{Name: "browser_click", Args: json.RawMessage(`{"ref":"e1"}`)})
 	if err != nil || !strings.Contains(string(raw), "ran browser_click") {
 		t.Fatalf("call after hello: %s, %v", raw, err)
 	}

@@ -150,7 +150,9 @@ func Connect(ctx context.Context, opts Options) (*Ext, error) {
 	}
 	hello := e.hello
 	e.mu.Unlock()
-	raw, err := e.peer.Request(ctx, protocol.MsgHello, hello, 0)
+	hctx, cancel := messaging.WithRequestTimeout(ctx, protocol.MsgHello, protocol.HelloTimeout)
+	defer cancel()
+	raw, err := e.peer.Request(hctx, protocol.MsgHello, hello)
 	if err != nil {
 		_ = e.peer.Close()
 		return nil, fmt.Errorf("fakeext: hello: %w", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -51,27 +52,28 @@ var _ tools.Session = (*session)(nil)
 // Request implements tools.Session: the message's timeout, one more try
 // for retryable reads after a timeout (never for actions), errors worded for
 // the AI, and the tab cache kept current from answers that describe tabs.
+//
+// The message's timeout is a child of ctx, whose deadline is the call's
+// budget (tools.CallBudget): whichever ends first ends the request, the
+// timeout with a *messaging.RequestTimeoutError, the budget with
+// tools.ErrCallBudget (which the dispatcher words for the AI).
 func (s *session) Request(ctx context.Context, typ string, payload, out any) error {
-	timeout := clampToBudget(ctx, s.c.o.timeoutFor(typ))
+	timeout := s.c.o.timeoutFor(typ)
 	// A forwarded call's forwarder hears that the call leaves for the
 	// browser before it does (call_sent), so after this process's death it
 	// knows which calls never reached the extension.
 	tools.MarkSent(ctx)
 	s.sent.Add(1)
-	// Settled: a cancelled call keeps its tab until the extension has
-	// answered the cancel (or the timeout passed), so the next call never
-	// reaches a page the cancelled one is still working on.
-	raw, err := s.c.peer.RequestSettled(ctx, typ, payload, timeout)
+	raw, err := s.send(ctx, typ, payload, timeout)
 	var te *messaging.RequestTimeoutError
 	retried := false
-	if errors.As(err, &te) && protocol.IsRetryable(typ) && ctx.Err() == nil && clampToBudget(ctx, timeout) >= min(timeout, minRetry) {
-		timeout = clampToBudget(ctx, timeout)
+	if errors.As(err, &te) && protocol.IsRetryable(typ) && ctx.Err() == nil && timeLeft(ctx) >= min(timeout, minRetry) {
 		retried = true
 		s.c.o.log.Debug().Str("type", typ).Str("profile", s.c.slug).Msg("retrying a timed-out read once")
-		raw, err = s.c.peer.RequestSettled(ctx, typ, payload, timeout)
+		raw, err = s.send(ctx, typ, payload, timeout)
 	}
 	if err != nil {
-		return s.explain(ctx, typ, timeout, retried, err)
+		return s.explain(ctx, typ, retried, err)
 	}
 	s.learn(typ, payload, raw)
 	if out != nil {
@@ -82,28 +84,29 @@ func (s *session) Request(ctx context.Context, typ string, payload, out any) err
 	return nil
 }
 
-// budgetMargin is left between a request's wire timeout and the end of the
-// call's budget, so the wire timeout fires first and the AI reads which
-// request the browser did not answer.
-const budgetMargin = 2 * time.Second
+// send is one wire request with its timeout. Settled: a cancelled call
+// keeps its tab until the extension has answered the cancel (or the
+// request's deadline passed), so the next call never reaches a page the
+// cancelled one is still working on.
+func (s *session) send(ctx context.Context, typ string, payload any, timeout time.Duration) (json.RawMessage, error) {
+	ctx, cancel := messaging.WithRequestTimeout(ctx, typ, timeout)
+	defer cancel()
+	return s.c.peer.RequestSettled(ctx, typ, payload)
+}
 
 // minRetry is the least time worth a retry of a timed-out read.
 const minRetry = 3 * time.Second
 
-// clampToBudget shortens timeout so it ends budgetMargin before ctx's
-// deadline (the call's budget, tools.CallBudget).
-func clampToBudget(ctx context.Context, timeout time.Duration) time.Duration {
+// timeLeft is how long ctx has before its deadline (the call's budget).
+func timeLeft(ctx context.Context) time.Duration {
 	dl, ok := ctx.Deadline()
 	if !ok {
-		return timeout
+		return math.MaxInt64
 	}
-	if left := time.Until(dl) - budgetMargin; left < timeout {
-		return max(left, 100*time.Millisecond)
-	}
-	return timeout
+	return time.Until(dl)
 }
 
-func (s *session) explain(ctx context.Context, typ string, timeout time.Duration, retried bool, err error) error {
+func (s *session) explain(ctx context.Context, typ string, retried bool, err error) error {
 	var te *messaging.RequestTimeoutError
 	var re *messaging.RemoteError
 	switch {
@@ -114,10 +117,10 @@ func (s *session) explain(ctx context.Context, typ string, timeout time.Duration
 		}
 		if protocol.IsRetryable(typ) {
 			return fmt.Errorf("The browser did not answer %s within %s%s in %s. The page may be busy (a heavy script, a dialog, a slow load). Try again in a moment, or call browser_list_tabs to check the tab is still there.",
-				typ, timeout, twice, s.t.String())
+				typ, te.Timeout, twice, s.t.String())
 		}
 		return fmt.Errorf("The browser did not answer %s within %s in %s. It was not retried because it acts on the page and may still happen: take a browser_snapshot to see the page's state before trying again.",
-			typ, timeout, s.t.String())
+			typ, te.Timeout, s.t.String())
 	case errors.As(err, &re):
 		if s.t.TabID > 0 && tabGoneCode(re.Code) {
 			return &tabGoneError{t: s.t, first: s.sent.Load() == 1}

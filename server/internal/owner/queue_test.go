@@ -2,6 +2,7 @@ package owner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -323,6 +324,31 @@ func TestTimeoutOfRetryableReadSaysAskedTwice(t *testing.T) {
 	_, release := holdAll(e, protocol.MsgSnapshot)
 	defer release()
 	mustErr(t, call(t, o.Caller(), "browser_snapshot", map[string]any{}), "did not answer browser_snapshot within 1s (asked twice)")
+}
+
+// TestBudgetEndsARequestBeforeItsTimeout: a message's timeout is a child of
+// the call's budget, so a budget that ends first ends the request (no
+// clamping of one deadline to the other): the AI reads the budget's message,
+// and the extension is told to stop.
+func TestBudgetEndsARequestBeforeItsTimeout(t *testing.T) {
+	o := startOwner(t, Config{Timeout: func(string) time.Duration { return time.Minute }})
+	e := connect(t, o, fakeext.Options{})
+	stopped := make(chan struct{})
+	e.SetHook(func(ctx context.Context, r fakeext.Request) error {
+		if r.Type == protocol.MsgClick {
+			<-ctx.Done() // answers only once told to stop
+			close(stopped)
+		}
+		return nil
+	})
+	ctx, cancel := context.WithTimeoutCause(context.Background(), testTimeout, tools.ErrCallBudget)
+	defer cancel()
+	res, err := o.Caller().CallTool(ctx, protocol.CallTool{Name: "browser_click", Args: json.RawMessage(`{"element":"Go","ref":"e3"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustErr(t, res, "did not finish within monkbrowse's", "limit per call")
+	recv(t, stopped)
 }
 
 func TestDisconnectMidCall(t *testing.T) {
