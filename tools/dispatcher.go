@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -38,8 +39,10 @@ type Options struct {
 	// WaitPoll is how often browser_wait looks for its text. Zero means
 	// DefaultWaitPoll (250 ms).
 	WaitPoll time.Duration
-	// Logf, if set, receives one line per recovered handler panic.
-	Logf func(format string, args ...any)
+	// Logger receives one record per recovered handler panic (level
+	// error, with the tool and the stack). Nil discards them; the server
+	// bridges its zerolog output with zerolog.NewSlogHandler.
+	Logger *slog.Logger
 }
 
 // Dispatcher runs the AI-facing tools of protocol.Tools over a [Browser]. It
@@ -77,6 +80,9 @@ func NewDispatcher(b Browser, opts *Options) *Dispatcher {
 	if o.WaitPoll <= 0 {
 		o.WaitPoll = DefaultWaitPoll
 	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 	d := &Dispatcher{b: b, opts: o}
 	d.handlers = routes()
 	for _, t := range protocol.Tools {
@@ -103,9 +109,7 @@ func (d *Dispatcher) CallTool(ctx context.Context, call protocol.CallTool) (res 
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			if d.opts.Logf != nil {
-				d.opts.Logf("tools: %s panicked: %v\n%s", name, r, debug.Stack())
-			}
+			d.opts.Logger.Error("tools: a tool handler panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			res, err = protocol.ErrorResult(fmt.Sprintf("%s failed inside monkbrowse (%v). %s", name, r, panicReportingHint)), nil
 		}
 	}()

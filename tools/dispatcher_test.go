@@ -1,9 +1,11 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -43,12 +45,22 @@ func callRaw(t *testing.T, d *Dispatcher, name, args string) protocol.CallToolRe
 }
 
 func TestUnknownToolAndPanic(t *testing.T) {
-	d := NewDispatcher(fakeBrowser{answer: func(string, any, any) error { panic("boom") }}, nil)
+	var logged bytes.Buffer
+	d := NewDispatcher(fakeBrowser{answer: func(string, any, any) error { panic("boom") }},
+		&Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	if r := callRaw(t, d, "browser_fly", `{}`); !r.IsError || !strings.Contains(r.Content[0].Text, "no tool named \"browser_fly\"") {
 		t.Fatalf("unknown tool: %+v", r)
 	}
 	if r := callRaw(t, d, "browser_snapshot", `{}`); !r.IsError || !strings.Contains(r.Content[0].Text, "boom") || !strings.Contains(r.Content[0].Text, "bug in monkbrowse") {
 		t.Fatalf("panic: %+v", r)
+	}
+	if l := logged.String(); !strings.Contains(l, "level=ERROR") || !strings.Contains(l, "tool=browser_snapshot") || !strings.Contains(l, "panic=boom") || !strings.Contains(l, "runtime/debug.Stack") {
+		t.Fatalf("the panic was not logged with its tool and stack: %s", l)
+	}
+	// Without a logger the panic is still answered (and the record dropped).
+	d = NewDispatcher(fakeBrowser{answer: func(string, any, any) error { panic("boom") }}, nil)
+	if r := callRaw(t, d, "browser_snapshot", `{}`); !r.IsError || !strings.Contains(r.Content[0].Text, "boom") {
+		t.Fatalf("panic without logger: %+v", r)
 	}
 }
 

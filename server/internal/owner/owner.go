@@ -211,7 +211,14 @@ func Start(ctx context.Context, cfg Config) (*Owner, error) {
 		refusedLog:   netguard.Every{Interval: time.Second},
 	}
 	o.ctx, o.cancel = context.WithCancel(context.Background())
-	o.disp = tools.NewDispatcher(browser{o}, cfg.Tools)
+	var topts tools.Options
+	if cfg.Tools != nil {
+		topts = *cfg.Tools
+	}
+	if topts.Logger == nil {
+		topts.Logger = o.slog
+	}
+	o.disp = tools.NewDispatcher(browser{o}, &topts)
 	o.gate = newGate(o.disp)
 	o.srv = &http.Server{
 		Handler:           http.HandlerFunc(o.serveHTTP),
