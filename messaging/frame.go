@@ -16,7 +16,8 @@ const (
 	KindPong     = "pog"
 
 	// CancelType is the notification a Peer sends when the caller of a
-	// request gave up on it (its context ended before the response):
+	// request gave up on it (its context ended before the response, other
+	// than by the request's own timeout):
 	// {"k":"ntf","type":"cancel","payload":{"id":"7"}}. A Peer that
 	// receives it cancels the context of the handler serving that id; the
 	// handler still answers (the answer is dropped or awaited by the

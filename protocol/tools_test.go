@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -38,6 +40,70 @@ func TestToolCatalog(t *testing.T) {
 			t.Errorf("%s: a read-only tool cannot change the page", tool.Name)
 		}
 	}
+}
+
+// TestDocsToolTablesMatchCatalog keeps the tool tables of README.md
+// ("## Tools") and docs/DESIGN.md (§5.6) and README's count of tool handlers
+// in step with the catalogue: every tool listed once, nothing else listed.
+func TestDocsToolTablesMatchCatalog(t *testing.T) {
+	for _, doc := range []struct{ path, heading string }{
+		{filepath.Join("..", "README.md"), "## Tools"},
+		{filepath.Join("..", "docs", "DESIGN.md"), "### 5.6 "},
+	} {
+		text, err := os.ReadFile(doc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := toolTable(string(text), doc.heading)
+		if len(listed) == 0 {
+			t.Fatalf("%s: no tool table under %q", doc.path, doc.heading)
+		}
+		count := map[string]int{}
+		for _, name := range listed {
+			count[name]++
+		}
+		for _, tool := range Tools {
+			if count[tool.Name] != 1 {
+				t.Errorf("%s: %s is listed %d times in the tool table (want once)", doc.path, tool.Name, count[tool.Name])
+			}
+			delete(count, tool.Name)
+		}
+		for name := range count {
+			t.Errorf("%s: the tool table lists %s, which is not in protocol.Tools", doc.path, name)
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`the (\d+) tool handlers`).FindSubmatch(readme)
+	if m == nil {
+		t.Fatal(`README.md no longer says "the N tool handlers": update this test with it`)
+	}
+	if n, _ := strconv.Atoi(string(m[1])); n != len(Tools) {
+		t.Errorf("README.md says the %d tool handlers; protocol.Tools has %d", n, len(Tools))
+	}
+}
+
+// toolTable returns the tool names in backticks in the rows of the first
+// Markdown table after the line starting with heading.
+func toolTable(doc, heading string) []string {
+	lines := strings.Split(doc, "\n")
+	i := 0
+	for i < len(lines) && !strings.HasPrefix(lines[i], heading) {
+		i++
+	}
+	for i < len(lines) && !strings.HasPrefix(lines[i], "|") {
+		i++
+	}
+	var names []string
+	name := regexp.MustCompile("`(browser_[a-z_]+)`")
+	for ; i < len(lines) && strings.HasPrefix(lines[i], "|"); i++ {
+		for _, m := range name.FindAllStringSubmatch(lines[i], -1) {
+			names = append(names, m[1])
+		}
+	}
+	return names
 }
 
 // TestToolSchemas compares each tool's generated schema with its golden file
