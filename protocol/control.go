@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
 // The two ports on 127.0.0.1 (DESIGN §2): every profile's extension connects
@@ -33,21 +34,54 @@ const (
 	MsgOwnerLeaving = "owner_leaving"
 	MsgStatus       = "status"
 	MsgCallSent     = "call_sent"
+	// MsgFwdAuth follows an accepted fwd_hello ack with the forwarder's
+	// proof (proof.go).
+	MsgFwdAuth = "fwd_auth"
 )
 
-// FwdHello is the first request of a forwarder. Token is the contents of
-// ~/.monkbrowse/control-token, which only the same user can read.
+// FwdHello is the first request of a forwarder: who it is and its fresh
+// nonce (NewNonce). It carries no secret: the owner must prove first that
+// it holds the control token (FwdHelloAck.Proof), and only then does the
+// forwarder prove it too (FwdAuth). See proof.go and DESIGN §5.4.
 type FwdHello struct {
+	PID     int    `json:"pid"`
+	Version string `json:"version"`
+	Nonce   string `json:"nonce"`
+}
+
+// LegacyFwdHello is the fwd_hello of a monkbrowse older than issue 23, which
+// sent the control token itself. An owner answers it with an "update"
+// rejection (UpdateForwarderReason) and never looks at the token.
+type LegacyFwdHello struct {
 	PID     int    `json:"pid"`
 	Version string `json:"version"`
 	Token   string `json:"token"`
 }
 
-// FwdHelloAck answers FwdHello. A rejected forwarder's socket is closed.
+// FwdHelloAck answers FwdHello. Accepted so far (OK): the owner's nonce and
+// its proof (ProofLabelOwner) over both nonces; the forwarder checks the
+// proof before it sends anything else. Rejected: Reason, and the socket is
+// closed. An ack without Nonce and Proof comes from an owner older than
+// issue 23 (it expected a token): the forwarder says to update it.
 type FwdHelloAck struct {
 	OK      bool   `json:"ok"`
 	Version string `json:"version"`
 	Reason  string `json:"reason,omitempty"`
+	Nonce   string `json:"nonce,omitempty"`
+	Proof   string `json:"proof,omitempty"`
+}
+
+// FwdAuth is the forwarder's second request: its proof (ProofLabelForwarder)
+// over both nonces. Sent only after the owner's proof checked out.
+type FwdAuth struct {
+	Proof string `json:"proof"`
+}
+
+// FwdAuthAck answers FwdAuth. A rejected forwarder's socket is closed; an
+// accepted one may send call_tool and status from now on.
+type FwdAuthAck struct {
+	OK     bool   `json:"ok"`
+	Reason string `json:"reason,omitempty"`
 	// PID and App name the owner (its process and the AI app that started
 	// it, from MCP initialize), so a forwarder can say which process
 	// stopped answering.
@@ -55,9 +89,16 @@ type FwdHelloAck struct {
 	App string `json:"app,omitempty"`
 	// CallSent: this owner asks call_sent before a call's first request
 	// reaches the extension (issue 12), so a call it never asked about
-	// certainly did not reach the browser. Absent (an older owner): every
-	// interrupted call may have run.
+	// certainly did not reach the browser.
 	CallSent bool `json:"callSent,omitempty"`
+}
+
+// UpdateForwarderReason is the owner's rejection of a LegacyFwdHello: the
+// older monkbrowse shows it to its AI app.
+func UpdateForwarderReason(forwarderVersion string, forwarderPID int, ownerVersion string) string {
+	return fmt.Sprintf("update: an AI app is running an older monkbrowse (version %s, pid %d) that sends the control token in fwd_hello; "+
+		"the monkbrowse that owns the browser connection (version %s) no longer accepts that. Update monkbrowse for every AI app and restart them.",
+		forwarderVersion, forwarderPID, ownerVersion)
 }
 
 // CallTool is one AI-facing tool call: what a [Caller] runs and, on the

@@ -78,6 +78,17 @@ func withCode(v vector, code string) vector {
 // quotes and control characters.
 const unicodeSample = "a<b && c>d </script>\u2028line\u2029para 😀 𝄞 é \"q\" \\ \t\x01"
 
+// The control proof's sample inputs: with these, the proofs in the golden
+// frames fwd_hello.res and fwd_auth.req are what another implementation
+// must compute (proof_test.go checks them against HMAC-SHA256 directly).
+const (
+	sampleToken  = "5f0c9a3e7b1d2c4a6e8f0a1b3c5d7e9f11223344556677889900aabbccddeeff"
+	sampleNonceF = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	sampleNonceO = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeffe0e1e2e3e4e5e6e7e8e9eaebecedeeef"
+)
+
+func withName(v vector, name string) vector { v.name = name; return v }
+
 var sampleTabs = []TabInfo{
 	{TabID: 1843, Slot: 1, URL: "https://example.com/login", Title: "Sign in", Active: true, WindowID: 7},
 	{TabID: 1850, Slot: 2, URL: "https://example.com/docs?page=2", Title: "Docs — page 2", Active: false, WindowID: 7},
@@ -146,9 +157,13 @@ func vectors(t testing.TB) []vector {
 		vector{name: MsgTabsChanged + ".ntf", f: frame{K: "ntf", Type: MsgTabsChanged, Payload: marshal(t, TabsChanged{Tabs: sampleTabs})}, payloadType: TabsChanged{}},
 		vector{name: "ping", f: frame{K: "png"}},
 		vector{name: "pong", f: frame{K: "pog"}},
-		req(t, MsgFwdHello, "1", FwdHello{PID: 41234, Version: Version, Token: strings.Repeat("ab", 32)}),
-		res(t, MsgFwdHello, "1", "", FwdHelloAck{OK: true, Version: Version, PID: 41200, App: "claude-code", CallSent: true}),
-		res(t, MsgFwdHello, "1", "rejected", FwdHelloAck{OK: false, Version: Version, Reason: "wrong control token"}),
+		req(t, MsgFwdHello, "1", FwdHello{PID: 41234, Version: Version, Nonce: sampleNonceF}),
+		res(t, MsgFwdHello, "1", "", FwdHelloAck{OK: true, Version: Version, Nonce: sampleNonceO, Proof: Proof(sampleToken, ProofLabelOwner, sampleNonceF, sampleNonceO)}),
+		res(t, MsgFwdHello, "1", "rejected", FwdHelloAck{OK: false, Version: Version, Reason: UpdateForwarderReason("0.3.0", 41234, Version)}),
+		withName(req(t, MsgFwdHello, "1", LegacyFwdHello{PID: 41234, Version: "0.3.0", Token: strings.Repeat("ab", 32)}), "fwd_hello.req.legacy"),
+		req(t, MsgFwdAuth, "2", FwdAuth{Proof: Proof(sampleToken, ProofLabelForwarder, sampleNonceF, sampleNonceO)}),
+		res(t, MsgFwdAuth, "2", "", FwdAuthAck{OK: true, PID: 41200, App: "claude-code", CallSent: true}),
+		res(t, MsgFwdAuth, "2", "rejected", FwdAuthAck{OK: false, Reason: "wrong control token"}),
 		req(t, MsgCallTool, "2", CallTool{Name: "browser_click", Args: json.RawMessage(`{"element":"Continue button","ref":"e7","tab":1}`), Ref: "7"}),
 		res(t, MsgCallTool, "2", "", CallToolResult{Content: []ContentItem{{Type: "text", Text: "Clicked Continue button"}}}),
 		res(t, MsgCallTool, "2", "tool_error", CallToolResult{Content: []ContentItem{{Type: "text", Text: "tab 9 is not shared"}}, IsError: true}),
