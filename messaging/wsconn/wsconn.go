@@ -16,7 +16,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -38,12 +40,20 @@ type Options struct {
 	// DefaultReadLimit (32 MiB); negative means no limit. A larger frame
 	// closes the connection with status 1009 (message too big).
 	ReadLimit int64
+	// UnprovenLimit, if positive and below ReadLimit, is the largest frame
+	// accepted until [Conn.RaiseReadLimit] is called: a connection that has
+	// not proven itself yet may make the process buffer only this much. A
+	// larger frame closes the connection with 1009 after at most
+	// UnprovenLimit+1 bytes of it were read.
+	UnprovenLimit int64
 }
 
 // Conn is a messaging.PeerSocket over a gorilla *websocket.Conn. It sends
 // text frames and accepts text or binary ones.
 type Conn struct {
 	ws        *websocket.Conn
+	limit     atomic.Int64 // the current read limit; 0: none
+	full      int64        // the limit after RaiseReadLimit
 	writeLock chan struct{} // one slot: lets a waiting writer give up on ctx
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close
@@ -53,7 +63,7 @@ type Conn struct {
 var _ messaging.PeerSocket = (*Conn)(nil)
 
 // New wraps conn. The returned socket owns conn: its Close closes conn.
-func New(conn *websocket.Conn, opts *Options) messaging.PeerSocket {
+func New(conn *websocket.Conn, opts *Options) *Conn {
 	limit := int64(DefaultReadLimit)
 	if opts != nil && opts.ReadLimit != 0 {
 		limit = opts.ReadLimit
@@ -61,9 +71,26 @@ func New(conn *websocket.Conn, opts *Options) messaging.PeerSocket {
 	if limit < 0 {
 		limit = 0 // gorilla's "no limit"
 	}
+	// gorilla checks its limit at every frame header, before it buffers
+	// the frame: it holds the full limit. The unproven limit is enforced
+	// in Receive, also before buffering more than it, because it must be
+	// raisable while a read is already waiting (gorilla's limit may only
+	// be changed by the reading goroutine).
 	conn.SetReadLimit(limit)
-	return &Conn{ws: conn, writeLock: make(chan struct{}, 1), closed: make(chan struct{})}
+	c := &Conn{ws: conn, full: limit, writeLock: make(chan struct{}, 1), closed: make(chan struct{})}
+	c.limit.Store(limit)
+	if opts != nil && opts.UnprovenLimit > 0 && (limit == 0 || opts.UnprovenLimit < limit) {
+		c.limit.Store(opts.UnprovenLimit)
+	}
+	return c
 }
+
+// RaiseReadLimit lifts the UnprovenLimit: from the next message whose
+// first frame arrives after the call, frames up to ReadLimit are accepted.
+// Call it once the connection has proven itself, before answering the
+// proof (the other side sends big frames only after that answer). Safe
+// from any goroutine.
+func (c *Conn) RaiseReadLimit() { c.limit.Store(c.full) }
 
 // closedError is returned once the connection is over; it matches
 // messaging.ErrClosed and, when the other side or the network ended it,
@@ -131,7 +158,7 @@ func (c *Conn) Receive(ctx context.Context) ([]byte, error) {
 	default:
 	}
 	stop := context.AfterFunc(ctx, func() { c.ws.Close() })
-	_, data, err := c.ws.ReadMessage()
+	data, err := c.read()
 	stop()
 	if err == nil {
 		return data, nil
@@ -141,6 +168,30 @@ func (c *Conn) Receive(ctx context.Context) ([]byte, error) {
 		return nil, ctx.Err()
 	}
 	return nil, c.fail(err)
+}
+
+// read reads one message, refusing one larger than the current limit after
+// reading at most limit+1 bytes of it.
+func (c *Conn) read() ([]byte, error) {
+	_, r, err := c.ws.NextReader()
+	if err != nil {
+		return nil, err
+	}
+	limit := c.limit.Load()
+	if limit == 0 || limit == c.full {
+		return io.ReadAll(r) // gorilla enforces the full limit itself
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		// What gorilla does at its own limit: close 1009, then give up.
+		_ = c.ws.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(websocket.CloseMessageTooBig, ""), time.Now().Add(closeWait))
+		return nil, fmt.Errorf("%w (%d bytes before the connection proved itself)", websocket.ErrReadLimit, limit)
+	}
+	return data, nil
 }
 
 // fail closes the connection after an error that leaves it unusable and

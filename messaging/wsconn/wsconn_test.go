@@ -139,6 +139,52 @@ func TestReadLimit(t *testing.T) {
 	}
 }
 
+// TestUnprovenLimit: until RaiseReadLimit a frame over UnprovenLimit ends
+// the connection with 1009, even one that never finishes (the reader gives
+// up after UnprovenLimit+1 bytes instead of buffering the rest); after it,
+// frames up to ReadLimit pass.
+func TestUnprovenLimit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	t.Run("raised", func(t *testing.T) {
+		s, c := dial(t, &wsconn.Options{ReadLimit: 8192, UnprovenLimit: 1024})
+		if err := c.WriteMessage(websocket.TextMessage, []byte(strings.Repeat("a", 1024))); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Receive(ctx); err != nil || len(got) != 1024 {
+			t.Fatalf("frame at the unproven limit: %d bytes, %v", len(got), err)
+		}
+		s.(*wsconn.Conn).RaiseReadLimit()
+		if err := c.WriteMessage(websocket.TextMessage, []byte(strings.Repeat("b", 8192))); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Receive(ctx); err != nil || len(got) != 8192 {
+			t.Fatalf("frame at the full limit after the raise: %d bytes, %v", len(got), err)
+		}
+	})
+	t.Run("unfinished big frame", func(t *testing.T) {
+		s, c := dial(t, &wsconn.Options{ReadLimit: 64 << 20, UnprovenLimit: 1024})
+		// One frame header announcing 60 MiB, then 4 KiB of it, never the
+		// rest: the reader must give up without waiting for the rest.
+		w, err := c.NextWriter(websocket.TextMessage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(strings.Repeat("a", 5000))); err != nil { // flushes a first frame
+			t.Fatal(err)
+		}
+		_, err = s.Receive(ctx)
+		if !errors.Is(err, messaging.ErrClosed) || !errors.Is(err, websocket.ErrReadLimit) {
+			t.Fatalf("over the unproven limit: %v", err)
+		}
+		c.SetReadDeadline(time.Now().Add(watchdog))
+		_, _, err = c.ReadMessage()
+		if !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
+			t.Fatalf("client saw %v, want close 1009", err)
+		}
+	})
+}
+
 func TestCleanClose(t *testing.T) {
 	s, c := dial(t, nil)
 	if err := s.Close(); err != nil {
