@@ -1,9 +1,17 @@
 package netguard
 
 import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 func TestLoopbackHost(t *testing.T) {
@@ -53,5 +61,53 @@ func TestEvery(t *testing.T) {
 	e.last = time.Now().Add(-2 * time.Hour)
 	if ok, n := e.Allow(); !ok || n != 5 {
 		t.Fatalf("%v %d", ok, n)
+	}
+}
+
+// TestCheckPeer: another user's peer is refused, ours, root's and an
+// unattributable one are not (the proof judges those).
+func TestCheckPeer(t *testing.T) {
+	const self = 1000
+	table := map[string]int{"127.0.0.1:40001": 1001, "127.0.0.1:40002": 1000, "127.0.0.1:40003": 0}
+	lookup := func(remote, local string) (int, bool) {
+		if local != "127.0.0.1:9219" {
+			t.Errorf("lookup got local %q", local)
+		}
+		uid, ok := table[remote]
+		return uid, ok
+	}
+	for remote, refused := range map[string]bool{"127.0.0.1:40001": true, "127.0.0.1:40002": false, "127.0.0.1:40003": false, "127.0.0.1:40004": false} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = remote
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9219}))
+		msg, _ := CheckPeer(r, lookup, self)
+		if (msg != "") != refused {
+			t.Errorf("%s: refusal %q, want refused %v", remote, msg, refused)
+		}
+		if refused && !strings.Contains(msg, "another user") {
+			t.Errorf("refusal does not say why: %q", msg)
+		}
+	}
+	if msg, _ := CheckPeer(httptest.NewRequest("GET", "/", nil), nil, self); msg != "" {
+		t.Errorf("nil lookup refused: %q", msg)
+	}
+}
+
+// TestRefusalsLogOneLineASecond: 2,000 refusals in a burst write one line
+// (the clock does not move a second during the burst on any machine this
+// runs on; if it did, two).
+func TestRefusalsLogOneLineASecond(t *testing.T) {
+	var buf bytes.Buffer
+	r := NewRefusals(zerolog.New(&buf))
+	start := time.Now()
+	for range 2000 {
+		r.Refused("refused", func(e *zerolog.Event) { e.Str("why", "test") })
+	}
+	lines := strings.Count(buf.String(), "\n")
+	if max := 1 + int(time.Since(start)/time.Second); lines < 1 || lines > max {
+		t.Fatalf("%d lines for 2,000 refusals, want 1..%d:\n%s", lines, max, buf.String())
+	}
+	if r.Total() != 2000 {
+		t.Fatalf("Total = %d", r.Total())
 	}
 }

@@ -73,3 +73,17 @@ func procStat(pid int) (comm string, stopped bool, ppid int) {
 	}
 	return parseStat(string(data))
 }
+
+func readSockets() []socketRow {
+	var rows []socketRow
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		if data, err := os.ReadFile(f); err == nil {
+			rows = append(rows, parseSockets(string(data))...)
+		}
+	}
+	return rows
+}
+
+func listenerUID(port int) (int, bool) { return findListenerUID(readSockets(), port) }
+
+func peerUID(remote, local string) (int, bool) { return findPeerUID(readSockets(), remote, local) }

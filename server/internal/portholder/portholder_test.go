@@ -1,6 +1,7 @@
 package portholder
 
 import (
+	"encoding/binary"
 	"net"
 	"os"
 	"os/exec"
@@ -108,3 +109,88 @@ func freePort(t *testing.T) int {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }
+
+// sampleTCP is a /proc/net/tcp as Linux prints it on a little-endian
+// machine: a listener of uid 1001 on 127.0.0.1:9219 (0x2403), a connection
+// from 127.0.0.1:41000 (0xA028, uid 1001) to it, and the accepted side (uid
+// 1000).
+const sampleTCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:2403 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1001        0 51234 1 0000000000000000 100 0 0 10 0
+   1: 0100007F:A028 0100007F:2403 01 00000000:00000000 00:00000000 00000000  1001        0 51240 1 0000000000000000 20 4 30 10 -1
+   2: 0100007F:2403 0100007F:A028 01 00000000:00000000 00:00000000 00000000  1000        0 51241 1 0000000000000000 20 4 30 10 -1
+   garbage line
+`
+
+// sampleTCP6 holds an IPv4-mapped connection (::ffff:127.0.0.1:41001 to
+// :9222, uid 0) and a [::1]:9222 listener of uid 1000.
+const sampleTCP6 = `  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000000000000000000001000000:2406 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 61000 1 0000000000000000 100 0 0 10 0
+   1: 0000000000000000FFFF00000100007F:A029 0000000000000000FFFF00000100007F:2406 01 00000000:00000000 00:00000000 00000000     0        0 61001 1 0000000000000000 20 4 30 10 -1
+`
+
+func TestParseSocketsAndFindUIDs(t *testing.T) {
+	if !littleEndian() {
+		t.Skip("the sample tables are a little-endian machine's")
+	}
+	rows := append(parseSockets(sampleTCP), parseSockets(sampleTCP6)...)
+	if len(rows) != 5 {
+		t.Fatalf("parsed %d rows, want 5: %+v", len(rows), rows)
+	}
+	if uid, ok := findListenerUID(rows, 9219); !ok || uid != 1001 {
+		t.Fatalf("listener of 9219: %d %v", uid, ok)
+	}
+	if uid, ok := findListenerUID(rows, 9222); !ok || uid != 1000 {
+		t.Fatalf("listener of 9222: %d %v", uid, ok)
+	}
+	if _, ok := findListenerUID(rows, 41000); ok {
+		t.Fatal("a connected socket was taken for a listener")
+	}
+	for _, c := range []struct {
+		remote, local string
+		uid           int
+		ok            bool
+	}{
+		{"127.0.0.1:41000", "127.0.0.1:9219", 1001, true},
+		{"127.0.0.1:9219", "127.0.0.1:41000", 1000, true},
+		{"127.0.0.1:41001", "127.0.0.1:9222", 0, true},
+		{"[::ffff:127.0.0.1]:41001", "[::ffff:127.0.0.1]:9222", 0, true},
+		{"127.0.0.1:41999", "127.0.0.1:9219", 0, false},
+		{"not an address", "127.0.0.1:9219", 0, false},
+	} {
+		uid, ok := findPeerUID(rows, c.remote, c.local)
+		if uid != c.uid || ok != c.ok {
+			t.Errorf("findPeerUID(%s, %s) = %d %v, want %d %v", c.remote, c.local, uid, ok, c.uid, c.ok)
+		}
+	}
+}
+
+// TestPeerUIDOfARealConnection: on Linux both ends of a loopback connection
+// of this process are ours.
+func TestPeerUIDOfARealConnection(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux attributes sockets")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if uid, ok := PeerUID(s.RemoteAddr().String(), s.LocalAddr().String()); !ok || uid != os.Getuid() {
+		t.Fatalf("PeerUID = %d %v, want %d", uid, ok, os.Getuid())
+	}
+	if uid, ok := ListenerUID(ln.Addr().(*net.TCPAddr).Port); !ok || uid != os.Getuid() {
+		t.Fatalf("ListenerUID = %d %v, want %d", uid, ok, os.Getuid())
+	}
+}
+
+func littleEndian() bool { return binary.NativeEndian.Uint16([]byte{1, 0}) == 1 }

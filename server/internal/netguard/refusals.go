@@ -1,0 +1,44 @@
+package netguard
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Refusals is the one refusal log of a port (issue 23): every refused
+// request, upgrade, hello or proof is counted, and at most one warning line
+// a second is written, carrying how many refusals it stands for. A flood of
+// refused connections therefore costs the AI app's MCP log one line a
+// second. Safe for concurrent use; the zero value is not usable (see
+// NewRefusals).
+type Refusals struct {
+	log   zerolog.Logger
+	every Every
+	total atomic.Int64
+}
+
+// NewRefusals returns a refusal log writing to log.
+func NewRefusals(log zerolog.Logger) *Refusals {
+	return &Refusals{log: log, every: Every{Interval: time.Second}}
+}
+
+// Refused counts one refusal and, unless a line was written less than a
+// second ago, logs msg with the fields add sets (nil: none), "alsoRefused"
+// (the refusals not logged since the last line) and "refusedSinceStart".
+func (r *Refusals) Refused(msg string, add func(*zerolog.Event)) {
+	n := r.total.Add(1)
+	ok, held := r.every.Allow()
+	if !ok {
+		return
+	}
+	ev := r.log.Warn()
+	if add != nil {
+		add(ev)
+	}
+	ev.Int("alsoRefused", held).Int64("refusedSinceStart", n).Msg(msg)
+}
+
+// Total is how many refusals were counted.
+func (r *Refusals) Total() int64 { return r.total.Load() }
