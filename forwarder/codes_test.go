@@ -31,9 +31,7 @@ func refusingOwner(t *testing.T, home string, refusal error) int {
 			return
 		}
 		p := messaging.NewPeer(wsconn.New(ws, nil), nil)
-		p.Handle(protocol.MsgFwdHello, func(context.Context, json.RawMessage) (any, error) {
-			return protocol.FwdHelloAck{OK: true, Version: protocol.Version}, nil
-		})
+		proveAsOwner(p, "tok", false)
 		p.Handle(protocol.MsgCallTool, func(context.Context, json.RawMessage) (any, error) {
 			return nil, refusal
 		})

@@ -18,15 +18,21 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
-// Dial connects to the owner on the control port, says fwd_hello with the
-// control token, and returns the accepted connection. Errors:
+// Dial connects to the owner on the control port, runs the mutual proof of
+// DESIGN §5.4 and returns the accepted connection: fwd_hello with a fresh
+// nonce, the owner's proof checked (nothing else is sent to a listener that
+// cannot prove it holds the control token), then fwd_auth with this
+// process's proof. The token itself never leaves the process. Errors:
 //   - wrapping [ErrNoOwner] when nothing listens on the port;
 //   - *[NotOwnerError] when the port is held by something that does not
-//     behave as a monkbrowse owner (or no token file exists);
-//   - *[RejectedError] when a monkbrowse owner refused the hello;
+//     behave as a monkbrowse owner (or no token file exists), with NotYours
+//     set when it answered but could not prove the token;
+//   - *[OutdatedOwnerError] when the owner is a monkbrowse older than the
+//     proof;
+//   - *[RejectedError] when a monkbrowse owner refused the hello or proof;
 //   - ctx's error when ctx was cancelled.
 //
-// ctx bounds the dial and the fwd_hello exchange: without a deadline of its
+// ctx bounds the dial and the proof exchange: without a deadline of its
 // own they get [DefaultHandshakeTimeout]. Something that has not finished
 // the handshake by the deadline is reported as a silent *[NotOwnerError].
 //
@@ -98,7 +104,9 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		running:   map[*struct{}]context.CancelCauseFunc{},
 		sent:      map[string]bool{},
 	}
-	c.peer = messaging.NewPeer(wsconn.New(ws, nil), &messaging.Options{Logger: o.Logger})
+	// Frames from the other side are small until it has proven itself.
+	sock := wsconn.New(ws, &wsconn.Options{UnprovenLimit: protocol.MaxUnprovenFrame})
+	c.peer = messaging.NewPeer(sock, &messaging.Options{Logger: o.Logger})
 	c.peer.HandleNotify(protocol.MsgOwnerLeaving, func(context.Context, json.RawMessage) {
 		c.markLost(OwnerLeaving)
 		// The owner sends owner_leaving after its calls have been
@@ -126,37 +134,50 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		c.markLost(Disconnected)
 	}()
 
-	raw, err := c.peer.Request(hctx, protocol.MsgFwdHello, protocol.FwdHello{PID: o.PID, Version: o.Version, Token: token})
+	nonce := protocol.NewNonce()
+	raw, err := c.peer.Request(hctx, protocol.MsgFwdHello, protocol.FwdHello{PID: o.PID, Version: o.Version, Nonce: nonce})
 	if err != nil {
 		c.Close()
-		if errors.Is(ctx.Err(), context.Canceled) {
-			return nil, ctx.Err()
-		}
-		var re *messaging.RemoteError
-		switch {
-		case errors.As(err, &re):
-			return nil, &NotOwnerError{Port: o.Port, Detail: "it answered fwd_hello with an error: " + re.Message}
-		case errors.Is(err, messaging.ErrClosed):
-			// A monkbrowse owner that is leaving closes sockets; so does a
-			// program that does not speak the protocol. Treat it as a lost
-			// owner and let the caller re-run the election.
-			return nil, fmt.Errorf("%w on 127.0.0.1:%d (the connection closed during fwd_hello)", ErrNoOwner, o.Port)
-		default:
-			return nil, &NotOwnerError{Port: o.Port, Silent: true, Detail: "no answer to fwd_hello: " + err.Error()}
-		}
+		return nil, handshakeError(ctx, o.Port, protocol.MsgFwdHello, err)
 	}
 	var ack protocol.FwdHelloAck
 	if err := json.Unmarshal(raw, &ack); err != nil || (ack.Version == "" && !ack.OK && ack.Reason == "") {
 		c.Close()
 		return nil, &NotOwnerError{Port: o.Port, Detail: "its answer to fwd_hello is not a monkbrowse fwd_hello ack: " + truncate(string(raw), 120)}
 	}
+	if ack.Auth == "" {
+		// An owner older than the proof answers a hello without a token
+		// with a rejection and nothing else; never send it one.
+		c.Close()
+		return nil, &OutdatedOwnerError{Port: o.Port, Version: ack.Version}
+	}
 	if !ack.OK {
 		c.Close()
 		return nil, &RejectedError{Port: o.Port, Reason: ack.Reason}
 	}
+	if ack.Auth != protocol.AuthScheme || !protocol.CheckProof(token, protocol.ProofLabelOwner, nonce, ack.Nonce, ack.Proof) {
+		c.Close()
+		return nil, &NotOwnerError{Port: o.Port, NotYours: true, Detail: "it could not prove that it holds your control token (" + tokenPath + ")"}
+	}
+	// The owner has proven itself: its frames may be big from now on.
+	sock.RaiseReadLimit()
+	raw, err = c.peer.Request(hctx, protocol.MsgFwdAuth, protocol.FwdAuth{Proof: protocol.Proof(token, protocol.ProofLabelForwarder, nonce, ack.Nonce)})
+	if err != nil {
+		c.Close()
+		return nil, handshakeError(ctx, o.Port, protocol.MsgFwdAuth, err)
+	}
+	var auth protocol.FwdAuthAck
+	if err := json.Unmarshal(raw, &auth); err != nil {
+		c.Close()
+		return nil, &NotOwnerError{Port: o.Port, Detail: "its answer to fwd_auth is not a monkbrowse fwd_auth ack: " + truncate(string(raw), 120)}
+	}
+	if !auth.OK {
+		c.Close()
+		return nil, &RejectedError{Port: o.Port, Reason: auth.Reason}
+	}
 	c.ownerVersion = ack.Version
-	c.ownerPID, c.ownerApp = ack.PID, ack.App
-	c.tellsSent = ack.CallSent
+	c.ownerPID, c.ownerApp = auth.PID, auth.App
+	c.tellsSent = auth.CallSent
 	c.beating.Store(true)
 	go c.beat()
 	if ack.Version != o.Version {
@@ -166,9 +187,28 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 	return c, nil
 }
 
+// handshakeError classifies a failed fwd_hello or fwd_auth request.
+func handshakeError(ctx context.Context, port int, msg string, err error) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return ctx.Err()
+	}
+	var re *messaging.RemoteError
+	switch {
+	case errors.As(err, &re):
+		return &NotOwnerError{Port: port, Detail: "it answered " + msg + " with an error: " + re.Message}
+	case errors.Is(err, messaging.ErrClosed):
+		// A monkbrowse owner that is leaving closes sockets; so does a
+		// program that does not speak the protocol. Treat it as a lost
+		// owner and let the caller re-run the election.
+		return fmt.Errorf("%w on 127.0.0.1:%d (the connection closed during %s)", ErrNoOwner, port, msg)
+	default:
+		return &NotOwnerError{Port: port, Silent: true, Detail: "no answer to " + msg + ": " + err.Error()}
+	}
+}
+
 // dialError classifies a failed WebSocket dial.
 func dialError(ctx context.Context, port int, resp *http.Response, err error) error {
-	if errors.Is(ctx.Err(), context.Canceled) {
+	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if resp != nil && resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get(protocol.HeaderLeaving) != "" {

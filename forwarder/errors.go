@@ -3,6 +3,8 @@ package forwarder
 import (
 	"errors"
 	"fmt"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
 // ErrNotSent is wrapped by [Client.CallTool] when the call certainly did not
@@ -57,15 +59,43 @@ type NotOwnerError struct {
 	// Holder names the process holding the port when the caller found it
 	// ("process 123 (nc)"); "" when unknown.
 	Holder string
+	// NotYours: it answered but could not prove that it holds this user's
+	// control token (or the OS says it belongs to another user), so
+	// nothing was sent to it, neither a proof nor a call.
+	NotYours bool
 }
 
 func (e *NotOwnerError) Error() string {
+	if e.NotYours {
+		who := ""
+		if e.Holder != "" {
+			who = " (" + e.Holder + ")"
+		}
+		return fmt.Sprintf("monkbrowse cannot reach the browser: port %d is held by a program that is not your monkbrowse%s: %s, so this monkbrowse sent it nothing (no token, no tool call). "+
+			"Stop that program if it is yours; if it belongs to another user of this computer, ask them or the administrator to stop it. "+
+			"Or start every monkbrowse of yours with the same free port (--control-port) in each AI app's MCP settings.", e.Port, who, e.Detail)
+	}
 	who := "a program that is not a monkbrowse owner"
 	if e.Holder != "" {
 		who = e.Holder + ", which is not a monkbrowse owner"
 	}
 	return fmt.Sprintf("monkbrowse cannot reach the browser: the control port 127.0.0.1:%d is held by %s (%s). "+
 		"Stop that program, or start every monkbrowse with the same free port (--control-port).", e.Port, who, e.Detail)
+}
+
+// OutdatedOwnerError reports that the control port is held by a monkbrowse
+// owner older than the control proof (issue 23): it expects the token
+// itself in fwd_hello, which this monkbrowse never sends.
+type OutdatedOwnerError struct {
+	Port    int
+	Version string // what the owner announced
+}
+
+func (e *OutdatedOwnerError) Error() string {
+	return fmt.Sprintf("update: an AI app is running an older monkbrowse (version %s) that owns the browser connection on 127.0.0.1:%d "+
+		"and asks other monkbrowse processes for the control token itself, which this one (version %s) no longer sends. "+
+		"Update monkbrowse for every AI app and restart them (or quit the app running the old one); until then this AI app cannot use the browser.",
+		e.Version, e.Port, protocol.Version)
 }
 
 // RejectedError reports that a monkbrowse owner refused fwd_hello, normally

@@ -41,9 +41,7 @@ func dyingOwnerSent(t *testing.T, home string, tells, sends bool) int {
 		}
 		sock := wsconn.New(ws, nil)
 		p := messaging.NewPeer(sock, nil)
-		p.Handle(protocol.MsgFwdHello, func(context.Context, json.RawMessage) (any, error) {
-			return protocol.FwdHelloAck{OK: true, Version: protocol.Version, CallSent: tells}, nil
-		})
+		proveAsOwner(p, "tok", tells)
 		p.Handle(protocol.MsgCallTool, func(ctx context.Context, payload json.RawMessage) (any, error) {
 			var ct protocol.CallTool
 			_ = json.Unmarshal(payload, &ct)

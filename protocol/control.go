@@ -61,11 +61,14 @@ type LegacyFwdHello struct {
 // FwdHelloAck answers FwdHello. Accepted so far (OK): the owner's nonce and
 // its proof (ProofLabelOwner) over both nonces; the forwarder checks the
 // proof before it sends anything else. Rejected: Reason, and the socket is
-// closed. An ack without Nonce and Proof comes from an owner older than
-// issue 23 (it expected a token): the forwarder says to update it.
+// closed. Every ack of an owner that proves itself names the scheme in
+// Auth (AuthScheme), accepted or not: an ack without it comes from an owner
+// older than issue 23 (it expected a token), and the forwarder says to
+// update it.
 type FwdHelloAck struct {
 	OK      bool   `json:"ok"`
 	Version string `json:"version"`
+	Auth    string `json:"auth,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Nonce   string `json:"nonce,omitempty"`
 	Proof   string `json:"proof,omitempty"`

@@ -29,6 +29,8 @@ const (
 	// nonce is 2*NonceSize lower-case hex digits, and so is a proof
 	// (sha256.Size bytes).
 	NonceSize = 32
+	// AuthScheme names this exchange in every fwd_hello ack (FwdHelloAck.Auth).
+	AuthScheme = "hmac-sha256-v1"
 )
 
 // MaxUnprovenFrame bounds every frame a connection sends before it has

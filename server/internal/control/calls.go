@@ -17,7 +17,7 @@ const callSentWait = 2 * time.Second
 func (s *Server) handleCallTool(c *conn) messaging.Handler {
 	return func(ctx context.Context, payload json.RawMessage) (any, error) {
 		if !c.accepted.Load() {
-			return nil, errors.New("call_tool refused: this connection has not been accepted yet; say fwd_hello with the control token first")
+			return nil, errors.New("call_tool refused: this connection has not been accepted yet; prove the control token with fwd_hello and fwd_auth first")
 		}
 		var ct protocol.CallTool
 		if err := json.Unmarshal(payload, &ct); err != nil {

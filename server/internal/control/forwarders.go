@@ -12,7 +12,7 @@ import (
 func (s *Server) handleStatus(c *conn) messaging.Handler {
 	return func(ctx context.Context, payload json.RawMessage) (any, error) {
 		if !c.accepted.Load() {
-			return nil, errors.New("status refused: this connection has not been accepted yet; say fwd_hello with the control token first")
+			return nil, errors.New("status refused: this connection has not been accepted yet; prove the control token with fwd_hello and fwd_auth first")
 		}
 		st := protocol.StatusResult{
 			OwnerPID:    s.cfg.PID,

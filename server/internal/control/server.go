@@ -18,10 +18,11 @@ import (
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
+	"github.com/monkbrowse/monkbrowse/server/internal/portholder"
 )
 
-// DefaultHelloTimeout is how long a connection may stay without an accepted
-// fwd_hello before it is closed.
+// DefaultHelloTimeout is how long a connection may stay without having
+// proven itself (fwd_hello, then an accepted fwd_auth) before it is closed.
 const DefaultHelloTimeout = 10 * time.Second
 
 // Heartbeats on the control connection (issue 12, DECISIONS.md): the owner
@@ -63,9 +64,15 @@ type Config struct {
 	Heartbeat, DropAfter time.Duration
 	// HelloTimeout: 0 means DefaultHelloTimeout.
 	HelloTimeout time.Duration
-	// MaxPending caps the connections without an accepted fwd_hello; a new
-	// one beyond it closes the oldest. 0 means netguard.DefaultMaxPending.
+	// MaxPending caps the connections that have not proven themselves; a
+	// new one beyond it closes the oldest. 0 means
+	// netguard.DefaultMaxPending.
 	MaxPending int
+	// PeerUID attributes an accepted connection to its OS user; one of
+	// another user (not UID, not root) is refused before the upgrade
+	// (DESIGN §8). nil means portholder.PeerUID; UID 0 means os.Getuid().
+	PeerUID netguard.PeerUID
+	UID     int
 }
 
 // Server is the owner's control-port server. Its methods are safe for
@@ -78,9 +85,8 @@ type Server struct {
 	upgrader websocket.Upgrader
 	hs       *http.Server
 
-	pending *netguard.Pending // connections that have not said fwd_hello yet
-	failLog netguard.Every    // refusals logged at most once a second
-	refused atomic.Int64      // failed fwd_hello attempts
+	pending  *netguard.Pending  // connections that have not proven themselves yet
+	refusals *netguard.Refusals // every refusal, logged at most once a second
 
 	failMu   sync.Mutex
 	failNext time.Time // when the next failure may be answered
@@ -96,11 +102,18 @@ type Server struct {
 // conn is one forwarder connection.
 type conn struct {
 	peer     *messaging.Peer
+	ws       *wsconn.Conn
 	sock     *rejectingSocket
 	accepted atomic.Bool
 	info     protocol.ForwarderInfo // set once when accepted, under Server.mu
 	timer    *time.Timer
 	release  func() // leaves the pending cap; idempotent
+
+	// The proof exchange (hello.go), under hmu.
+	hmu                        sync.Mutex
+	pid                        int
+	version                    string
+	nonceForwarder, nonceOwner string
 }
 
 // New returns a server; call [Server.Serve] with the bound control listener.
@@ -110,6 +123,12 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Version == "" {
 		cfg.Version = protocol.Version
+	}
+	if cfg.PeerUID == nil {
+		cfg.PeerUID = portholder.PeerUID
+	}
+	if cfg.UID == 0 {
+		cfg.UID = os.Getuid()
 	}
 	if cfg.HelloTimeout <= 0 {
 		cfg.HelloTimeout = DefaultHelloTimeout
@@ -125,12 +144,12 @@ func New(cfg Config) *Server {
 		log = cfg.Logger.With().Str("component", "control").Logger()
 	}
 	s := &Server{
-		cfg:     cfg,
-		log:     log,
-		since:   time.Now(),
-		conns:   make(map[*conn]struct{}),
-		pending: netguard.NewPending(cfg.MaxPending),
-		failLog: netguard.Every{Interval: time.Second},
+		cfg:      cfg,
+		log:      log,
+		since:    time.Now(),
+		conns:    make(map[*conn]struct{}),
+		pending:  netguard.NewPending(cfg.MaxPending),
+		refusals: netguard.NewRefusals(log),
 	}
 	s.upgrader = websocket.Upgrader{
 		// Checked in ServeHTTP already; repeated so that the upgrader can
@@ -150,14 +169,20 @@ func (s *Server) Serve(ln net.Listener) error {
 // ServeHTTP refuses browsers and plain HTTP and upgrades everything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !netguard.LoopbackHost(r.Host) {
-		if ok, n := s.failLog.Allow(); ok {
-			s.log.Warn().Str("host", r.Host).Str("remote", r.RemoteAddr).Int("alsoRefused", n).Msg("refused a control-port request whose Host is not a loopback name")
-		}
+		s.refusals.Refused("refused a control-port request whose Host is not a loopback name",
+			func(e *zerolog.Event) { e.Str("host", r.Host).Str("remote", r.RemoteAddr) })
 		http.Error(w, netguard.HostRefusal, http.StatusForbidden)
 		return
 	}
+	if msg, uid := netguard.CheckPeer(r, s.cfg.PeerUID, s.cfg.UID); msg != "" {
+		s.refusals.Refused("refused a control-port connection from another user's program",
+			func(e *zerolog.Event) { e.Int("uid", uid).Str("remote", r.RemoteAddr) })
+		http.Error(w, msg, http.StatusForbidden)
+		return
+	}
 	if len(r.Header.Values("Origin")) > 0 {
-		s.log.Warn().Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr).Msg("refused a control-port connection from a browser origin")
+		s.refusals.Refused("refused a control-port connection from a browser origin",
+			func(e *zerolog.Event) { e.Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr) })
 		http.Error(w, "monkbrowse control port: connections from browsers (with an Origin header) are refused", http.StatusForbidden)
 		return
 	}
@@ -185,8 +210,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) startConn(ws *websocket.Conn) {
 	// An upload travels in call_tool: 25 MiB in base64 is more than
-	// wsconn's default limit.
-	c := &conn{sock: &rejectingSocket{PeerSocket: wsconn.New(ws, &wsconn.Options{ReadLimit: MaxFrame})}}
+	// wsconn's default limit. Until both proofs are done frames are at
+	// most protocol.MaxUnprovenFrame.
+	c := &conn{ws: wsconn.New(ws, &wsconn.Options{ReadLimit: MaxFrame, UnprovenLimit: protocol.MaxUnprovenFrame})}
+	c.sock = &rejectingSocket{PeerSocket: c.ws}
 	c.peer = messaging.NewPeer(c.sock, &messaging.Options{
 		Logger: slog.New(slog.DiscardHandler),
 		OnClose: func(error) {
@@ -201,6 +228,7 @@ func (s *Server) startConn(ws *websocket.Conn) {
 	})
 	c.release = func() {}
 	c.peer.Handle(protocol.MsgFwdHello, s.handleHello(c))
+	c.peer.Handle(protocol.MsgFwdAuth, s.handleAuth(c))
 	c.peer.Handle(protocol.MsgCallTool, s.handleCallTool(c))
 	c.peer.Handle(protocol.MsgStatus, s.handleStatus(c))
 
@@ -211,12 +239,13 @@ func (s *Server) startConn(ws *websocket.Conn) {
 		return
 	}
 	s.conns[c] = struct{}{}
-	// Until it says fwd_hello the connection counts against the cap of
-	// silent connections; beyond it the oldest one is closed.
+	// Until it has proven itself (fwd_auth accepted) the connection counts
+	// against the cap of unproven connections; beyond it the oldest one is
+	// closed.
 	c.release = s.pending.Add(func() { c.peer.Close() })
 	c.timer = time.AfterFunc(s.cfg.HelloTimeout, func() {
 		if !c.accepted.Load() {
-			s.log.Warn().Msg("closing a control connection that did not say fwd_hello in time")
+			s.refusals.Refused("closing a control connection that did not prove itself in time", nil)
 			c.peer.Close()
 		}
 	})
