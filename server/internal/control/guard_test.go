@@ -2,7 +2,11 @@ package control
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -35,10 +39,9 @@ func (l *lockedBuf) String() string {
 // second; a correct token meanwhile is accepted at once.
 func TestFailedAuthDelayedLimitedAndLoggedOnceASecond(t *testing.T) {
 	ctx := watchdog(t, 30*time.Second)
-	f := start(t)
 	var logs lockedBuf
 	l := zerolog.New(&logs)
-	f.srv.log = l
+	f := start(t, func(c *Config) { c.Logger = &l })
 	const n = 20
 	// The forwarder with the right token connects first, so that its
 	// fwd_hello is one round trip on an open socket.
@@ -66,10 +69,10 @@ func TestFailedAuthDelayedLimitedAndLoggedOnceASecond(t *testing.T) {
 	close(burst)
 	// Once the server holds all n failures, a right token is accepted at
 	// once: before even the first failure's (delayed) answer arrives.
-	for f.srv.refused.Load() < n {
+	for f.srv.refusals.Total() < n {
 		select {
 		case <-ctx.Done():
-			t.Fatalf("watchdog: the server saw %d of %d failed attempts", f.srv.refused.Load(), n)
+			t.Fatalf("watchdog: the server saw %d of %d failed attempts", f.srv.refusals.Total(), n)
 		case <-time.After(time.Millisecond):
 		}
 	}
@@ -122,4 +125,100 @@ func TestControlHostMustBeLoopback(t *testing.T) {
 		t.Fatalf("Host localhost: %v", err)
 	}
 	ws.Close()
+}
+
+// TestOriginFloodLogsAFewLines: 2,000 upgrades with a web Origin are all
+// refused with 403 and cost the MCP log at most a line a second.
+func TestOriginFloodLogsAFewLines(t *testing.T) {
+	var logs lockedBuf
+	l := zerolog.New(&logs)
+	f := start(t, func(c *Config) { c.Logger = &l })
+	start := time.Now()
+	tr := &http.Transport{MaxIdleConnsPerHost: 8}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	for i := range 2000 {
+		req, _ := http.NewRequest("GET", "http://127.0.0.1:"+strconv.Itoa(f.port)+"/", nil)
+		req.Header.Set("Connection", "Upgrade")
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Sec-WebSocket-Version", "13")
+		req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+		req.Header.Set("Origin", "https://evil.example")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("attempt %d: %s, want 403", i, resp.Status)
+		}
+	}
+	elapsed := time.Since(start)
+	lines := strings.Count(logs.String(), "\n")
+	t.Logf("2,000 refused upgrades in %s: %d log lines", elapsed.Round(time.Millisecond), lines)
+	if max := int(elapsed/time.Second) + 1; lines > max || lines == 0 {
+		t.Fatalf("%d log lines for 2,000 refusals in %s (want 1..%d):\n%s", lines, elapsed, max, logs.String())
+	}
+	if !strings.Contains(logs.String(), `"refusedSinceStart"`) {
+		t.Fatalf("the log line does not count the refusals:\n%s", logs.String())
+	}
+}
+
+// TestOtherUsersPeerRefused: a connection the OS attributes to another user
+// is refused before the upgrade with a clear 403; ours, root's and
+// unattributable ones go on to the proof. The uid table is a fake (a test
+// running as one user cannot make another user's connection).
+func TestOtherUsersPeerRefused(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	var mu sync.Mutex
+	owner := map[string]int{} // the peer's address → uid; absent: unattributable
+	f := start(t, func(c *Config) {
+		c.UID = 1000
+		c.PeerUID = func(remote, local string) (int, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			uid, ok := owner[remote]
+			return uid, ok
+		}
+	})
+	for _, tc := range []struct {
+		name    string
+		uid     int
+		known   bool
+		refused bool
+	}{
+		{"another user", 1001, true, true},
+		{"ours", 1000, true, false},
+		{"root", 0, true, false},
+		{"unattributable", 0, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := websocket.Dialer{NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+				if err == nil && tc.known {
+					mu.Lock()
+					owner[c.LocalAddr().String()] = tc.uid
+					mu.Unlock()
+				}
+				return c, err
+			}}
+			ws, resp, err := d.DialContext(ctx, f.url(), nil)
+			if tc.refused {
+				if err == nil {
+					ws.Close()
+					t.Fatal("another user's connection was upgraded")
+				}
+				body, _ := io.ReadAll(resp.Body)
+				if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "another user of this computer (uid 1001)") {
+					t.Fatalf("refusal: %s %q", resp.Status, body)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("upgrade refused: %v", err)
+			}
+			ws.Close()
+		})
+	}
 }

@@ -174,12 +174,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, netguard.HostRefusal, http.StatusForbidden)
 		return
 	}
-	if msg, uid := netguard.CheckPeer(r, s.cfg.PeerUID, s.cfg.UID); msg != "" {
-		s.refusals.Refused("refused a control-port connection from another user's program",
-			func(e *zerolog.Event) { e.Int("uid", uid).Str("remote", r.RemoteAddr) })
-		http.Error(w, msg, http.StatusForbidden)
-		return
-	}
 	if len(r.Header.Values("Origin")) > 0 {
 		s.refusals.Refused("refused a control-port connection from a browser origin",
 			func(e *zerolog.Event) { e.Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr) })
@@ -189,6 +183,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !websocket.IsWebSocketUpgrade(r) {
 		w.Header().Set("Upgrade", "websocket")
 		http.Error(w, "monkbrowse control port: WebSocket connections from monkbrowse processes only", http.StatusUpgradeRequired)
+		return
+	}
+	// Last of the checks: it reads /proc/net/tcp on Linux.
+	if msg, uid := netguard.CheckPeer(r, s.cfg.PeerUID, s.cfg.UID); msg != "" {
+		s.refusals.Refused("refused a control-port connection from another user's program",
+			func(e *zerolog.Event) { e.Int("uid", uid).Str("remote", r.RemoteAddr) })
+		http.Error(w, msg, http.StatusForbidden)
 		return
 	}
 	s.mu.Lock()

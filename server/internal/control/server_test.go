@@ -86,7 +86,7 @@ type fixture struct {
 	served chan error
 }
 
-func start(t *testing.T) *fixture {
+func start(t *testing.T, opts ...func(*Config)) *fixture {
 	t.Helper()
 	home := t.TempDir()
 	tok, _, err := WriteToken(home)
@@ -98,11 +98,15 @@ func start(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{caller: newFakeCaller(), port: ln.Addr().(*net.TCPAddr).Port, home: home, token: tok, served: make(chan error, 1)}
-	f.srv = New(Config{Token: tok, Caller: f.caller, ControlPort: f.port, HelloTimeout: 2 * time.Second,
+	cfg := Config{Token: tok, Caller: f.caller, ControlPort: f.port, HelloTimeout: 2 * time.Second,
 		Profiles: func() []protocol.ProfileStatus {
 			return []protocol.ProfileStatus{{ProfileID: "p1", Label: "Work", Slug: "work", Connected: true, Tabs: []protocol.TabInfo{{TabID: 7, Slot: 1}}}}
 		},
-		ExtensionPort: func() int { return 9333 }})
+		ExtensionPort: func() int { return 9333 }}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	f.srv = New(cfg)
 	go func() { f.served <- f.srv.Serve(ln) }()
 	t.Cleanup(func() {
 		f.srv.Close()
@@ -165,9 +169,11 @@ func TestOriginUpgradeRefused(t *testing.T) {
 	}
 }
 
-func helloAck(t *testing.T, ctx context.Context, p *messaging.Peer, token string) protocol.FwdHelloAck {
+// hello says fwd_hello with a fresh nonce and returns the ack and the nonce.
+func hello(t *testing.T, ctx context.Context, p *messaging.Peer) (protocol.FwdHelloAck, string) {
 	t.Helper()
-	raw, err := p.Request(ctx, protocol.MsgFwdHello, protocol.FwdHello{PID: 4242, Version: protocol.Version, Token: token})
+	nonce := protocol.NewNonce()
+	raw, err := p.Request(ctx, protocol.MsgFwdHello, protocol.FwdHello{PID: 4242, Version: protocol.Version, Nonce: nonce})
 	if err != nil {
 		t.Fatalf("fwd_hello: %v", err)
 	}
@@ -175,7 +181,26 @@ func helloAck(t *testing.T, ctx context.Context, p *messaging.Peer, token string
 	if err := json.Unmarshal(raw, &ack); err != nil {
 		t.Fatal(err)
 	}
-	return ack
+	return ack, nonce
+}
+
+// helloAck runs the whole proof with token on p: fwd_hello (checking the
+// owner's proof against token only when want is set), then fwd_auth.
+func helloAck(t *testing.T, ctx context.Context, p *messaging.Peer, token string) protocol.FwdAuthAck {
+	t.Helper()
+	ack, nonce := hello(t, ctx, p)
+	if !ack.OK || ack.Auth != protocol.AuthScheme {
+		t.Fatalf("fwd_hello ack = %+v", ack)
+	}
+	raw, err := p.Request(ctx, protocol.MsgFwdAuth, protocol.FwdAuth{Proof: protocol.Proof(token, protocol.ProofLabelForwarder, nonce, ack.Nonce)})
+	if err != nil {
+		t.Fatalf("fwd_auth: %v", err)
+	}
+	var auth protocol.FwdAuthAck
+	if err := json.Unmarshal(raw, &auth); err != nil {
+		t.Fatal(err)
+	}
+	return auth
 }
 
 func waitClosed(t *testing.T, p *messaging.Peer) {
@@ -190,27 +215,43 @@ func waitClosed(t *testing.T, p *messaging.Peer) {
 func TestBadTokensRejectedAndClosed(t *testing.T) {
 	ctx := watchdog(t, 20*time.Second)
 	f := start(t)
-	for _, tc := range []struct{ name, token, reason string }{
-		{"wrong", strings.Repeat("0", 64), "wrong control token"},
-		{"wrong length", "abc", "wrong control token"},
-		{"missing", "", "missing control token"},
+	// The owner proves itself first, with the token it holds.
+	p := f.rawPeer(t, ctx)
+	ack, nonce := hello(t, ctx, p)
+	if !ack.OK || !protocol.CheckProof(f.token, protocol.ProofLabelOwner, nonce, ack.Nonce, ack.Proof) {
+		t.Fatalf("the owner's proof does not check out: %+v", ack)
+	}
+	for _, tc := range []struct{ name, token string }{
+		{"wrong", strings.Repeat("0", 64)},
+		{"wrong length", "abc"},
+		{"missing", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := f.rawPeer(t, ctx)
-			ack := helloAck(t, ctx, p, tc.token)
-			if ack.OK || ack.Reason != tc.reason || ack.Version != protocol.Version {
-				t.Fatalf("ack = %+v, want rejected with %q", ack, tc.reason)
+			auth := helloAck(t, ctx, p, tc.token)
+			if auth.OK || !strings.Contains(auth.Reason, "wrong control token") {
+				t.Fatalf("ack = %+v, want rejected", auth)
 			}
 			waitClosed(t, p)
 		})
 	}
-	// A malformed hello is rejected too.
-	p := f.rawPeer(t, ctx)
-	raw, err := p.Request(ctx, protocol.MsgFwdHello, json.RawMessage(`{"pid":"x"}`))
+	// The owner's own proof reflected back is not the forwarder's.
+	p = f.rawPeer(t, ctx)
+	ack, _ = hello(t, ctx, p)
+	raw, err := p.Request(ctx, protocol.MsgFwdAuth, protocol.FwdAuth{Proof: ack.Proof})
 	if err != nil || !strings.Contains(string(raw), `"ok":false`) {
-		t.Fatalf("malformed hello: %s, %v", raw, err)
+		t.Fatalf("reflected proof: %s, %v", raw, err)
 	}
 	waitClosed(t, p)
+	// A malformed hello, and one without a nonce, are rejected too.
+	for _, bad := range []string{`{"pid":"x"}`, `{"pid":1,"version":"0.3.0"}`, `{"pid":1,"version":"0.3.0","nonce":"abcd"}`} {
+		p := f.rawPeer(t, ctx)
+		raw, err := p.Request(ctx, protocol.MsgFwdHello, json.RawMessage(bad))
+		if err != nil || !strings.Contains(string(raw), `"ok":false`) {
+			t.Fatalf("malformed hello %s: %s, %v", bad, raw, err)
+		}
+		waitClosed(t, p)
+	}
 	if n := f.caller.count(); n != 0 {
 		t.Fatalf("%d calls ran", n)
 	}
@@ -225,6 +266,65 @@ func TestBadTokensRejectedAndClosed(t *testing.T) {
 	}
 }
 
+// TestOlderForwarderToldToUpdate: a forwarder from before the proof sends
+// the token in fwd_hello; the owner answers "update" and never accepts it,
+// even with the right token.
+func TestOlderForwarderToldToUpdate(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	f := start(t)
+	p := f.rawPeer(t, ctx)
+	raw, err := p.Request(ctx, protocol.MsgFwdHello, protocol.LegacyFwdHello{PID: 777, Version: "0.3.0", Token: f.token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ack protocol.FwdHelloAck
+	if err := json.Unmarshal(raw, &ack); err != nil {
+		t.Fatal(err)
+	}
+	if ack.OK || !strings.Contains(ack.Reason, "update: an AI app is running an older monkbrowse (version 0.3.0, pid 777)") {
+		t.Fatalf("legacy hello: %+v", ack)
+	}
+	waitClosed(t, p)
+	if len(f.srv.Forwarders()) != 0 {
+		t.Fatal("a legacy hello was accepted")
+	}
+}
+
+// TestUnprovenConnectionsBoundedAndCapped: until fwd_auth is accepted a
+// connection stays in the pending cap (a correct fwd_hello does not release
+// it) and may send frames of at most protocol.MaxUnprovenFrame; after the
+// proof it leaves the cap and big frames (uploads) pass.
+func TestUnprovenConnectionsBoundedAndCapped(t *testing.T) {
+	ctx := watchdog(t, 20*time.Second)
+	f := start(t)
+	big := json.RawMessage(`{"data":"` + strings.Repeat("a", protocol.MaxUnprovenFrame) + `"}`)
+
+	p := f.rawPeer(t, ctx)
+	if ack, _ := hello(t, ctx, p); !ack.OK {
+		t.Fatalf("hello: %+v", ack)
+	}
+	if n := f.srv.pending.Len(); n != 1 {
+		t.Fatalf("after fwd_hello %d pending connections, want 1 (it has proven nothing yet)", n)
+	}
+	_, err := p.Request(ctx, protocol.MsgCallTool, protocol.CallTool{Name: "browser_snapshot", Args: big})
+	if !errors.Is(err, messaging.ErrClosed) {
+		t.Fatalf("a %d-byte frame before the proof: %v, want the connection closed", len(big), err)
+	}
+	waitClosed(t, p)
+
+	p = f.rawPeer(t, ctx)
+	if auth := helloAck(t, ctx, p, f.token); !auth.OK {
+		t.Fatalf("proof: %+v", auth)
+	}
+	if n := f.srv.pending.Len(); n != 0 {
+		t.Fatalf("after the proof %d pending connections, want 0", n)
+	}
+	raw, err := p.Request(ctx, protocol.MsgCallTool, protocol.CallTool{Name: "browser_snapshot", Args: big})
+	if err != nil || !strings.Contains(string(raw), "ran browser_snapshot") {
+		t.Fatalf("a big call after the proof: %.100s, %v", raw, err)
+	}
+}
+
 func TestForwarderDialWithWrongTokenFile(t *testing.T) {
 	ctx := watchdog(t, 10*time.Second)
 	f := start(t)
@@ -232,10 +332,15 @@ func TestForwarderDialWithWrongTokenFile(t *testing.T) {
 	if _, _, err := WriteToken(other); err != nil {
 		t.Fatal(err)
 	}
+	// With another token the owner's proof does not check out: the
+	// forwarder refuses the owner before proving anything itself.
 	_, err := forwarder.Dial(ctx, &forwarder.Options{Port: f.port, Home: other})
-	var rej *forwarder.RejectedError
-	if !errors.As(err, &rej) || !strings.Contains(err.Error(), "wrong control token") {
-		t.Fatalf("err = %v, want *RejectedError for a wrong token", err)
+	var no *forwarder.NotOwnerError
+	if !errors.As(err, &no) || !no.NotYours || !strings.Contains(err.Error(), "not your monkbrowse") {
+		t.Fatalf("err = %v, want *NotOwnerError{NotYours}", err)
+	}
+	if len(f.srv.Forwarders()) != 0 {
+		t.Fatal("a forwarder with another token was accepted")
 	}
 }
 
@@ -253,7 +358,18 @@ func TestCallToolBeforeHelloRefused(t *testing.T) {
 	if n := f.caller.count(); n != 0 {
 		t.Fatalf("a call ran before fwd_hello")
 	}
-	// The same connection can still say hello and then call.
+	// Between fwd_hello and fwd_auth calls are refused too.
+	if ack, _ := hello(t, ctx, p); !ack.OK {
+		t.Fatalf("hello: %+v", ack)
+	}
+	if _, err := p.Request(ctx, protocol.MsgCallTool, protocol.CallTool{Name: "browser_click", Args: json.RawMessage(`{}`)}); err == nil {
+		t.Fatal("call_tool between fwd_hello and fwd_auth ran")
+	}
+	if n := f.caller.count(); n != 0 {
+		t.Fatalf("a call ran before fwd_auth")
+	}
+	p = f.rawPeer(t, ctx)
+	// A new connection can say hello, prove and then call.
 	if ack := helloAck(t, ctx, p, f.token); !ack.OK {
 		t.Fatalf("hello after refused call: %+v", ack)
 	}
