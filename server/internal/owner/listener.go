@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/rs/zerolog"
 
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
@@ -28,9 +29,8 @@ func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// A DNS-rebinding page reaches 127.0.0.1 under its own host name: only
 	// loopback names are served, on any port (port forwards keep working).
 	if !netguard.LoopbackHost(r.Host) {
-		if ok, n := o.refusedLog.Allow(); ok {
-			o.log.Warn().Str("host", r.Host).Str("remote", r.RemoteAddr).Int("alsoRefused", n).Msg("refused a request whose Host is not a loopback name")
-		}
+		o.refusals.Refused("refused a request whose Host is not a loopback name",
+			func(e *zerolog.Event) { e.Str("host", r.Host).Str("remote", r.RemoteAddr) })
 		http.Error(w, netguard.HostRefusal, http.StatusForbidden)
 		return
 	}
@@ -43,10 +43,16 @@ func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	foreign, reason := o.checkOrigin(r.Header.Get("Origin"))
 	if reason != "" {
-		if ok, n := o.refusedLog.Allow(); ok {
-			o.log.Warn().Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr).Int("alsoRefused", n).Msg("refused a WebSocket from a web page's origin")
-		}
+		o.refusals.Refused("refused a WebSocket from a web page's origin",
+			func(e *zerolog.Event) { e.Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr) })
 		http.Error(w, reason, http.StatusForbidden)
+		return
+	}
+	// Last of the checks: it reads /proc/net/tcp on Linux.
+	if msg, uid := netguard.CheckPeer(r, o.cfg.PeerUID, o.cfg.UID); msg != "" {
+		o.refusals.Refused("refused an extension-port connection from another user's program",
+			func(e *zerolog.Event) { e.Int("uid", uid).Str("remote", r.RemoteAddr) })
+		http.Error(w, msg, http.StatusForbidden)
 		return
 	}
 	up := websocket.Upgrader{
@@ -67,9 +73,12 @@ func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	o.wg.Add(1)
 	o.mu.Unlock()
 	defer o.wg.Done()
-	sock := wsconn.New(ws, &wsconn.Options{ReadLimit: o.cfg.ReadLimit})
-	// Until its hello is done the socket counts against the port's cap of
-	// pending sockets; beyond it the oldest pending socket is closed.
+	// Until its hello is accepted the socket may send frames of at most
+	// protocol.MaxUnprovenFrame (a hello with many tabs still fits, so an
+	// outdated or foreign extension still gets its explicit rejection) and
+	// counts against the port's cap of pending sockets; beyond it the
+	// oldest pending socket is closed.
+	sock := wsconn.New(ws, &wsconn.Options{ReadLimit: o.cfg.ReadLimit, UnprovenLimit: protocol.MaxUnprovenFrame})
 	release := o.pending.Add(func() { _ = sock.Close() })
 	o.accept(sock, r.RemoteAddr, foreign, release)
 }
@@ -126,8 +135,8 @@ func foreignReason(id string) string {
 
 // accept runs the hello handshake on a fresh socket and, once accepted,
 // hands the socket to a Peer.
-func (o *Owner) accept(sock messaging.PeerSocket, remote, foreign string, release func()) {
-	h, helloID, err := o.awaitHello(sock, foreign, release)
+func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()) {
+	h, helloID, err := o.awaitHello(sock, foreign)
 	release()
 	if err != nil {
 		// Debug: a flood of idle sockets must not flood stderr.
@@ -145,9 +154,16 @@ func (o *Owner) accept(sock messaging.PeerSocket, remote, foreign string, releas
 		OnClose: func(err error) { o.connClosed(c, err) },
 	})
 	ack := o.reg.admit(h, c, o.cfg.Version)
+	if ack.OK {
+		// Accepted: full-size frames (screenshots) from now on; raised
+		// before the ack leaves, and the extension answers requests
+		// only after it.
+		sock.RaiseReadLimit()
+	}
 	if err := o.sendResponse(sock, helloID, ack); err != nil || !ack.OK {
 		if !ack.OK {
-			o.log.Warn().Str("profile", h.ProfileID).Str("reason", ack.Reason).Msg("hello rejected")
+			o.refusals.Refused("hello rejected",
+				func(e *zerolog.Event) { e.Str("profile", h.ProfileID).Str("reason", ack.Reason) })
 		}
 		o.reg.drop(c)
 		_ = c.peer.Close()
@@ -197,7 +213,7 @@ func (o *Owner) accept(sock messaging.PeerSocket, remote, foreign string, releas
 // pings, refuses other requests, drops everything else, and gives up at the
 // hello deadline. A rejected hello is answered with its ack before the
 // error returns (the caller closes the socket).
-func (o *Owner) awaitHello(sock messaging.PeerSocket, foreign string, spoke func()) (protocol.Hello, string, error) {
+func (o *Owner) awaitHello(sock messaging.PeerSocket, foreign string) (protocol.Hello, string, error) {
 	ctx, cancel := context.WithTimeout(o.ctx, o.cfg.HelloTimeout)
 	defer cancel()
 	for {
@@ -212,11 +228,6 @@ func (o *Owner) awaitHello(sock messaging.PeerSocket, foreign string, spoke func
 		if err != nil {
 			o.log.Debug().Err(err).Msg("malformed frame before hello dropped")
 			continue
-		}
-		if f.K == messaging.KindRequest && f.Type == protocol.MsgHello {
-			// A hello leaves the cap of silent sockets: a real extension
-			// is never closed to make room once it has spoken.
-			spoke()
 		}
 		switch f.K {
 		case messaging.KindPing:
@@ -239,9 +250,10 @@ func (o *Owner) awaitHello(sock messaging.PeerSocket, foreign string, spoke func
 			}
 			if !v.Accept {
 				if foreign != "" {
-					if ok, n := o.refusedLog.Allow(); ok {
-						o.log.Warn().Str("extensionId", foreign).Int("alsoRefused", n).Msg("refused the hello of an extension that is not trusted")
-					}
+					o.refusals.Refused("refused the hello of an extension that is not trusted",
+						func(e *zerolog.Event) { e.Str("extensionId", foreign) })
+				} else {
+					o.refusals.Refused("hello rejected", func(e *zerolog.Event) { e.Interface("ack", v.Ack) })
 				}
 				if err := o.sendResponse(sock, f.ID, v.Ack); err != nil {
 					return protocol.Hello{}, "", err

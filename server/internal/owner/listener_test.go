@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -415,4 +417,65 @@ func TestAnsweredPingsKeepThePeer(t *testing.T) {
 		t.Fatal("a peer that answers pings was closed")
 	default:
 	}
+}
+
+// TestUnprovenFramesBounded: before an accepted hello a socket may send at
+// most protocol.MaxUnprovenFrame (a bigger frame closes it with 1009, and a
+// hello with thousands of tabs still fits and is answered); after the
+// hello the port's normal limit applies. A socket that has said a hello
+// but not been accepted still counts against the pending cap.
+func TestUnprovenFramesBounded(t *testing.T) {
+	o := startOwner(t, Config{})
+	ws := dialRaw(t, o, "")
+	big := `{"k":"ntf","type":"tabs_changed","payload":{"x":"` + strings.Repeat("a", protocol.MaxUnprovenFrame) + `"}}`
+	if err := ws.WriteMessage(websocket.TextMessage, []byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	if err := expectClosed(t, ws); !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
+		t.Fatalf("a %d-byte frame before hello: want close 1009, got %v", len(big), err)
+	}
+
+	// A hello of 4,000 tabs (~700 KB) is read and answered.
+	tabs := make([]protocol.TabInfo, 4000)
+	for i := range tabs {
+		tabs[i] = protocol.TabInfo{TabID: i + 1, Slot: i + 1, URL: "https://example.com/" + strings.Repeat("p", 100), Title: strings.Repeat("t", 40), WindowID: 1}
+	}
+	ws = dialRaw(t, o, "")
+	hello := helloFrame("1", protocol.Hello{Protocol: 1, ProfileID: "many", Label: "Many", ExtVersion: "0.3.0", Tabs: tabs})
+	if len(hello) < protocol.MaxUnprovenFrame/2 || len(hello) > protocol.MaxUnprovenFrame {
+		t.Fatalf("hello of %d bytes: make it fit just under the limit", len(hello))
+	}
+	ws.WriteMessage(websocket.TextMessage, hello)
+	if got := readFrame(t, ws); !strings.Contains(got, `"ok":true,"result":{"ok":true`) {
+		t.Fatalf("big hello: %.200s", got)
+	}
+	// Accepted: a 2 MiB frame passes now.
+	ws.WriteMessage(websocket.TextMessage, []byte(big))
+	ws.WriteMessage(websocket.TextMessage, []byte(`{"k":"png"}`))
+	if got := readFrame(t, ws); got != `{"k":"pog"}` {
+		t.Fatalf("after a big frame on an accepted socket: %s", got)
+	}
+}
+
+// TestOtherUsersExtensionSocketRefused: a connection the OS attributes to
+// another user is refused with a clear 403 before the upgrade; an
+// unattributable one goes on. The uid lookup is a fake (a test cannot own
+// another user's socket).
+func TestOtherUsersExtensionSocketRefused(t *testing.T) {
+	var foreign atomic.Bool
+	foreign.Store(true)
+	o := startOwner(t, Config{UID: 1000, PeerUID: func(remote, local string) (int, bool) {
+		return 1001, foreign.Load()
+	}})
+	ws, resp, err := websocket.DefaultDialer.Dial(wsURL(o), nil)
+	if err == nil {
+		ws.Close()
+		t.Fatal("another user's socket was upgraded")
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "another user of this computer (uid 1001)") {
+		t.Fatalf("refusal: %s %q", resp.Status, body)
+	}
+	foreign.Store(false)
+	dialRaw(t, o, "").Close()
 }

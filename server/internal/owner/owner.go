@@ -16,6 +16,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -26,6 +27,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/messaging/neterr"
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
+	"github.com/monkbrowse/monkbrowse/server/internal/portholder"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
@@ -60,8 +62,15 @@ type Config struct {
 	// MaxPending caps the sockets that have not finished their hello; a
 	// new one beyond it closes the oldest. Zero: netguard.DefaultMaxPending.
 	MaxPending int
-	// ReadLimit bounds one incoming frame in bytes. Zero: 64 MiB.
+	// ReadLimit bounds one incoming frame in bytes once the socket's hello
+	// is accepted (before it: protocol.MaxUnprovenFrame, or ReadLimit if
+	// smaller). Zero: 64 MiB.
 	ReadLimit int64
+	// PeerUID attributes a connection to its OS user; one of another user
+	// (not UID, not root) is refused before the upgrade (DESIGN §8). Nil
+	// means portholder.PeerUID; UID 0 means os.Getuid().
+	PeerUID netguard.PeerUID
+	UID     int
 	// HelloTimeout closes a socket that has not said an accepted hello in
 	// time. Zero: 10 s.
 	HelloTimeout time.Duration
@@ -107,6 +116,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ReadLimit <= 0 {
 		c.ReadLimit = DefaultReadLimit
+	}
+	if c.PeerUID == nil {
+		c.PeerUID = portholder.PeerUID
+	}
+	if c.UID == 0 {
+		c.UID = os.Getuid()
 	}
 	if c.HelloTimeout <= 0 {
 		c.HelloTimeout = DefaultHelloTimeout
@@ -164,8 +179,8 @@ type Owner struct {
 	disp *tools.Dispatcher
 	gate *gate
 
-	pending    *netguard.Pending
-	refusedLog netguard.Every // refusals are logged at most once a second
+	pending  *netguard.Pending  // sockets without an accepted hello
+	refusals *netguard.Refusals // every refusal, logged at most once a second
 
 	// stop is closed when Shutdown starts failing work; ctx is cancelled
 	// with it and is the parent of every connection's background work.
@@ -208,7 +223,7 @@ func Start(ctx context.Context, cfg Config) (*Owner, error) {
 		sockets:      map[*conn]struct{}{},
 		shutdownDone: make(chan struct{}),
 		pending:      netguard.NewPending(cfg.MaxPending),
-		refusedLog:   netguard.Every{Interval: time.Second},
+		refusals:     netguard.NewRefusals(log),
 	}
 	o.ctx, o.cancel = context.WithCancel(context.Background())
 	var topts tools.Options
