@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/forwarder"
 	"github.com/monkbrowse/monkbrowse/messaging/neterr"
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 	"github.com/monkbrowse/monkbrowse/server/internal/portholder"
 )
 
@@ -97,6 +99,13 @@ type Config struct {
 	// when the control port's holder is not a working owner; nil means
 	// portholder.Find.
 	FindHolder func(port int) (portholder.Holder, error)
+	// ListenerUID names the OS user owning the control port's listener;
+	// one of another user (not this process's, not root) is refused
+	// before anything is sent to it. nil means portholder.ListenerUID
+	// (Linux; elsewhere unknown, and the control proof decides alone).
+	ListenerUID func(port int) (uid int, ok bool)
+	// UID is this process's user; 0 means os.Getuid().
+	UID int
 }
 
 // Role is what a process currently is in the shared daemon.
@@ -150,6 +159,12 @@ func New(cfg Config) *Daemon {
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = DefaultDrainTimeout
 	}
+	if cfg.ListenerUID == nil {
+		cfg.ListenerUID = portholder.ListenerUID
+	}
+	if cfg.UID == 0 {
+		cfg.UID = os.Getuid()
+	}
 	if cfg.ExtensionGrace <= 0 {
 		cfg.ExtensionGrace = DefaultExtensionGrace
 	}
@@ -196,12 +211,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			d.runOwner(ctx, ln)
 			return nil
 		}
-		c, err := forwarder.Dial(ctx, &forwarder.Options{
-			Port:    d.cfg.ControlPort,
-			Home:    d.cfg.Home,
-			Version: d.cfg.Version,
-			Logger:  d.slog,
-		})
+		c, err := d.dial(ctx)
 		if err == nil {
 			retryingSince = time.Time{}
 			if d.runForwarder(ctx, c) == forwarder.Disconnected {
@@ -230,7 +240,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			d.log.Debug().Err(err).Msg("owner refused fwd_hello; retrying")
 			sleep(ctx, quickRetry)
 			continue
-		case errors.As(err, &notOwner) && quick && !notOwner.Silent:
+		case errors.As(err, &notOwner) && quick && !notOwner.Silent && !notOwner.NotYours:
 			// An owner that has just won may not answer yet; a foreign
 			// program keeps answering wrong and is reported below. Calls
 			// waiting meanwhile are told this if nothing better comes.
@@ -249,6 +259,22 @@ func (d *Daemon) Run(ctx context.Context) error {
 		sleep(ctx, slowRetry)
 	}
 	return nil
+}
+
+// dial connects to the owner on the control port as a forwarder, unless
+// the OS says the listener belongs to another user: then nothing at all is
+// sent to it.
+func (d *Daemon) dial(ctx context.Context) (*forwarder.Client, error) {
+	if uid, ok := d.cfg.ListenerUID(d.cfg.ControlPort); ok && netguard.ForeignUser(uid, d.cfg.UID) {
+		return nil, &forwarder.NotOwnerError{Port: d.cfg.ControlPort, NotYours: true,
+			Detail: fmt.Sprintf("the system reports that it belongs to another user of this computer (uid %d; you are uid %d)", uid, d.cfg.UID)}
+	}
+	return forwarder.Dial(ctx, &forwarder.Options{
+		Port:    d.cfg.ControlPort,
+		Home:    d.cfg.Home,
+		Version: d.cfg.Version,
+		Logger:  d.slog,
+	})
 }
 
 // sleep waits for d or until ctx ends.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -89,6 +90,8 @@ type env struct {
 	home  string
 	port  int
 	await func(ctx context.Context) // Owner.AwaitExtension of every process
+	// listenerUID, if set, is every process's Config.ListenerUID.
+	listenerUID func(int) (int, bool)
 }
 
 func newEnv(t *testing.T) *env {
@@ -106,6 +109,7 @@ func (e *env) start(name string) *proc {
 		ControlPort: e.port,
 		Home:        e.home,
 		Logger:      &log,
+		ListenerUID: e.listenerUID,
 		StartOwner: func(ctx context.Context) (Owner, error) {
 			return Owner{Caller: p.owner, Shutdown: p.owner.Shutdown, Port: 9333, AwaitExtension: e.await,
 				Profiles: func() []protocol.ProfileStatus { return []protocol.ProfileStatus{{ProfileID: "p-" + name, Slug: name}} }}, nil
@@ -336,6 +340,40 @@ func TestForeignProgramOnControlPort(t *testing.T) {
 	waitRole(t, ctx, a, RoleOwner)
 	if got := call(t, ctx, a, "browser_snapshot"); got != "a ran browser_snapshot" {
 		t.Fatalf("after the port freed up: %q", got)
+	}
+}
+
+// TestOtherUsersListenerGetsNothing: when the OS says the control port's
+// listener belongs to another user, the daemon never connects to it and
+// every call says so. The uid is a fake (a test cannot run a listener of
+// another user); the connections the listener saw are counted for real.
+func TestOtherUsersListenerGetsNothing(t *testing.T) {
+	ctx := watchdog(t, 30*time.Second)
+	e := newEnv(t)
+	e.listenerUID = func(port int) (int, bool) { return os.Getuid() + 1, port == e.port }
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(e.port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	a := e.start("a")
+	got := call(t, ctx, a, "browser_snapshot")
+	if !strings.Contains(got, "is held by a program that is not your monkbrowse") || !strings.Contains(got, fmt.Sprintf("another user of this computer (uid %d", os.Getuid()+1)) {
+		t.Fatalf("call with another user's listener on the port: %q", got)
+	}
+	ln.Close()
+	if n := accepted.Load(); n != 0 {
+		t.Fatalf("the daemon connected %d times to another user's listener", n)
 	}
 }
 

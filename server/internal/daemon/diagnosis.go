@@ -36,6 +36,9 @@ func (d *Daemon) diagnose(err error) error {
 	}
 	n := *notOwner
 	n.Holder = h.String()
+	if n.NotYours {
+		n.Holder = h.Short()
+	}
 	return &n
 }
 

@@ -57,3 +57,12 @@ func (h Holder) String() string {
 	}
 	return s + ")"
 }
+
+// Short names the process inside a sentence's parentheses: "pid 123, nc".
+func (h Holder) Short() string {
+	s := fmt.Sprintf("pid %d, %s", h.PID, h.Command)
+	if h.Stopped {
+		s += ", stopped"
+	}
+	return s
+}
