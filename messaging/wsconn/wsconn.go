@@ -52,8 +52,8 @@ type Options struct {
 // text frames and accepts text or binary ones.
 type Conn struct {
 	ws        *websocket.Conn
-	limit     atomic.Int64 // the current read limit; 0: none
-	full      int64        // the limit after RaiseReadLimit
+	limit     atomic.Int64  // the current read limit; 0: none
+	full      int64         // the limit after RaiseReadLimit
 	writeLock chan struct{} // one slot: lets a waiting writer give up on ctx
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close
