@@ -16,7 +16,7 @@ func (d dispatch) navigate(ctx context.Context, a protocol.NavigateArgs) (protoc
 	}
 	return d.act(ctx, a.Target, protocol.MsgNavigate,
 		func(t Target) any { return protocol.NavigateRequest{URL: url, TabID: t.TabID} },
-		func(t Target) string { return fmt.Sprintf("Navigated %s to %s.", t.String(), url) })
+		func(t Target) string { return fmt.Sprintf("Navigated %s to %s.", t.String(), clip(url, maxEcho)) })
 }
 
 func simpleAction(typ, format string) func(dispatch, context.Context, protocol.TabArgs) (protocol.CallToolResult, error) {
@@ -25,11 +25,15 @@ func simpleAction(typ, format string) func(dispatch, context.Context, protocol.T
 	}
 }
 
+// maxEchoElement clips the AI's description of an element where a result
+// repeats it.
+const maxEchoElement = 100
+
 func describe(element, ref string) string {
 	if element == "" {
 		return "element " + ref
 	}
-	return fmt.Sprintf("%q (ref %s)", element, ref)
+	return fmt.Sprintf("%q (ref %s)", clip(element, maxEchoElement), ref)
 }
 
 func elementAction(typ, verb string) func(dispatch, context.Context, protocol.ElementArgs) (protocol.CallToolResult, error) {
@@ -50,7 +54,7 @@ func (d dispatch) typeText(ctx context.Context, a protocol.TypeArgs) (protocol.C
 			return protocol.TypeRequest{Ref: a.Ref, Element: a.Element, Text: a.Text, Submit: a.Submit, TabID: t.TabID}
 		},
 		func(t Target) string {
-			s := fmt.Sprintf("Typed %q into %s in %s", a.Text, describe(a.Element, a.Ref), t.String())
+			s := fmt.Sprintf("Typed %q into %s in %s", clip(a.Text, maxEcho), describe(a.Element, a.Ref), t.String())
 			if a.Submit {
 				s += " and pressed Enter"
 			}
@@ -64,7 +68,7 @@ func (d dispatch) selectOption(ctx context.Context, a protocol.SelectOptionArgs)
 			return protocol.SelectOptionRequest{Ref: a.Ref, Element: a.Element, Values: a.Values, TabID: t.TabID}
 		},
 		func(t Target) string {
-			return fmt.Sprintf("Selected %s in %s in %s.", quoteList(a.Values), describe(a.Element, a.Ref), t.String())
+			return fmt.Sprintf("Selected %s in %s in %s.", echoValues(a.Values), describe(a.Element, a.Ref), t.String())
 		})
 }
 
@@ -129,6 +133,22 @@ func (d dispatch) fillForm(ctx context.Context, a protocol.FillFormArgs) (protoc
 	return d.act(ctx, a.Target, protocol.MsgFillForm,
 		func(t Target) any { return protocol.FillFormRequest{Fields: fields, TabID: t.TabID} },
 		func(t Target) string {
-			return fmt.Sprintf("Filled %d field(s) in %s: %s.", len(fields), t.String(), strings.Join(names, ", "))
+			return fmt.Sprintf("Filled %d field(s) in %s: %s.", len(fields), t.String(), strings.Join(limitList(names, 20), ", "))
 		})
+}
+
+// echoValues quotes the values the AI chose, at most 20, each clipped.
+func echoValues(vals []string) string {
+	q := make([]string, 0, min(len(vals), 20))
+	for i, v := range vals {
+		if i == 20 {
+			break
+		}
+		q = append(q, fmt.Sprintf("%q", clip(v, maxEchoElement)))
+	}
+	out := strings.Join(q, ", ")
+	if len(vals) > 20 {
+		out += fmt.Sprintf(" and %d more", len(vals)-20)
+	}
+	return out
 }

@@ -95,8 +95,14 @@ func NewDispatcher(b Browser, opts *Options) *Dispatcher {
 
 // CallTool validates args against the tool's schema and runs the tool. Every
 // failure, including a panic in a handler, is a result with IsError set; the
-// error return is always nil and exists to satisfy protocol.Caller.
-func (d *Dispatcher) CallTool(ctx context.Context, call protocol.CallTool) (res protocol.CallToolResult, err error) {
+// error return is always nil and exists to satisfy protocol.Caller. No
+// result carries a raw line-breaking control character (pagetext.go).
+func (d *Dispatcher) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+	res, err := d.callTool(ctx, call)
+	return escapeResult(res), err
+}
+
+func (d *Dispatcher) callTool(ctx context.Context, call protocol.CallTool) (res protocol.CallToolResult, err error) {
 	name := call.Name
 	h, ok := d.handlers[name]
 	if !ok {
@@ -129,7 +135,8 @@ func (d *Dispatcher) CallTool(ctx context.Context, call protocol.CallTool) (res 
 }
 
 // explain words a handler error for the AI. Errors from the Browser already
-// are; a cancelled context is said plainly.
+// are; a cancelled context is said plainly; the browser's own words come
+// after the page-content note, since they may quote the page.
 func (d *Dispatcher) explain(ctx context.Context, name string, err error) string {
 	if errors.Is(context.Cause(ctx), ErrCallBudget) && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrCallBudget)) {
 		return BudgetMessage(name)
@@ -137,7 +144,11 @@ func (d *Dispatcher) explain(ctx context.Context, name string, err error) string
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return fmt.Sprintf("%s was cancelled before it finished (the MCP client cancelled the call or monkbrowse is shutting down).", name)
 	}
-	return err.Error()
+	var be *BrowserError
+	if errors.As(err, &be) {
+		return browserFailure(name, be)
+	}
+	return clipTokens(err.Error(), DefaultMaxTokens)
 }
 
 // BudgetMessage explains a call stopped by CallBudget.

@@ -10,6 +10,9 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
+// maxPath clips a file's path on the browser's computer.
+const maxPath = 1000
+
 func byteSize(n int64) string {
 	switch {
 	case n >= 1<<20:
@@ -41,50 +44,72 @@ func (d dispatch) downloads(ctx context.Context, a protocol.DownloadsArgs) (prot
 	return TextResult(FormatDownloads(target.Slug, req.Wait, res)), nil
 }
 
-// FormatDownloads renders the downloads of a profile's shared tabs.
+// FormatDownloads renders the downloads of a profile's shared tabs within
+// DefaultMaxTokens, newest first. File names, paths, URLs and MIME types
+// are page text (a server names the file), after the note.
 func FormatDownloads(slug string, wait *protocol.DownloadsWait, res protocol.DownloadsResult) string {
-	var b strings.Builder
+	var head strings.Builder
+	var page []string
 	if wait != nil {
 		what := "a download"
 		if wait.URLContains != "" {
-			what = fmt.Sprintf("a download matching %q", wait.URLContains)
+			what = fmt.Sprintf("a download matching %q", clip(wait.URLContains, maxEcho))
 		}
-		if res.Matched == 0 {
-			fmt.Fprintf(&b, "No %s from a shared tab finished within %s. ", strings.TrimPrefix(what, "a "), time.Duration(wait.TimeoutMs)*time.Millisecond)
-			b.WriteString("Check that the click started one (browser_network_requests shows the request), or wait again.\n")
-		} else {
+		matched := false
+		if res.Matched != 0 {
 			for _, dl := range res.Downloads {
 				if dl.ID == res.Matched {
-					fmt.Fprintf(&b, "%s finished: %s.\n", Capitalize(what), downloadLine(dl))
+					matched = true
+					page = append(page, "Finished: "+downloadLine(dl))
+					break
 				}
 			}
 		}
+		if matched {
+			fmt.Fprintf(&head, "%s finished (the first line below).\n", Capitalize(what))
+		} else {
+			fmt.Fprintf(&head, "No %s from a shared tab finished within %s. ", strings.TrimPrefix(what, "a "), time.Duration(wait.TimeoutMs)*time.Millisecond)
+			head.WriteString("Check that the click started one (browser_network_requests shows the request), or wait again.\n")
+		}
 	}
 	if len(res.Downloads) == 0 {
-		fmt.Fprintf(&b, "No downloads from the shared tabs of profile %q in this browser session.", slug)
-		return strings.TrimRight(b.String(), "\n")
+		fmt.Fprintf(&head, "No downloads from the shared tabs of profile %q in this browser session.", slug)
+		return withPage(strings.TrimRight(head.String(), "\n"), strings.Join(page, "\n"))
 	}
 	list := res.Downloads
-	more := 0
+	older := 0
 	if len(list) > maxDownloads {
-		more = len(list) - maxDownloads
+		older = len(list) - maxDownloads
 		list = list[:maxDownloads]
 	}
-	fmt.Fprintf(&b, "Downloads from the shared tabs of profile %q, newest first:\n", slug)
+	fmt.Fprintf(&head, "Downloads from the shared tabs of profile %q, newest first", slug)
+	if older > 0 {
+		fmt.Fprintf(&head, "; the %d oldest are left out", older)
+	}
+	left := DefaultMaxTokens - EstimateTokens(head.String()) - cutReserve - EstimateTokens(PageContentNote) - 2
+	for _, p := range page {
+		left -= EstimateTokens(p) + 1
+	}
+	shown := 0
 	for _, dl := range list {
-		fmt.Fprintf(&b, "- %s\n", downloadLine(dl))
+		line := "- " + downloadLine(dl)
+		cost := EstimateTokens(line) + 1
+		if cost > left {
+			break
+		}
+		left -= cost
+		page = append(page, line)
+		shown++
 	}
-	if more > 0 {
-		fmt.Fprintf(&b, "(%d older download(s) left out)\n", more)
+	if shown < len(list) {
+		fmt.Fprintf(&head, "; %d older one(s) are left out to stay within the %s-token budget", len(list)-shown, formatInt(DefaultMaxTokens))
 	}
-	return strings.TrimRight(b.String(), "\n")
+	head.WriteString(":")
+	return withPage(head.String(), strings.Join(page, "\n"))
 }
 
+// downloadLine renders one download: file name, path, state, type, URL.
 func downloadLine(dl protocol.DownloadInfo) string {
-	name := dl.Filename
-	if name == "" {
-		name = "(file name not chosen yet)"
-	}
 	var parts []string
 	switch dl.State {
 	case "complete":
@@ -94,7 +119,7 @@ func downloadLine(dl protocol.DownloadInfo) string {
 		if e == "" {
 			e = "unknown reason"
 		}
-		parts = append(parts, "interrupted ("+e+")")
+		parts = append(parts, "interrupted ("+pageLine(clip(e, 100))+")")
 	default:
 		p := "in progress, " + byteSize(dl.BytesReceived)
 		if dl.TotalBytes > 0 {
@@ -103,12 +128,11 @@ func downloadLine(dl protocol.DownloadInfo) string {
 		parts = append(parts, p)
 	}
 	if dl.Mime != "" {
-		parts = append(parts, dl.Mime)
+		parts = append(parts, pageLine(clip(dl.Mime, 100)))
 	}
-	parts = append(parts, "from "+clip(dl.URL, maxNetworkURL))
-	base := filepath.Base(name)
+	parts = append(parts, "from "+pageLine(clip(dl.URL, maxNetworkURL)))
 	if dl.Filename == "" {
-		base = name
+		return fmt.Sprintf("(file name not chosen yet) (%s)", strings.Join(parts, ", "))
 	}
-	return fmt.Sprintf("%s — %s (%s)", base, name, strings.Join(parts, ", "))
+	return fmt.Sprintf("%s — %s (%s)", pageLine(clip(filepath.Base(dl.Filename), 200)), pageLine(clip(dl.Filename, maxPath)), strings.Join(parts, ", "))
 }

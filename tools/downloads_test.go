@@ -11,7 +11,8 @@ import (
 func TestFormatDownloads(t *testing.T) {
 	dl := protocol.DownloadInfo{ID: 7, URL: "https://a.test/r.csv", Filename: "/home/ada/Downloads/r.csv", BytesReceived: 4096, State: "complete", TabID: 3}
 	out := FormatDownloads("work", &protocol.DownloadsWait{URLContains: "r.csv", TimeoutMs: 1000}, protocol.DownloadsResult{Downloads: []protocol.DownloadInfo{dl}, Waited: true, Matched: 7})
-	if !strings.Contains(out, `A download matching "r.csv" finished: r.csv — /home/ada/Downloads/r.csv (complete, 4.0 kB`) {
+	if !strings.Contains(out, "A download matching \"r.csv\" finished (the first line below).\n") ||
+		!strings.Contains(out, PageContentNote+"\nFinished: r.csv — /home/ada/Downloads/r.csv (complete, 4.0 kB") {
 		t.Errorf("%s", out)
 	}
 	out = FormatDownloads("work", &protocol.DownloadsWait{TimeoutMs: 1500}, protocol.DownloadsResult{Waited: true})
@@ -23,7 +24,7 @@ func TestFormatDownloads(t *testing.T) {
 		many = append(many, protocol.DownloadInfo{ID: i, URL: fmt.Sprint("https://a.test/", i), State: "in_progress", BytesReceived: 1, TotalBytes: 10})
 	}
 	out = FormatDownloads("work", nil, protocol.DownloadsResult{Downloads: many})
-	if !strings.Contains(out, "(10 older download(s) left out)") || !strings.Contains(out, "in progress, 1 B of 10 B") {
+	if !strings.Contains(out, "the 10 oldest are left out") || !strings.Contains(out, "in progress, 1 B of 10 B") {
 		t.Errorf("%s", out)
 	}
 }

@@ -144,13 +144,14 @@ func (d dispatch) find(ctx context.Context, a protocol.FindArgs) (protocol.CallT
 	if err != nil {
 		return protocol.CallToolResult{}, err
 	}
+	cleanSnapshot(&snap)
 	heading := fmt.Sprintf("- Matches for %s (each under its ancestors' lines; refs as in browser_snapshot):", quoteQuery(a.Query))
-	header := fmt.Sprintf("In %s:\n", t.String()) + formatSnapshotWith(snap, heading, "x")
+	header := fmt.Sprintf("In %s:\n", t.String()) + formatSnapshotWith(snap, formatDialogs(snap.Dialogs), heading, "x")
 	body, matched, shown := findLines(snap.Snapshot, q, budget, header)
 	if matched == 0 {
 		return TextResult(fmt.Sprintf("Nothing on the page in %s matches %s (searched each element's role, name and value). Try a shorter or different word, or call browser_snapshot to read the page.", t.String(), quoteQuery(a.Query))), nil
 	}
-	out := fmt.Sprintf("In %s:\n", t.String()) + formatSnapshotWith(snap, heading, body)
+	out := fmt.Sprintf("In %s:\n", t.String()) + formatSnapshotWith(snap, formatDialogs(snap.Dialogs), heading, body)
 	if shown < matched {
 		out += fmt.Sprintf("\nShown: %d of %d matching lines (the token budget of %s is full). Narrow the query (e.g. role:button \"Save\"), raise maxTokens, or call browser_snapshot with ref=<an ancestor's ref> to read one part.", shown, matched, formatInt(budget))
 	} else {
@@ -160,5 +161,5 @@ func (d dispatch) find(ctx context.Context, a protocol.FindArgs) (protocol.CallT
 }
 
 func quoteQuery(q string) string {
-	return "`" + strings.ReplaceAll(strings.TrimSpace(q), "`", "'") + "`"
+	return "`" + strings.ReplaceAll(clip(strings.TrimSpace(q), maxEcho), "`", "'") + "`"
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -44,7 +45,9 @@ func routes() map[string]handler {
 
 // act sends one page-changing request during the tab's turn and, in the
 // same turn (so nothing else runs in between), takes a fresh snapshot. A
-// failed snapshot does not turn a successful action into a failure.
+// failed snapshot does not turn a successful action into a failure. The
+// whole result stays within the action's budget: the result line and the
+// dialogs the page opened are taken from the snapshot's.
 func (d dispatch) act(ctx context.Context, tg protocol.Target, typ string, payload func(t Target) any, line func(t Target) string) (protocol.CallToolResult, error) {
 	var out string
 	err := d.b.WithTab(ctx, tg.Profile, tg.Tab, func(ctx context.Context, t Target, s Session) error {
@@ -52,24 +55,32 @@ func (d dispatch) act(ctx context.Context, tg protocol.Target, typ string, paylo
 		if err := s.Request(ctx, typ, payload(t), &res); err != nil {
 			return err
 		}
-		out = line(t) + formatDialogs(res.Dialogs)
+		head := line(t)
 		var snap protocol.SnapshotResult
 		if err := s.Request(ctx, protocol.MsgSnapshot, protocol.TabRequest{TabID: t.TabID}, &snap); err != nil {
-			out += "\n\nThe action was done, but the fresh snapshot failed: " + err.Error() + " Call browser_snapshot to see the page."
+			why, quote := failureParts(err)
+			out = withPage(head+"\n\nThe action was done, but the fresh snapshot failed"+why+" Call browser_snapshot to see the page.",
+				joinPage(formatDialogs(append(res.Dialogs, snap.Dialogs...)), quote))
 			return nil
 		}
-		out += formatDialogs(snap.Dialogs)
+		cleanSnapshot(&snap)
+		lead := formatDialogs(append(res.Dialogs, snap.Dialogs...))
+		budget := DefaultMaxTokens
+		if loadsPage(typ) {
+			budget = DefaultNavigateTokens
+		}
+		budget -= EstimateTokens(head) + 1 // and "\n\n"
 		if loadsPage(typ) {
 			// A page the AI went to is shown afresh, even when it is a
 			// document it saw before (back, forward, reload), within the
 			// smaller navigation budget.
 			d.snaps.remember(d.snapKey(t), snap)
-			out += "\n\n" + d.renderSnapshot(snap, snap.Snapshot, snapshotView{
-				heading: "- Page Snapshot:", maxTokens: DefaultNavigateTokens,
+			out = head + "\n\n" + d.renderSnapshot(snap, snap.Snapshot, snapshotView{
+				heading: "- Page Snapshot:", maxTokens: budget, lead: lead,
 				hint: " After navigating, only a short first part is shown: call browser_snapshot (default budget 10,000 tokens, or maxTokens) to read more of the page.",
 			})
 		} else {
-			out += "\n\n" + d.formatAfterAction(t, snap)
+			out = head + "\n\n" + d.formatAfterAction(t, snap, lead, budget)
 		}
 		return nil
 	})
@@ -77,6 +88,40 @@ func (d dispatch) act(ctx context.Context, tg protocol.Target, typ string, paylo
 		return protocol.CallToolResult{}, err
 	}
 	return TextResult(out), nil
+}
+
+// cleanSnapshot applies the page-text rule to a snapshot as it arrives, so
+// that the budget counts what is shown and the diff base is what the AI saw.
+func cleanSnapshot(s *protocol.SnapshotResult) {
+	s.Snapshot = pageBlock(s.Snapshot)
+}
+
+// joinPage joins the non-empty page parts of a result with a newline.
+func joinPage(parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p = strings.Trim(p, "\n"); p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// failureParts splits the report of err into what goes in the head of a
+// result (why, a clause that ends a sentence: ": the page is loading." or
+// " (the browser's reason is below).") and what goes after the note
+// (quote: a BrowserError's message, which may quote the page; "" for
+// errors monkbrowse worded itself).
+func failureParts(err error) (why, quote string) {
+	var be *BrowserError
+	if errors.As(err, &be) {
+		return " (the browser's reason is below).", "The browser's reason: " + pageLine(clipTokens(be.Message, maxBrowserErrorTokens))
+	}
+	msg := strings.TrimSpace(clipTokens(err.Error(), maxBrowserErrorTokens))
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return ": " + msg, ""
 }
 
 // loadsPage reports the wire types that load a document.

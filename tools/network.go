@@ -9,13 +9,16 @@ import (
 )
 
 // Bounds on what browser_network_requests and browser_downloads return, so
-// one call never floods the AI's context.
+// one call never floods the AI's context: each answer stays within
+// DefaultMaxTokens, and these bound its parts.
 const (
-	maxNetworkLines  = 150     // requests listed (the newest)
-	maxNetworkURL    = 300     // characters of one URL
-	maxNetworkBodies = 60_000  // characters of bodies in one answer
-	maxNetworkText   = 100_000 // characters of the whole answer
-	maxDownloads     = 50
+	maxNetworkLines   = 150   // requests listed (the newest)
+	maxNetworkURL     = 300   // characters of one URL
+	networkBodyTokens = 6_000 // tokens of bodies in one answer
+	maxDownloads      = 50
+	// cutReserve is what the sentence saying how many items a cut left out
+	// may take.
+	cutReserve = 80
 )
 
 func (d dispatch) networkRequests(ctx context.Context, a protocol.NetworkRequestsArgs) (protocol.CallToolResult, error) {
@@ -30,18 +33,15 @@ func (d dispatch) networkRequests(ctx context.Context, a protocol.NetworkRequest
 	return TextResult(FormatNetwork(t.String(), a, res)), nil
 }
 
-// FormatNetwork renders a network listing, bounded: the newest
-// maxNetworkLines requests, URLs and bodies clipped, the whole answer under
-// maxNetworkText characters.
+// FormatNetwork renders a network listing within DefaultMaxTokens: the
+// newest maxNetworkLines requests, URLs clipped, bodies within
+// networkBodyTokens in all, the newest kept when the budget is full. The
+// request lines are page text (URLs, methods, status text, types, bodies),
+// after the note.
 func FormatNetwork(where string, a protocol.NetworkRequestsArgs, res protocol.NetworkRequestsResult) string {
-	var b strings.Builder
-	scope := "since its page loaded"
-	if res.URL != "" {
-		scope = "since " + clip(res.URL, maxNetworkURL) + " loaded"
-	}
 	var conds []string
 	if a.Filter != "" {
-		conds = append(conds, fmt.Sprintf("URL containing %q", a.Filter))
+		conds = append(conds, fmt.Sprintf("URL containing %q", clip(a.Filter, maxEcho)))
 	}
 	if a.Since > 0 {
 		conds = append(conds, fmt.Sprintf("numbered above #%d", a.Since))
@@ -50,12 +50,12 @@ func FormatNetwork(where string, a protocol.NetworkRequestsArgs, res protocol.Ne
 	if len(conds) > 0 {
 		cond = ", " + strings.Join(conds, " and ")
 	}
+	bodiesNote := ""
+	if res.BodiesNote != "" {
+		bodiesNote = " " + clipTokens(res.BodiesNote, 200)
+	}
 	if len(res.Requests) == 0 {
-		fmt.Fprintf(&b, "No requests in %s %s%s (%d recorded in all).", where, scope, cond, res.Total)
-		if res.BodiesNote != "" {
-			b.WriteString(" " + res.BodiesNote)
-		}
-		return b.String()
+		return fmt.Sprintf("No requests in %s since its page loaded%s (%d recorded in all).%s", where, cond, res.Total, bodiesNote)
 	}
 	reqs := res.Requests
 	skipped := 0
@@ -63,49 +63,56 @@ func FormatNetwork(where string, a protocol.NetworkRequestsArgs, res protocol.Ne
 		skipped = len(reqs) - maxNetworkLines
 		reqs = reqs[skipped:]
 	}
-	fmt.Fprintf(&b, "%d request(s) in %s %s%s, oldest first", len(res.Requests), where, scope, cond)
+	var head strings.Builder
+	fmt.Fprintf(&head, "%d request(s) in %s since its page loaded%s, oldest first", len(res.Requests), where, cond)
 	if skipped > 0 {
-		fmt.Fprintf(&b, "; the %d oldest are left out (pass since=%d or a filter to narrow)", skipped, reqs[0].ID-1)
+		fmt.Fprintf(&head, "; the %d oldest are left out (pass since=%d or a filter to narrow)", skipped, reqs[0].ID-1)
 	}
 	if res.Dropped > 0 {
-		fmt.Fprintf(&b, "; %d earlier request(s) were forgotten to keep the list bounded", res.Dropped)
+		fmt.Fprintf(&head, "; %d earlier request(s) were forgotten to keep the list bounded", res.Dropped)
 	}
-	// Render newest first so the body budget and the size bound favour the
-	// newest requests, then print oldest first.
+	pageURL := ""
+	if res.URL != "" {
+		pageURL = "- Page URL: " + pageLine(clip(res.URL, maxNetworkURL))
+	}
+	// Render newest first so the body budget and the token budget favour
+	// the newest requests, then print oldest first.
+	left := DefaultMaxTokens - EstimateTokens(head.String()) - cutReserve - EstimateTokens(PageContentNote) -
+		EstimateTokens(pageURL) - EstimateTokens(bodiesNote) - 4
+	bodyLeft := networkBodyTokens
 	lines := make([]string, len(reqs))
-	bodies, size, first := 0, 0, 0
+	first := 0
 	for i := len(reqs) - 1; i >= 0; i-- {
-		var bodyLeft int
-		if left := maxNetworkBodies - bodies; left > 0 {
-			bodyLeft = left
-		}
-		line, used := networkLine(reqs[i], bodyLeft)
-		bodies += used
-		if size+len(line) > maxNetworkText {
+		line, used := networkLine(reqs[i], min(bodyLeft, left))
+		cost := EstimateTokens(line) + 1
+		if cost > left {
 			first = i + 1
 			break
 		}
-		size += len(line)
+		left -= cost
+		bodyLeft -= used
 		lines[i] = line
 	}
 	if first > 0 {
-		fmt.Fprintf(&b, "; %d more are left out to keep this answer short (pass since=%d to read on from there)", first, reqs[first-1].ID)
+		fmt.Fprintf(&head, "; %d more are left out to stay within the %s-token budget (pass since=%d to read on from there)", first, formatInt(DefaultMaxTokens), reqs[first-1].ID)
 	}
-	b.WriteString(":\n")
-	for _, l := range lines[first:] {
-		b.WriteString(l)
+	head.WriteString(":")
+	page := lines[first:]
+	if pageURL != "" {
+		page = append([]string{pageURL}, page...)
 	}
-	if res.BodiesNote != "" {
-		b.WriteString(res.BodiesNote + "\n")
+	out := withPage(head.String(), strings.Join(page, "\n"))
+	if bodiesNote != "" {
+		out += "\n" + strings.TrimSpace(bodiesNote)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return out
 }
 
-// networkLine renders one request, with at most bodyLeft characters of
-// its body; it returns the body characters used.
+// networkLine renders one request (more than one line when it has a body),
+// with at most bodyLeft tokens of its body; it returns the body tokens used.
 func networkLine(r protocol.NetworkRequest, bodyLeft int) (string, int) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#%d %s %s", r.ID, r.Method, clip(r.URL, maxNetworkURL))
+	fmt.Fprintf(&b, "#%d %s %s", r.ID, pageLine(clip(r.Method, 20)), pageLine(clip(r.URL, maxNetworkURL)))
 	var info []string
 	switch r.State {
 	case "failed":
@@ -113,6 +120,7 @@ func networkLine(r protocol.NetworkRequest, bodyLeft int) (string, int) {
 		if e == "" {
 			e = "failed"
 		}
+		e = pageLine(clip(e, 200))
 		if strings.Contains(e, "BLOCKED") {
 			info = append(info, "blocked: "+e)
 		} else {
@@ -123,15 +131,15 @@ func networkLine(r protocol.NetworkRequest, bodyLeft int) (string, int) {
 	default:
 		st := fmt.Sprint(r.Status)
 		if r.StatusText != "" {
-			st += " " + r.StatusText
+			st += " " + pageLine(clip(r.StatusText, 100))
 		}
 		info = append(info, st)
 	}
 	if r.Type != "" {
-		info = append(info, r.Type)
+		info = append(info, pageLine(clip(r.Type, 30)))
 	}
 	if r.MimeType != "" {
-		info = append(info, r.MimeType)
+		info = append(info, pageLine(clip(r.MimeType, 100)))
 	}
 	if r.Size > 0 {
 		info = append(info, byteSize(r.Size))
@@ -142,26 +150,28 @@ func networkLine(r protocol.NetworkRequest, bodyLeft int) (string, int) {
 	if r.FromCache {
 		info = append(info, "from cache")
 	}
-	fmt.Fprintf(&b, " → %s\n", strings.Join(info, ", "))
+	fmt.Fprintf(&b, " → %s", strings.Join(info, ", "))
 	used := 0
 	if r.Body != "" {
-		if bodyLeft <= 0 {
-			b.WriteString("  body: (left out: the bodies in this answer reached their limit; ask for this request alone with filter)\n")
+		const bodyNote = "  (body truncated)"
+		room := bodyLeft - EstimateTokens(bodyNote) - 4
+		if room <= 0 {
+			b.WriteString("\n  body: (left out: the bodies in this answer reached their limit; ask for this request alone with filter)")
 			return b.String(), 0
 		}
-		body := r.Body
+		body := indentBlock(r.Body, "    ")
 		cut := r.BodyTruncated
-		if len(body) > bodyLeft {
-			body, cut = clip(body, bodyLeft), true
+		if EstimateTokens(body) > room {
+			body, cut = clipTokens(body, room), true
 		}
-		used = len(body)
+		used = EstimateTokens(body)
 		kind := "body"
 		if r.BodyBase64 {
 			kind = "body (base64)"
 		}
-		fmt.Fprintf(&b, "  %s: %s\n", kind, strings.ReplaceAll(body, "\n", "\n    "))
+		fmt.Fprintf(&b, "\n  %s: %s", kind, body)
 		if cut {
-			b.WriteString("  (body truncated)\n")
+			b.WriteString("\n" + bodyNote)
 		}
 	}
 	return b.String(), used

@@ -16,10 +16,10 @@ func TestFormatNetworkBounded(t *testing.T) {
 			Body: strings.Repeat("b", 5000)})
 	}
 	out := FormatNetwork("tab 1", protocol.NetworkRequestsArgs{IncludeBodies: true}, protocol.NetworkRequestsResult{Requests: reqs, Total: 400, Dropped: 3})
-	if len(out) > maxNetworkText+20_000 {
-		t.Errorf("answer is %d characters", len(out))
+	if n := EstimateTokens(out); n > DefaultMaxTokens {
+		t.Errorf("answer is ~%d tokens, over the budget of %d", n, DefaultMaxTokens)
 	}
-	for _, want := range []string{"the 250 oldest are left out (pass since=250", "3 earlier request(s) were forgotten", "#400 GET", "bodies in this answer reached their limit"} {
+	for _, want := range []string{"the 250 oldest are left out (pass since=250", "3 earlier request(s) were forgotten", "#400 GET", "bodies in this answer reached their limit", "more are left out to stay within the 10,000-token budget"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("answer lacks %q", want)
 		}
@@ -36,7 +36,7 @@ func TestFormatNetworkStates(t *testing.T) {
 		{ID: 3, Method: "GET", URL: "https://a.test/api/slow", Type: "fetch", State: "pending"},
 	}})
 	for _, want := range []string{
-		`3 request(s) in tab 2 since https://a.test/ loaded, URL containing "api", oldest first:`,
+		"3 request(s) in tab 2 since its page loaded, URL containing \"api\", oldest first:\n" + PageContentNote + "\n- Page URL: https://a.test/\n",
 		"#1 POST https://a.test/api → 201 Created, xmlhttprequest, 2.0 kB, 12 ms",
 		"#2 GET https://ads.test/api → blocked: net::ERR_BLOCKED_BY_CLIENT, script",
 		"#3 GET https://a.test/api/slow → pending, fetch",

@@ -17,5 +17,7 @@ func (d dispatch) pdf(ctx context.Context, a protocol.TabArgs) (protocol.CallToo
 	if res.Path == "" {
 		return protocol.CallToolResult{}, errors.New("The browser saved no PDF. Try again.")
 	}
-	return TextResult(fmt.Sprintf("Saved %s as a PDF (%s) at %s on the browser's computer.", t.String(), byteSize(res.Size), res.Path)), nil
+	// The file's name comes from the page's title: page text.
+	return TextResult(withPage(fmt.Sprintf("Saved %s as a PDF (%s) on the browser's computer, at the path below.", t.String(), byteSize(res.Size)),
+		"- PDF file: "+pageLine(clip(res.Path, maxPath)))), nil
 }

@@ -34,6 +34,7 @@ func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protoc
 	if err != nil {
 		return protocol.CallToolResult{}, err
 	}
+	cleanSnapshot(&snap)
 	if ref != "" {
 		// One element's part: the full snapshot is not remembered as the
 		// diff base, since the AI was not shown the rest of the page.
@@ -41,12 +42,14 @@ func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protoc
 		if !ok {
 			return protocol.CallToolResult{}, fmt.Errorf("No element with ref %s is on the page in %s now (it was removed, or the ref is from another page). Call browser_snapshot without ref for fresh refs.", ref, t.String())
 		}
-		return TextResult(fmt.Sprintf("Snapshot of %s in %s:\n\n%s", ref, t.String(),
-			d.renderSnapshot(snap, sub, snapshotView{heading: "- Snapshot of " + ref + " and what is inside it:", maxTokens: budget, scope: ref}))), nil
+		head := fmt.Sprintf("Snapshot of %s in %s:", ref, t.String())
+		return TextResult(head + "\n\n" + d.renderSnapshot(snap, sub, snapshotView{heading: "- Snapshot of " + ref + " and what is inside it:",
+			maxTokens: budget - EstimateTokens(head) - 1, scope: ref})), nil
 	}
 	d.snaps.remember(d.snapKey(t), snap)
-	return TextResult(fmt.Sprintf("Snapshot of %s:%s\n\n%s", t.String(), formatDialogs(snap.Dialogs),
-		d.renderSnapshot(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:", maxTokens: budget}))), nil
+	head := fmt.Sprintf("Snapshot of %s:", t.String())
+	return TextResult(head + "\n\n" + d.renderSnapshot(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:",
+		maxTokens: budget - EstimateTokens(head) - 1, lead: formatDialogs(snap.Dialogs)})), nil
 }
 
 var snapshotRefRe = regexp.MustCompile(`^e[1-9]\d*$`)
@@ -75,14 +78,15 @@ func (d dispatch) getText(ctx context.Context, a protocol.GetTextArgs) (protocol
 		}
 		return TextResult("The page has no visible text (it may still be loading: try browser_wait, or browser_snapshot to see its elements)."), nil
 	}
-	return TextResult(PageContentNote + "\n" + capText(res.Text, DefaultMaxTokens, func(kept, total int) string {
+	text := pageBlock(res.Text)
+	return TextResult(withPage("", capText(text, DefaultMaxTokens-EstimateTokens(PageContentNote)-1, func(kept, total int) string {
 		if a.Ref != "" {
 			return fmt.Sprintf("[Cut: the first %s of %s characters of the text of %s are shown, to stay within the %s-token budget. Call browser_snapshot with ref=%s to find smaller parts of it, then browser_get_text with their refs.]",
 				formatInt(kept), formatInt(total), a.Ref, formatInt(DefaultMaxTokens), a.Ref)
 		}
 		return fmt.Sprintf("[Cut: the first %s of %s characters of the page's text are shown, to stay within the %s-token budget. Call browser_snapshot to see the page's parts, then browser_get_text with the ref of the part you want to read.]",
 			formatInt(kept), formatInt(total), formatInt(DefaultMaxTokens))
-	})), nil
+	}))), nil
 }
 
 func (d dispatch) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol.CallToolResult, error) {
@@ -95,18 +99,20 @@ func (d dispatch) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol
 		return TextResult(fmt.Sprintf("No console output, errors or dialogs recorded in %s since its page loaded.", t.String())), nil
 	}
 	// Within the budget, the newest entries are the ones kept: they are
-	// what the AI's last actions caused.
+	// what the AI's last actions caused. An entry's continuation lines (a
+	// stack trace) are indented, so they cannot pass for entries.
 	entries := make([]string, len(res.Logs))
 	for i, e := range res.Logs {
 		ts := ""
 		if e.Time > 0 {
 			ts = time.UnixMilli(e.Time).UTC().Format("15:04:05.000") + " "
 		}
-		entries[i] = capText(fmt.Sprintf("%s[%s] %s", ts, e.Level, e.Text), DefaultMaxTokens/4, func(kept, total int) string {
-			return fmt.Sprintf("[entry cut at %s of %s characters]", formatInt(kept), formatInt(total))
+		entries[i] = capText(fmt.Sprintf("%s[%s] %s", ts, pageLine(clip(e.Level, 20)), indentBlock(e.Text, "    ")), DefaultMaxTokens/4, func(kept, total int) string {
+			return fmt.Sprintf("    [entry cut at %s of %s characters]", formatInt(kept), formatInt(total))
 		})
 	}
-	left := DefaultMaxTokens - 2*footerReserve
+	head := fmt.Sprintf("Console of %s (%d entries, oldest first):", t.String(), len(res.Logs))
+	left := DefaultMaxTokens - EstimateTokens(head) - EstimateTokens(PageContentNote) - 2 - footerReserve
 	first := len(entries)
 	for first > 0 {
 		c := EstimateTokens(entries[first-1]) + 1
@@ -117,7 +123,6 @@ func (d dispatch) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol
 		first--
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Console of %s (%d entries, oldest first):\n%s\n", t.String(), len(res.Logs), PageContentNote)
 	if first > 0 {
 		fmt.Fprintf(&b, "[The %d oldest entries are left out to stay within the %s-token budget; the newest %d follow.]\n", first, formatInt(DefaultMaxTokens), len(entries)-first)
 	}
@@ -125,7 +130,7 @@ func (d dispatch) consoleLogs(ctx context.Context, a protocol.TabArgs) (protocol
 		b.WriteString(e)
 		b.WriteByte('\n')
 	}
-	return TextResult(strings.TrimRight(b.String(), "\n")), nil
+	return TextResult(withPage(head, strings.TrimRight(b.String(), "\n"))), nil
 }
 
 func (d dispatch) evaluate(ctx context.Context, a protocol.EvaluateArgs) (protocol.CallToolResult, error) {
@@ -140,8 +145,8 @@ func (d dispatch) evaluate(ctx context.Context, a protocol.EvaluateArgs) (protoc
 	if len(res.Result) == 0 {
 		return TextResult("undefined"), nil
 	}
-	return TextResult(PageContentNote + "\n" + capText(string(res.Result), DefaultMaxTokens, func(kept, total int) string {
+	return TextResult(withPage("", capText(pageBlock(string(res.Result)), DefaultMaxTokens-EstimateTokens(PageContentNote)-1, func(kept, total int) string {
 		return fmt.Sprintf("[Cut: the first %s of %s characters of the value are shown, to stay within the %s-token budget. Evaluate a smaller part (e.g. .slice(0, 100), or a count) to see the rest.]",
 			formatInt(kept), formatInt(total), formatInt(DefaultMaxTokens))
-	})), nil
+	}))), nil
 }

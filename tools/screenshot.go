@@ -28,7 +28,7 @@ func (d dispatch) screenshot(ctx context.Context, a protocol.ScreenshotArgs) (pr
 	}
 	caption := fmt.Sprintf("Screenshot of %s (%s, PNG).", t.String(), what)
 	if res.Note != "" {
-		caption += " " + res.Note
+		caption += " " + clipTokens(res.Note, 500)
 	}
 	return ImageResult(caption, res.Data), nil
 }

@@ -76,19 +76,21 @@ func (d dispatch) snapKey(t Target) snapKey {
 // formatAfterAction renders the snapshot that follows an action: the changes
 // since the app's last snapshot of the tab when that is shorter and safe,
 // else the full snapshot. Either way it becomes the app's new diff base.
-func (d dispatch) formatAfterAction(t Target, s protocol.SnapshotResult) string {
+// lead goes after the note, above the page header (the dialogs); the whole
+// stays within maxTokens.
+func (d dispatch) formatAfterAction(t Target, s protocol.SnapshotResult, lead string, maxTokens int) string {
 	k := d.snapKey(t)
 	prev, ok := d.snaps.last(k)
 	d.snaps.remember(k, s)
 	full := func() string {
-		return d.renderSnapshot(s, s.Snapshot, snapshotView{heading: "- Page Snapshot:", maxTokens: DefaultMaxTokens})
+		return d.renderSnapshot(s, s.Snapshot, snapshotView{heading: "- Page Snapshot:", maxTokens: maxTokens, lead: lead})
 	}
 	if !ok || prev.url != s.URL {
 		return full()
 	}
 	changes, removed, same := DiffSnapshot(prev.text, s.Snapshot)
 	if same {
-		return formatSnapshotWith(s, "- Page Snapshot: unchanged since your last snapshot of this tab (every ref you have is still valid).", "")
+		return formatSnapshotWith(s, lead, "- Page Snapshot: unchanged since your last snapshot of this tab (every ref you have is still valid).", "")
 	}
 	body := changes
 	if len(removed) > 0 {
@@ -98,9 +100,9 @@ func (d dispatch) formatAfterAction(t Target, s protocol.SnapshotResult) string 
 		}
 		body += "# removed: " + strings.Join(limitList(removed, 20), ", ")
 	}
-	out := formatSnapshotWith(s,
+	out := formatSnapshotWith(s, lead,
 		"- Page Snapshot (only the elements that changed since your last snapshot of this tab, under their unchanged ancestors; every other ref is still valid; call browser_snapshot for the whole page):", body)
-	if 2*len(body) > len(s.Snapshot) || EstimateTokens(out) > DefaultMaxTokens {
+	if 2*len(body) > len(s.Snapshot) || EstimateTokens(out) > maxTokens {
 		// A diff that does not pay, or one over the budget: the page
 		// itself, cut to the budget (the cursor gets the rest).
 		return full()

@@ -99,6 +99,9 @@ type snapshotView struct {
 	// hint is added to the last line of a cut snapshot (navigation results
 	// point at browser_snapshot).
 	hint string
+	// lead is page-controlled text shown after the note, above the page
+	// header (the dialogs an action opened); its cost is in the budget.
+	lead string
 }
 
 // renderSnapshot formats body (the page's snapshot or one element's part of
@@ -109,7 +112,7 @@ func (d *Dispatcher) renderSnapshot(s protocol.SnapshotResult, body string, v sn
 	if body == "" {
 		body = "# (the page has no visible elements)"
 	}
-	whole := formatSnapshotWith(s, v.heading, body)
+	whole := formatSnapshotWith(s, v.lead, v.heading, body)
 	if EstimateTokens(whole) <= v.maxTokens {
 		return whole
 	}
@@ -119,7 +122,7 @@ func (d *Dispatcher) renderSnapshot(s protocol.SnapshotResult, body string, v sn
 	}
 	heading := fmt.Sprintf("- Page Snapshot (part 1; %s takes ~%s tokens, over the budget of %s: the outline of landmarks and headings, what is on screen and what can be acted on come first, long runs of similar elements are collapsed; the last line says how to get the rest):",
 		strings.ToLower(what[:1])+what[1:], formatInt(EstimateTokens(body)), formatInt(v.maxTokens))
-	header := formatSnapshotWith(s, heading, "x")
+	header := formatSnapshotWith(s, v.lead, heading, "x")
 	lines := parseSnapshot(body)
 	inView := make(map[string]bool, len(s.Viewport))
 	for _, r := range s.Viewport {
@@ -127,10 +130,10 @@ func (d *Dispatcher) renderSnapshot(s protocol.SnapshotResult, body string, v sn
 	}
 	page, rest := firstPage(lines, pageOpts{maxTokens: v.maxTokens, header: header + v.hint, inView: inView})
 	if len(rest) == 0 {
-		return formatSnapshotWith(s, heading, page)
+		return formatSnapshotWith(s, v.lead, heading, page)
 	}
 	id := d.cursors.add(&cursorEntry{snap: s, scope: v.scope, lines: lines, rest: rest, maxTokens: v.maxTokens})
-	return formatSnapshotWith(s, heading, page) + "\n" + leftOutLine(lines, rest, 0, id, v) + v.hint
+	return formatSnapshotWith(s, v.lead, heading, page) + "\n" + leftOutLine(lines, rest, 0, id, v) + v.hint
 }
 
 // leftOutLine is the last line of a cut part: what was left out and exactly
@@ -176,9 +179,9 @@ func (d *Dispatcher) cursorPage(cursor string, maxTokens int) (string, error) {
 	}
 	heading := fmt.Sprintf("- Page Snapshot (the continuation of the snapshot of %s taken at %s UTC, from cursor %s: the lines the earlier parts left out, in page order, each under its ancestors' lines; refs are those of that snapshot, so if the page changed since, call browser_snapshot again):",
 		of, e.taken.UTC().Format("15:04:05"), cursor)
-	header := formatSnapshotWith(e.snap, heading, "x")
+	header := formatSnapshotWith(e.snap, "", heading, "x")
 	body, next := nextPage(e.lines, e.rest, from, pageOpts{maxTokens: maxTokens, header: header})
-	out := formatSnapshotWith(e.snap, heading, body)
+	out := formatSnapshotWith(e.snap, "", heading, body)
 	if next < len(e.rest) {
 		out += "\n" + leftOutLine(e.lines, e.rest, next, id, v)
 	} else {

@@ -50,7 +50,7 @@ func (d dispatch) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallT
 		case err != nil:
 			last = err
 		case strings.Contains(res.Text, a.Text):
-			return TextResult(fmt.Sprintf("The text %q appeared in %s after %s.", a.Text, target.String(), time.Since(start).Round(10*time.Millisecond))), nil
+			return TextResult(fmt.Sprintf("The text %q appeared in %s after %s.", clip(a.Text, maxEcho), target.String(), time.Since(start).Round(10*time.Millisecond))), nil
 		}
 		if ctx.Err() != nil {
 			return protocol.CallToolResult{}, ctx.Err()
@@ -68,9 +68,12 @@ func (d dispatch) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallT
 			return protocol.CallToolResult{}, ctx.Err()
 		}
 	}
-	msg := fmt.Sprintf("The text %q did not appear in %s within %s.", a.Text, target.String(), bound)
+	msg := fmt.Sprintf("The text %q did not appear in %s within %s.", clip(a.Text, maxEcho), target.String(), bound)
+	quote := ""
 	if last != nil {
-		msg += " The last attempt to read the page failed: " + last.Error()
+		var why string
+		why, quote = failureParts(last)
+		msg += " The last attempt to read the page failed" + why
 	}
-	return protocol.ErrorResult(msg + " Take a browser_snapshot to see what the page shows, or wait longer with a larger `time`."), nil
+	return protocol.ErrorResult(withPage(msg+" Take a browser_snapshot to see what the page shows, or wait longer with a larger `time`.", quote)), nil
 }

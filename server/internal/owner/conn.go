@@ -125,7 +125,10 @@ func (s *session) explain(ctx context.Context, typ string, retried bool, err err
 		if s.t.TabID > 0 && tabGoneCode(re.Code) {
 			return &tabGoneError{t: s.t, first: s.sent.Load() == 1}
 		}
-		return errors.New(speakSlots(re.Message, s.t))
+		// The extension's own words may quote the page (an element's
+		// name, what a script threw): the dispatcher shows them after
+		// the page-content note.
+		return &tools.BrowserError{Message: speakSlots(re.Message, s.t)}
 	case errors.Is(err, messaging.ErrClosed):
 		if s.c.o.stopping() {
 			return fmt.Errorf("%s was interrupted: %w.", typ, errShuttingDown)
