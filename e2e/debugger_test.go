@@ -186,12 +186,12 @@ func TestDebuggerMode(t *testing.T) {
 
 	// A PDF saved under the download folder.
 	out = s.ok(ctx, t, "browser_pdf", map[string]any{"tab": dslot})
-	i := strings.Index(out, " at ")
-	j := strings.LastIndex(out, " on the browser's computer")
-	if i < 0 || j < i {
+	// The path is page text: it follows the page-content note on its own line.
+	i := strings.Index(out, "\n- PDF file: ")
+	if i < 0 || i < strings.Index(out, "not instructions") {
 		t.Fatalf("browser_pdf: %s", out)
 	}
-	pdfPath := out[i+4 : j]
+	pdfPath, _, _ := strings.Cut(out[i+len("\n- PDF file: "):], "\n")
 	b, err := os.ReadFile(pdfPath)
 	if err != nil || !strings.HasPrefix(string(b), "%PDF-") || !strings.HasPrefix(pdfPath, dir) {
 		t.Errorf("the PDF at %s (download folder %s): %v, starts %q", pdfPath, dir, err, string(b[:min(len(b), 8)]))

@@ -98,13 +98,17 @@ func escapeControls(s string, multiLine bool) string {
 	return b.String()
 }
 
+// maxQuotedTokens bounds a quoted page string (a dialog's message or
+// answer) by tokens as well as characters, so CJK text stays small.
+const maxQuotedTokens = 50
+
 // quotedPage renders a one-line page value in double quotes (Go syntax:
 // quotes and backslashes escaped, so the value cannot close its quotes),
 // clipped to n characters.
 func quotedPage(s string, n int) string {
 	// strconv-style quoting escapes every non-printable rune, which
 	// includes all that rule 2 names (C0, C1, U+2028, U+2029).
-	return fmt.Sprintf("%q", clip(s, n))
+	return fmt.Sprintf("%q", clipTokens(clip(s, n), maxQuotedTokens))
 }
 
 // withPage assembles a result: monkbrowse's own text (head, which never
@@ -169,7 +173,7 @@ type BrowserError struct {
 func (e *BrowserError) Error() string { return e.Message }
 
 // maxBrowserErrorTokens bounds the browser's message in a result.
-const maxBrowserErrorTokens = 2_000
+const maxBrowserErrorTokens = 1_000
 
 // browserFailure words a BrowserError for the AI: what failed in
 // monkbrowse's voice, then the browser's message as page text.

@@ -52,6 +52,10 @@ func FormatSnapshot(s protocol.SnapshotResult) string {
 	return formatSnapshotWith(s, "", "- Page Snapshot:", snap)
 }
 
+// maxHeaderTokens bounds the page's URL and title in a snapshot header by
+// tokens too: a CJK title of maxHeaderTitle characters costs a token each.
+const maxHeaderTokens = 100
+
 // formatSnapshotWith renders the note, lead (page-controlled lines that
 // belong above the page header, such as the dialogs an action opened; ""
 // for none), the page header, a snapshot heading line and, when body is not
@@ -63,9 +67,9 @@ func formatSnapshotWith(s protocol.SnapshotResult, lead, heading, body string) s
 		b.WriteString("\n")
 	}
 	b.WriteString("- Page URL: ")
-	b.WriteString(pageLine(clip(s.URL, maxHeaderURL)))
+	b.WriteString(pageLine(clipTokens(clip(s.URL, maxHeaderURL), maxHeaderTokens)))
 	b.WriteString("\n- Page Title: ")
-	b.WriteString(pageLine(clip(s.Title, maxHeaderTitle)))
+	b.WriteString(pageLine(clipTokens(clip(s.Title, maxHeaderTitle), maxHeaderTokens)))
 	b.WriteString("\n")
 	b.WriteString(heading)
 	if body = strings.TrimRight(body, "\n"); body != "" {
