@@ -50,3 +50,41 @@ func ReadToken(path string) (string, error) {
 	}
 	return tok, nil
 }
+
+// The pairing secret (issue 24): one per OS user, created on the first run
+// next to the control token and kept until `monkbrowse pair --reset`. Both
+// ends of the extension port prove they hold it; any program of the same
+// user (the extension's native-messaging host, the project's fake extension,
+// the bench) reads it from this file.
+const PairingFileName = "pairing-secret"
+
+// PairingPath returns the pairing secret's path under home, or under the
+// current user's home directory when home is empty.
+func PairingPath(home string) (string, error) {
+	tok, err := TokenPath(home)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(tok), PairingFileName), nil
+}
+
+// ErrNoPairingSecret is wrapped by ReadPairingSecret when the file does not
+// exist or is empty: no monkbrowse has run as this user (with this HOME).
+var ErrNoPairingSecret = errors.New("protocol: no pairing secret")
+
+// ReadPairingSecret reads the pairing secret at path, without surrounding
+// whitespace.
+func ReadPairingSecret(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("%w: %s does not exist (run monkbrowse once, or monkbrowse pair, to create it)", ErrNoPairingSecret, path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("protocol: reading the pairing secret: %w", err)
+	}
+	s := strings.TrimSpace(string(data))
+	if s == "" {
+		return "", fmt.Errorf("%w: %s is empty", ErrNoPairingSecret, path)
+	}
+	return s, nil
+}

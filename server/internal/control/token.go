@@ -30,9 +30,16 @@ func NewToken() (string, error) {
 // in memory only (forwarders cannot join).
 type UnsafeDirError struct {
 	Dir, Why string
+	// Pairing: the refusal is about the pairing secret, not the control
+	// token.
+	Pairing bool
 }
 
 func (e *UnsafeDirError) Error() string {
+	if e.Pairing {
+		return fmt.Sprintf("%s %s, so monkbrowse does not keep its pairing secret there: the extension cannot pair through the secret file or the native host, only with a code from monkbrowse pair. "+
+			"Fix it by removing %s (it is recreated as a private folder) and restarting your AI app.", e.Dir, e.Why, e.Dir)
+	}
 	return fmt.Sprintf("%s %s, so monkbrowse does not keep its control token there: the token stays in memory only and other AI apps cannot share this browser connection. "+
 		"Fix it by removing %s (it is recreated as a private folder) and restarting your AI app.", e.Dir, e.Why, e.Dir)
 }
@@ -52,40 +59,56 @@ func WriteToken(home string) (token, path string, err error) {
 	if err != nil {
 		return "", "", err
 	}
+	if err := writePrivateFile(path, token, false); err != nil {
+		return "", "", err
+	}
+	return token, path, nil
+}
+
+// writePrivateFile writes content (plus a newline) to path under the token
+// folder's rules: the folder is refused when it is a symbolic link, not a
+// folder, or another user's; it is created (or tightened to) 0700 and
+// owner-only on Windows; the file is written 0600 and owner-only to a
+// temporary file in the same folder, synced, then put in place. With
+// exclusive the file is put in place only if none exists (a hard link,
+// which fails on an existing name; the error wraps fs.ErrExist), else it
+// is renamed over the old one.
+func writePrivateFile(path, content string, exclusive bool) (err error) {
 	dir := filepath.Dir(path)
 	// Refused before anything is created or chmodded: a symlink there (its
 	// target would be chmodded and written) or a folder another user owns.
 	if err := checkTokenDir(dir); err != nil {
-		return "", "", err
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", "", fmt.Errorf("control: creating %s: %w", dir, err)
+		return fmt.Errorf("control: creating %s: %w", dir, err)
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
-		return "", "", fmt.Errorf("control: restricting %s to its owner: %w", dir, err)
+		return fmt.Errorf("control: restricting %s to its owner: %w", dir, err)
 	}
 	// Windows: permission bits mean nothing; an owner-only ACL does it.
 	if err := restrict(dir, true); err != nil {
-		return "", "", err
+		return err
 	}
-	f, err := os.CreateTemp(dir, ".control-token-*")
+	name := filepath.Base(path)
+	f, err := os.CreateTemp(dir, "."+name+"-*")
 	if err != nil {
-		return "", "", fmt.Errorf("control: writing the control token: %w", err)
+		return fmt.Errorf("control: writing %s: %w", path, err)
 	}
 	tmp := f.Name()
 	defer func() {
-		if err != nil {
+		if err != nil || exclusive {
 			os.Remove(tmp)
 		}
 	}()
 	// CreateTemp already creates the file 0600; Chmod makes it explicit
-	// whatever the umask. The owner-only ACL goes on before the token is
-	// written (a rename keeps it).
+	// whatever the umask. The owner-only ACL goes on before the content is
+	// written (a rename or a link keeps it).
 	if err = f.Chmod(0o600); err == nil {
 		err = restrict(tmp, false)
 	}
 	if err == nil {
-		if _, err = f.WriteString(token + "\n"); err == nil {
+		if _, err = f.WriteString(content + "\n"); err == nil {
 			err = f.Sync()
 		}
 	}
@@ -93,15 +116,19 @@ func WriteToken(home string) (token, path string, err error) {
 		err = cerr
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("control: writing the control token: %w", err)
+		return fmt.Errorf("control: writing %s: %w", path, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return "", "", fmt.Errorf("control: installing the control token: %w", err)
+	if exclusive {
+		if err = os.Link(tmp, path); err != nil {
+			return fmt.Errorf("control: installing %s: %w", path, err)
+		}
+	} else if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("control: installing %s: %w", path, err)
 	}
 	// Make the rename itself durable.
 	if d, derr := os.Open(dir); derr == nil {
 		d.Sync()
 		d.Close()
 	}
-	return token, path, nil
+	return nil
 }
