@@ -24,6 +24,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/control"
 	"github.com/monkbrowse/monkbrowse/server/internal/daemon"
 	"github.com/monkbrowse/monkbrowse/server/internal/doctor"
 	"github.com/monkbrowse/monkbrowse/server/internal/install"
@@ -79,6 +80,7 @@ Usage:
                               add monkbrowse to the MCP clients on this machine
   monkbrowse uninstall [--client NAME]… [--dry-run]
                               remove exactly what install added
+  monkbrowse pair --reset     replace this user's pairing secret (every extension pairs again)
 
 Flags:
 `
@@ -112,6 +114,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			sub, args = "doctor", args[1:]
 		case "install", "uninstall":
 			return runInstall(args[0], args[1:], stdout, stderr)
+		case "pair":
+			return runPair(args[1:], stdout, stderr)
 		}
 	}
 	var cfg config
@@ -229,6 +233,35 @@ func runInstall(sub string, args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
+	return 0
+}
+
+// runPair is `monkbrowse pair`. With --reset it replaces this user's
+// pairing secret (DESIGN §5.2); every extension must pair again.
+func runPair(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("monkbrowse pair", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	reset := fs.Bool("reset", false, "replace the pairing secret: every extension paired with this user's monkbrowse must pair again")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "monkbrowse pair: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if !*reset {
+		fmt.Fprintln(stderr, "monkbrowse pair: one-time pairing codes are not available yet; use monkbrowse pair --reset to replace the pairing secret")
+		return 2
+	}
+	_, path, err := control.ResetPairingSecret("")
+	if err != nil {
+		fmt.Fprintf(stderr, "monkbrowse pair --reset: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Replaced the pairing secret in %s. Every extension paired with this monkbrowse must pair again.\n", path)
 	return 0
 }
 
