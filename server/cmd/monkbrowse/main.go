@@ -289,6 +289,15 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 		ControlPort: cfg.controlPort,
 		Logger:      log,
 		StartOwner: func(ctx context.Context) (daemon.Owner, error) {
+			// The pairing secret exists from the first run on, so a
+			// same-user client (the native host, fakeext, the bench) can
+			// read it (DESIGN §5.2). A refused folder is logged: pairing
+			// then works only with a code from monkbrowse pair.
+			if _, path, err := control.EnsurePairingSecret(""); err != nil {
+				log.Warn().Err(err).Msg("pairing secret")
+			} else {
+				log.Debug().Str("path", path).Msg("pairing secret")
+			}
 			// --port 0: a free port chosen by the system (tests).
 			addr := net.JoinHostPort(cfg.listen, strconv.Itoa(cfg.port))
 			o, err := owner.Start(ctx, owner.Config{
