@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ import (
 //	MONKBROWSE_CHROMIUM=path  the browser (default /usr/bin/chromium)
 //	MONKBROWSE_E2E_VERBOSE=1  mirror monkbrowse's and Chromium's logs to stderr
 //	MONKBROWSE_E2E_RACE=1     build the monkbrowse binary with -race
+//	MONKBROWSE_E2E_BIN=path   run this monkbrowse binary instead of building one (scripts/test: the release's)
 //	MONKBROWSE_E2E_TIMEOUT    overall watchdog, a Go duration (default 12m)
 var (
 	strict  = os.Getenv("MONKBROWSE_E2E") == "1"
@@ -100,11 +102,16 @@ func needBrowser(t testing.TB) *prerequisites {
 	return prereq
 }
 
-// need is needBrowser plus the monkbrowse binary, built once per run.
+// need is needBrowser plus the monkbrowse binary: MONKBROWSE_E2E_BIN, or
+// built once per run.
 func need(t testing.TB) *prerequisites {
 	t.Helper()
 	p := needBrowser(t)
 	binOnce.Do(func() {
+		if bin := os.Getenv("MONKBROWSE_E2E_BIN"); bin != "" {
+			binErr = useBinary(p, bin)
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		var err error
@@ -114,6 +121,24 @@ func need(t testing.TB) *prerequisites {
 	})
 	missing(t, binErr)
 	return p
+}
+
+// useBinary makes bin the run's monkbrowse binary, after checking that it
+// starts (--version).
+func useBinary(p *prerequisites, bin string) error {
+	if os.Getenv("MONKBROWSE_E2E_RACE") == "1" {
+		return fmt.Errorf("MONKBROWSE_E2E_BIN=%s and MONKBROWSE_E2E_RACE=1 are both set: the suite either runs a given binary or builds one with -race; unset one", bin)
+	}
+	abs, err := filepath.Abs(bin)
+	if err != nil {
+		return err
+	}
+	out, err := exec.Command(abs, "--version").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("MONKBROWSE_E2E_BIN=%s does not run (%v): %s; unset it to build the server instead", bin, err, strings.TrimSpace(string(out)))
+	}
+	p.bin = abs
+	return nil
 }
 
 func missing(t testing.TB, err error) {
