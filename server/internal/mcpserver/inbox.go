@@ -132,12 +132,22 @@ func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	return err
 }
 
+// MaxLine bounds one JSON-RPC message on stdin (issue 23). A longer line is
+// never buffered whole: it is answered with -32600 "request too large" and
+// the reader skips to its newline.
+const MaxLine = 16 << 20
+
+// keptPrefix is how much of a too-long line is kept to find its id.
+const keptPrefix = 64 << 10
+
 // read splits in into lines and routes each one. It returns nil at EOF.
 func (ib *inbox) read(in io.Reader, pw *io.PipeWriter) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
+		line, tooLong, err := readLine(r, MaxLine)
+		if tooLong {
+			ib.refuseLarge(line)
+		} else if len(bytes.TrimSpace(line)) > 0 {
 			if !ib.route(line) {
 				if _, werr := pw.Write(line); werr != nil {
 					return nil // mcp-go stopped reading: the session is over
@@ -149,6 +159,85 @@ func (ib *inbox) read(in io.Reader, pw *io.PipeWriter) error {
 		}
 		if err != nil {
 			return err
+		}
+	}
+}
+
+// readLine reads one line, its newline included. A line longer than limit is
+// not kept: only its first keptPrefix bytes are returned, with tooLong, and
+// the rest is read and dropped up to its newline, so memory stays bounded by
+// limit whatever the line's length.
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		switch {
+		case tooLong:
+		case len(line)+len(chunk) > limit:
+			tooLong = true
+			line = append(line, chunk[:min(len(chunk), max(0, keptPrefix-len(line)))]...)
+			line = append([]byte(nil), line[:min(len(line), keptPrefix)]...)
+		default:
+			if cap(line)-len(line) < len(chunk) {
+				// Doubling, not append's gentler growth for large
+				// slices: a line near the limit then costs about twice
+				// the limit in all, not six times.
+				grown := make([]byte, len(line), min(limit, max(2*cap(line), len(line)+len(chunk))))
+				copy(grown, line)
+				line = grown
+			}
+			line = append(line, chunk...)
+		}
+		if err != bufio.ErrBufferFull {
+			return line, tooLong, err
+		}
+	}
+}
+
+// refuseLarge answers a line over MaxLine: -32600 with the request's id
+// when its first bytes name one (else null, as JSON-RPC says for a request
+// whose id cannot be read).
+func (ib *inbox) refuseLarge(prefix []byte) {
+	ib.s.log.Warn().Int("limit", MaxLine).Msg("refused a JSON-RPC message over the line limit")
+	var id any // null
+	if raw := prefixID(prefix); raw != nil {
+		id = mcp.NewRequestId(raw)
+	}
+	ib.write(map[string]any{"jsonrpc": mcp.JSONRPC_VERSION, "id": id, "error": map[string]any{
+		"code":    mcp.INVALID_REQUEST,
+		"message": fmt.Sprintf("request too large: a message on stdin may be at most %d MiB; it was not read", MaxLine>>20),
+	}})
+}
+
+// prefixID finds the top-level "id" member in the start of a JSON object
+// (the rest may be cut off), or nil.
+func prefixID(prefix []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for {
+		k, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, ok := k.(string)
+		if !ok {
+			return nil // the object's end
+		}
+		if key == "id" {
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				return nil
+			}
+			if len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+				return v
+			}
+			return nil
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil
 		}
 	}
 }
