@@ -208,7 +208,9 @@ func handshakeError(ctx context.Context, port int, msg string, err error) error 
 
 // dialError classifies a failed WebSocket dial.
 func dialError(ctx context.Context, port int, resp *http.Response, err error) error {
-	if ctx.Err() != nil {
+	// Only a cancellation is the caller's own; a deadline that ends the
+	// upgrade, whoever set it, means the holder did not answer.
+	if errors.Is(ctx.Err(), context.Canceled) {
 		return ctx.Err()
 	}
 	if resp != nil && resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get(protocol.HeaderLeaving) != "" {
