@@ -35,19 +35,8 @@ type pageFake struct {
 	item func(field string) string
 	n    int // how many items lists hold (requests, tabs, logs, downloads)
 	fail func(typ string) error
-	// raw, when set, is the answer to every request but evaluate, built
-	// once by [pageFake.cached] for the big tests.
+	// raw, when set, is the answer to every request but evaluate.
 	raw []byte
-}
-
-// cached returns f with its answer built once.
-func (f pageFake) cached() pageFake {
-	b, err := f.answer()
-	if err != nil {
-		panic(err)
-	}
-	f.raw = b
-	return f
 }
 
 func (f pageFake) itemText(field string) string {
