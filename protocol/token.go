@@ -37,18 +37,7 @@ var ErrNoToken = errors.New("protocol: no control token")
 // ReadToken reads the control token at path, without surrounding
 // whitespace.
 func ReadToken(path string) (string, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("%w: %s does not exist", ErrNoToken, path)
-	}
-	if err != nil {
-		return "", fmt.Errorf("protocol: reading the control token: %w", err)
-	}
-	tok := strings.TrimSpace(string(data))
-	if tok == "" {
-		return "", fmt.Errorf("%w: %s is empty", ErrNoToken, path)
-	}
-	return tok, nil
+	return readSecretFile(path, ErrNoToken, "the control token", "")
 }
 
 // The pairing secret (issue 24): one per OS user, created on the first run
@@ -75,16 +64,23 @@ var ErrNoPairingSecret = errors.New("protocol: no pairing secret")
 // ReadPairingSecret reads the pairing secret at path, without surrounding
 // whitespace.
 func ReadPairingSecret(path string) (string, error) {
+	return readSecretFile(path, ErrNoPairingSecret, "the pairing secret", " (run monkbrowse once, or monkbrowse pair, to create it)")
+}
+
+// readSecretFile reads a one-line secret file without surrounding
+// whitespace; a missing or empty file is absent (wrapped), with hint after
+// "does not exist".
+func readSecretFile(path string, absent error, what, hint string) (string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("%w: %s does not exist (run monkbrowse once, or monkbrowse pair, to create it)", ErrNoPairingSecret, path)
+		return "", fmt.Errorf("%w: %s does not exist%s", absent, path, hint)
 	}
 	if err != nil {
-		return "", fmt.Errorf("protocol: reading the pairing secret: %w", err)
+		return "", fmt.Errorf("protocol: reading %s: %w", what, err)
 	}
-	s := strings.TrimSpace(string(data))
-	if s == "" {
-		return "", fmt.Errorf("%w: %s is empty", ErrNoPairingSecret, path)
+	v := strings.TrimSpace(string(data))
+	if v == "" {
+		return "", fmt.Errorf("%w: %s is empty", absent, path)
 	}
-	return s, nil
+	return v, nil
 }

@@ -134,13 +134,9 @@ func removeEntry(c Client, text string, r record) (removal, error) {
 		return removal{}, err
 	}
 	servers, _ := doc.value[c.Key].(map[string]any)
-	entry, has := servers[ServerName]
-	if !has {
-		return removal{}, errAbsent
-	}
-	e, _ := entry.(map[string]any)
-	if cmd, _ := e["command"].(string); cmd != r.Command {
-		return removal{}, &changedCommandError{cmd}
+	e, err := ourEntry(servers, r.Command)
+	if err != nil {
+		return removal{}, err
 	}
 	dropTable := r.CreatedTable && len(servers) == 1
 	want := withoutEntry(doc.value, c.Key, dropTable)
@@ -224,4 +220,19 @@ func renderFields(fs []field, indent, unit string) string {
 	}
 	b.WriteString(nl + indent + "}")
 	return b.String()
+}
+
+// ourEntry is monkbrowse's entry among servers while its command is still
+// the one install wrote: errAbsent when there is none, a
+// *changedCommandError when the person pointed it elsewhere.
+func ourEntry(servers map[string]any, command string) (map[string]any, error) {
+	entry, has := servers[ServerName]
+	if !has {
+		return nil, errAbsent
+	}
+	e, _ := entry.(map[string]any)
+	if cmd, _ := e["command"].(string); cmd != command {
+		return nil, &changedCommandError{cmd}
+	}
+	return e, nil
 }

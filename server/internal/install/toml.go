@@ -198,13 +198,9 @@ func removeTOML(c Client, text string, r record) (removal, error) {
 		return removal{}, err
 	}
 	servers, _ := v[c.Key].(map[string]any)
-	entry, has := servers[ServerName]
-	if !has {
-		return removal{}, errAbsent
-	}
-	e, _ := entry.(map[string]any)
-	if cmd, _ := e["command"].(string); cmd != r.Command {
-		return removal{}, &changedCommandError{cmd}
+	e, err := ourEntry(servers, r.Command)
+	if err != nil {
+		return removal{}, err
 	}
 	rm := removal{extra: extraFields(e, c.entry(r.Command))}
 	want := tomlWithoutEntry(v, c.Key)
