@@ -17,6 +17,18 @@ const (
 	// CodeOwnerLeaving: the owner is handing over to another process and
 	// did not run the call_tool; the forwarder sends it to the next owner.
 	CodeOwnerLeaving = "owner_leaving"
+	// CodeUnshared: the person stopped sharing the request's tab while
+	// the call was queued or running; the extension stopped its work there
+	// ("the person stopped sharing tab N"). Not repeated on another tab.
+	CodeUnshared = "unshared"
+	// CodeCancelled: the call was cancelled by its MCP client (directly or
+	// through a forwarder) before it was sent on: nothing was done. The
+	// forwarder answers call_sent with it for a call its client already
+	// cancelled, so the owner never sends it to the extension.
+	CodeCancelled = "cancelled"
+	// CodePaused: reserved: the person paused the AI (a later control);
+	// the call was not run, or was stopped.
+	CodePaused = "paused"
 )
 
 // ErrorCode describes one code for the generated TypeScript.
@@ -30,4 +42,7 @@ var ErrorCodes = []ErrorCode{
 	{CodeTabGone, "the request's tab does not exist any more (closed)"},
 	{CodeNotShared, "the request's tab is not shared with the AI"},
 	{CodeOwnerLeaving, "the owner is handing over and did not run the call"},
+	{CodeUnshared, "the person stopped sharing the request's tab while the call was queued or running"},
+	{CodeCancelled, "the call was cancelled by its client before it was sent on: nothing was done"},
+	{CodePaused, "reserved: the person paused the AI and the call was not run or was stopped"},
 }

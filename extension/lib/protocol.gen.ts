@@ -464,6 +464,12 @@ export const ERROR_CODES = {
   not_shared: "not_shared",
   /** the owner is handing over and did not run the call */
   owner_leaving: "owner_leaving",
+  /** the person stopped sharing the request's tab while the call was queued or running */
+  unshared: "unshared",
+  /** the call was cancelled by its client before it was sent on: nothing was done */
+  cancelled: "cancelled",
+  /** reserved: the person paused the AI and the call was not run or was stopped */
+  paused: "paused",
 } as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
