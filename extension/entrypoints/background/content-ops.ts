@@ -2,10 +2,13 @@
 // (lib/messages.ts's CsOps), injecting it once more when nothing answers.
 
 import type { CsMessage, CsOp, CsOps, CsReply } from "../../lib/messages";
-import { errorText } from "../../lib/peer";
+import { CodedError, errorText } from "../../lib/peer";
+import { assertShared, executeInTab } from "./gate";
 import { BlockedPage, CONTENT_SCRIPT_FILE, PAGE_HOOKS_FILE, unlessBlocked } from "./inject";
 
-function sendToFrame0(tabId: number, msg: CsMessage): Promise<CsReply | undefined> {
+async function sendToFrame0(tabId: number, msg: CsMessage): Promise<CsReply | undefined> {
+  // Each op of a call (a stitched screenshot's scroll_to after scroll_to) meets the share gate.
+  await assertShared(tabId);
   return chrome.tabs.sendMessage(tabId, msg, { frameId: 0 }) as Promise<CsReply | undefined>;
 }
 
@@ -20,7 +23,7 @@ export async function contentOp<K extends CsOp>(tabId: number, op: K, args: CsOp
   try {
     reply = await unlessBlocked(tabId, sendToFrame0(tabId, msg));
   } catch (e) {
-    if (e instanceof BlockedPage) throw e;
+    if (e instanceof BlockedPage || e instanceof CodedError) throw e;
     if (!isNoReceiver(e)) throw new Error(`the page did not answer (${errorText(e)})`);
     reply = undefined;
   }
@@ -31,21 +34,22 @@ export async function contentOp<K extends CsOp>(tabId: number, op: K, args: CsOp
     try {
       // The MAIN-world hooks first, so console output and dialogs are
       // captured from now on.
+      // Hooks put to sleep by an unshare stay asleep (only a share wakes them).
       await unlessBlocked(
         tabId,
-        chrome.scripting
-          .executeScript({ target: { tabId, allFrames: true }, world: "MAIN", files: [PAGE_HOOKS_FILE], injectImmediately: true })
-          .catch(() => undefined),
+        executeInTab({ target: { tabId, allFrames: true }, world: "MAIN", files: [PAGE_HOOKS_FILE], injectImmediately: true }).catch((e: unknown) => {
+          if (e instanceof CodedError) throw e;
+        }),
       );
-      await unlessBlocked(tabId, chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, files: [CONTENT_SCRIPT_FILE], injectImmediately: true }));
+      await unlessBlocked(tabId, executeInTab({ target: { tabId, frameIds: [0] }, files: [CONTENT_SCRIPT_FILE], injectImmediately: true }));
     } catch (e) {
-      if (e instanceof BlockedPage) throw e;
+      if (e instanceof BlockedPage || e instanceof CodedError) throw e;
       throw new Error(`cannot reach the page in tab ${tabId}: ${errorText(e)}`);
     }
     try {
       reply = await unlessBlocked(tabId, sendToFrame0(tabId, msg));
     } catch (e) {
-      if (e instanceof BlockedPage) throw e;
+      if (e instanceof BlockedPage || e instanceof CodedError) throw e;
       throw new Error(`the page in tab ${tabId} did not answer even after injecting the content script (${errorText(e)}); reload the tab and try again`);
     }
   }

@@ -11,7 +11,8 @@
 // session also makes a tab look "attached", so that cannot tell.
 
 import { KEY_CONSENT, normalizeConsent } from "../../lib/storage";
-import { errorText } from "../../lib/peer";
+import { CodedError, errorText } from "../../lib/peer";
+import { attachDebugger } from "./gate";
 
 export const DEFAULT_IDLE_MS = 5_000;
 /** chrome.storage.local key that shortens the idle time (tests). */
@@ -96,8 +97,9 @@ async function attach(tabId: number): Promise<Session> {
   s = sessions.get(tabId);
   if (s) return s;
   try {
-    await chrome.debugger.attach({ tabId }, PROTOCOL);
+    await attachDebugger(tabId, PROTOCOL);
   } catch (e) {
+    if (e instanceof CodedError) throw e;
     const m = errorText(e);
     if (!/already attached/i.test(m)) {
       log({ tabId, event: "refused", detail: m });

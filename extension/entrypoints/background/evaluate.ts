@@ -3,7 +3,8 @@
 // chrome.scripting.executeScript and runs in the page's main world, so it
 // must be self-contained: no imports, no closures over module variables.
 
-import { errorText } from "../../lib/peer";
+import { CodedError, errorText } from "../../lib/peer";
+import { executeInTab } from "./gate";
 import { BlockedPage, unlessBlocked } from "./inject";
 
 export const EVAL_CSP_ERROR =
@@ -112,7 +113,7 @@ export async function evaluate(tabId: number, expression: string): Promise<unkno
   try {
     results = await unlessBlocked(
       tabId,
-      chrome.scripting.executeScript({
+      executeInTab({
         target: { tabId, frameIds: [0] },
         world: "MAIN",
         func: evalInPage,
@@ -120,7 +121,7 @@ export async function evaluate(tabId: number, expression: string): Promise<unkno
       }),
     );
   } catch (e) {
-    if (e instanceof BlockedPage) throw e;
+    if (e instanceof BlockedPage || e instanceof CodedError) throw e;
     throw new Error(`cannot evaluate in tab ${tabId}: ${errorText(e)}`);
   }
   const r = results[0]?.result as { ok: boolean; value?: unknown; error?: string; csp?: boolean } | undefined;

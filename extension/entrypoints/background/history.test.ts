@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { PROBE_TIMEOUT_MS } from "./inject";
 import { historyNav } from "./history";
+import { setShareState } from "./gate";
+
+// These tests are about shared tabs; gate.test.ts is about the gate.
+setShareState({ ready: async () => undefined, shared: () => true });
 
 /** A chrome.events.Event stand-in that records its listeners. */
 class FakeEvent<T extends (...a: never[]) => void> {

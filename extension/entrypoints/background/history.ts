@@ -1,5 +1,6 @@
 // Back, forward and reload (BrowserPort.history).
 
+import { executeInTab } from "./gate";
 import { beforeLeaving, probePage } from "./inject";
 import { newPage } from "./navigation-events";
 
@@ -10,7 +11,7 @@ export async function historyNav(tabId: number, what: "back" | "forward" | "relo
   }
   const label = what === "back" ? "going back" : "going forward";
   const inPage = () =>
-    chrome.scripting.executeScript({
+    executeInTab({
       target: { tabId, frameIds: [0] },
       world: "ISOLATED",
       func: (dir: string) => {

@@ -7,8 +7,8 @@ import { Executor } from "../../lib/executor";
 import { buildHello } from "../../lib/hello";
 import { ensureIdentity, withAssigned } from "../../lib/identity";
 import { isBgMessage, SLEEP_MAX_MS, type BgMessage, type BgMessages, type OffMessage, type Reply } from "../../lib/messages";
-import { errorCode, errorText } from "../../lib/peer";
-import { DIALOG_ARM_TTL_MS } from "../../lib/protocol.gen";
+import { CodedError, errorCode, errorText } from "../../lib/peer";
+import { DIALOG_ARM_TTL_MS, ERROR_CODES } from "../../lib/protocol.gen";
 import { pruneShares, shareAll, shareTab, unshareTab } from "../../lib/slots";
 import {
   KEY_CONSENT,
@@ -32,6 +32,7 @@ import { forgetRefBase } from "./ref-base";
 import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
 import { detachUnshared, forgetDebuggerTab, installDebugger } from "./debugger";
 import { armTab, injectDocument, injectTab, makeDormant, noteBusy } from "./inject";
+import { setShareState, unsharedError } from "./gate";
 import type { DialogArm } from "../../lib/page/console";
 
 const OFFSCREEN_PATH = "offscreen.html";
@@ -134,6 +135,7 @@ function updateShares<T>(fn: (s: Shares) => { shares: Shares; out: T }, opts: { 
       // Newly shared tabs get the page side now; unshared ones lose it.
       if (touchPages) for (const k of Object.keys(shares)) if (before[k] === undefined) void injectTab(Number(k), currentArm(Number(k)));
       for (const k of Object.keys(before)) {
+        if (shares[k] === undefined) abortTab(Number(k), unsharedError(Number(k)));
         if (touchPages && shares[k] === undefined) {
           arms.delete(Number(k));
           void makeDormant(Number(k));
@@ -276,8 +278,35 @@ async function writeStatus(status: Status): Promise<void> {
 
 const executor = new Executor(makeChromePort({ getShares: readShares, share: shareOne, getConsent: readConsent, armDialog }));
 
-/** Wire requests being executed, by the offscreen document's callId. */
-const running = new Map<string, AbortController>();
+// The share gate reads the in-memory shared ids (updated in updateShares
+// before anything else is done about a change).
+setShareState({
+  ready: () => loadSharedIds().then(() => undefined),
+  shared: (tabId) => sharedIds?.has(tabId) ?? false,
+});
+
+/** Wire requests being executed, by the offscreen document's callId, with the tab they name. */
+const running = new Map<string, { ctl: AbortController; tabId?: number }>();
+
+/** Stops every running call on the tab (the person unshared it): each answers with reason. */
+function abortTab(tabId: number, reason: Error): void {
+  for (const r of running.values()) if (r.tabId === tabId) r.ctl.abort(reason);
+}
+
+/**
+ * The extension's one place where an abort is honoured (DESIGN §5.5): the
+ * call answers with the abort's reason at once (the server's cancel, the
+ * person unsharing the tab), whatever its work is still doing; that work
+ * meets the share gate (gate.ts) at its next injection, attach or op.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
 
 type Handlers = { [K in keyof BgMessages]: (m: BgMessage<K>) => Promise<BgMessages[K]["res"]> };
 
@@ -290,15 +319,17 @@ const handlers: Handlers = {
   },
   exec: async (m) => {
     const ctl = new AbortController();
-    if (m.callId) running.set(m.callId, ctl);
+    const p = m.payload as { tabId?: unknown } | null | undefined;
+    const tabId = typeof p?.tabId === "number" ? p.tabId : undefined;
+    if (m.callId) running.set(m.callId, { ctl, tabId });
     try {
-      return await executor.execute(m.type, m.payload, ctl.signal);
+      return await untilAborted(executor.execute(m.type, m.payload, ctl.signal), ctl.signal);
     } finally {
       if (m.callId) running.delete(m.callId);
     }
   },
   cancel: async (m) => {
-    running.get(m.callId)?.abort(new Error("cancelled by the server"));
+    running.get(m.callId)?.ctl.abort(new CodedError(ERROR_CODES.cancelled, "the call was cancelled by its MCP client while it ran; what it had begun may have happened"));
     return null;
   },
   accepted: async (m) => {

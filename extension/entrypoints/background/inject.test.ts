@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { BlockedPage, noteBusy, probePage, PROBE_AFTER_MS, PROBE_TIMEOUT_MS, responsive, unlessBlocked } from "./inject";
+import { setShareState } from "./gate";
+
+// These tests are about shared tabs; gate.test.ts is about the gate.
+setShareState({ ready: async () => undefined, shared: () => true });
 
 /** Work that answers only when the test says so. */
 function later<T>(): { work: Promise<T>; answer: (v: T) => void } {

@@ -11,6 +11,9 @@
 // `probePage` is the probe the rest of the service worker uses to tell.
 
 import type { DialogArm } from "../../lib/page/console";
+import { errorCode } from "../../lib/peer";
+import { ERROR_CODES } from "../../lib/protocol.gen";
+import { executeInTab } from "./gate";
 
 export const CONTENT_SCRIPT_FILE = "content-scripts/content.js";
 export const PAGE_HOOKS_FILE = "content-scripts/page-hooks.js";
@@ -33,17 +36,24 @@ export function within<T, U>(p: Promise<T>, ms: number, timedOut: U): Promise<T 
 
 type Target = chrome.scripting.InjectionTarget;
 
-async function run(target: Target, spec: { world?: "MAIN" | "ISOLATED"; files?: string[]; func?: (...a: never[]) => unknown; args?: unknown[] }): Promise<void> {
-  const p = chrome.scripting.executeScript({
-    target,
-    world: (spec.world ?? "ISOLATED") as chrome.scripting.ExecutionWorld,
-    injectImmediately: true,
-    ...(spec.files ? { files: spec.files } : { func: spec.func as () => unknown, args: spec.args ?? [] }),
-  } as chrome.scripting.ScriptInjection<unknown[], unknown>);
+async function run(
+  target: Target,
+  spec: { world?: "MAIN" | "ISOLATED"; files?: string[]; func?: (...a: never[]) => unknown; args?: unknown[] },
+  opts: { evenUnshared?: "to make it dormant" } = {},
+): Promise<void> {
+  const p = executeInTab(
+    {
+      target,
+      world: (spec.world ?? "ISOLATED") as chrome.scripting.ExecutionWorld,
+      injectImmediately: true,
+      ...(spec.files ? { files: spec.files } : { func: spec.func as () => unknown, args: spec.args ?? [] }),
+    } as chrome.scripting.ScriptInjection<unknown[], unknown>,
+    opts,
+  );
   await within(
     p.then(
       () => undefined,
-      () => undefined, // a frame Chrome does not let us script (chrome://, the Web Store, an error page)
+      () => undefined, // a frame Chrome does not let us script (chrome://, the Web Store, an error page), or the tab is no longer shared
     ),
     INJECT_TIMEOUT_MS,
     undefined,
@@ -54,6 +64,10 @@ async function run(target: Target, spec: { world?: "MAIN" | "ISOLATED"; files?: 
 function armInPage(a: DialogArm | null): void {
   const h = (window as unknown as Record<string, { arm?: (a: DialogArm | null) => void } | undefined>).__monkbrowseHooks;
   h?.arm?.(a);
+}
+function wakeInPage(): void {
+  const h = (window as unknown as Record<string, { wake?: () => void } | undefined>).__monkbrowseHooks;
+  h?.wake?.();
 }
 function sleepInPage(): void {
   const h = (window as unknown as Record<string, { deactivate?: () => void } | undefined>).__monkbrowseHooks;
@@ -80,6 +94,8 @@ function disposeContentScript(): void {
  */
 export async function injectTab(tabId: number, arm: DialogArm | null): Promise<void> {
   await run({ tabId, allFrames: true }, { world: "MAIN", files: [PAGE_HOOKS_FILE] });
+  // Hooks put to sleep by an earlier unshare refuse activate(); a fresh share wakes them.
+  await run({ tabId, allFrames: true }, { world: "MAIN", func: wakeInPage });
   if (arm) await run({ tabId, frameIds: [0] }, { world: "MAIN", func: armInPage, args: [arm] });
   await run({ tabId, frameIds: [0] }, { files: [CONTENT_SCRIPT_FILE] });
 }
@@ -101,8 +117,8 @@ export async function injectDocument(
 
 /** A tab was unshared: native functions back in every frame, the content script gone. */
 export async function makeDormant(tabId: number): Promise<void> {
-  await run({ tabId, allFrames: true }, { world: "MAIN", func: sleepInPage });
-  await run({ tabId, frameIds: [0] }, { func: disposeContentScript });
+  await run({ tabId, allFrames: true }, { world: "MAIN", func: sleepInPage }, { evenUnshared: "to make it dormant" });
+  await run({ tabId, frameIds: [0] }, { func: disposeContentScript }, { evenUnshared: "to make it dormant" });
 }
 
 /** Sets (or clears) the answer to the next dialog in the tab's top frame (same-origin frames share it). */
@@ -128,11 +144,18 @@ export type PageProbe = "ran" | "refused" | "silent";
 
 /** The one page probe (see PageProbe); responsive() and history navigation read it. */
 export async function probePage(tabId: number): Promise<PageProbe> {
-  const p = chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: () => true, injectImmediately: true }).then(
+  let unshared: unknown;
+  const p = executeInTab({ target: { tabId, frameIds: [0] }, func: () => true, injectImmediately: true }).then(
     (): PageProbe => "ran",
-    (): PageProbe => "refused",
+    (e: unknown): PageProbe => {
+      if (errorCode(e) === ERROR_CODES.unshared) unshared = e;
+      return "refused";
+    },
   );
-  return within(p, PROBE_TIMEOUT_MS, "silent" as const);
+  const r = await within(p, PROBE_TIMEOUT_MS, "silent" as const);
+  // Not shared any more: the call stops here (never Chrome's history on an unshared tab).
+  if (unshared !== undefined) throw unshared;
+  return r;
 }
 
 /**

@@ -114,8 +114,16 @@ describe("installPageHooks", () => {
     expect(win.confirm).toBe(nativeConfirm);
     win.console.log("quiet");
     expect(sent.length).toBe(n);
-    // Shared again: hooked again.
+    // A stale injection (a call still running when the tab was unshared)
+    // re-runs the hooks file: the sleeping hooks refuse to wake.
     installPageHooks(win, () => {});
+    hooks.activate();
+    expect(hooks.active).toBe(false);
+    expect(win.confirm).toBe(nativeConfirm);
+    win.console.log("still quiet");
+    expect(sent.length).toBe(n);
+    // Shared again (a fresh share wakes them): hooked again.
+    hooks.wake();
     expect(hooks.active).toBe(true);
     win.console.log("loud");
     expect(sent.length).toBe(n + 1);

@@ -21,8 +21,14 @@ export interface PageHooks {
   readonly buffer: ConsoleBuffer;
   /** Hooked (the tab is shared) or dormant (native functions back). */
   readonly active: boolean;
+  /**
+   * Hooks again, unless the hooks were put to sleep (the tab was unshared):
+   * then it refuses, so a stale injection never wakes an unshared document.
+   */
   activate(): void;
   deactivate(): void;
+  /** A fresh share (inject.ts injectTab): clears the sleep and hooks again. */
+  wake(): void;
   /** Sets (or clears, with null) the answer to the next dialog. */
   arm(a: DialogArm | null): void;
   /** Takes the pending answer if it has not expired (one dialog only). */
@@ -70,7 +76,8 @@ function neuterBeforeUnload(win: Window & typeof globalThis, ms: number): void {
  * listeners, and alert/confirm/prompt answered without blocking (alert
  * acknowledged, confirm dismissed, prompt cancelled, unless an answer was
  * armed). `send` hands each entry on. Idempotent per window: a second call
- * returns the first hooks (reactivated). Returns the hooks and whether they
+ * returns the first hooks (reactivated, unless they were put to sleep: only
+ * a fresh share's wake() hooks a dormant document again). Returns the hooks and whether they
  * were installed by this call.
  */
 export function installPageHooks(
@@ -85,6 +92,8 @@ export function installPageHooks(
   }
   const buffer = new ConsoleBuffer();
   let active = false;
+  // Put to sleep by deactivate (the tab was unshared): only wake() hooks again.
+  let slept = false;
   let armed: DialogArm | null = null;
   // Until when beforeunload listeners are skipped (an AI-requested navigation).
   let leavingUntil = 0;
@@ -243,11 +252,16 @@ export function installPageHooks(
       return active;
     },
     activate() {
-      if (active) return;
+      if (active || slept) return;
       active = true;
       install();
     },
+    wake() {
+      slept = false;
+      hooks.activate();
+    },
     deactivate() {
+      slept = true;
       if (!active) return;
       active = false;
       armed = null;
