@@ -40,6 +40,12 @@ export interface Status {
   since: number;
 }
 
+/**
+ * The consent object's key holding when the person cancelled Chrome's
+ * debugging (the bar's Cancel): the mode is off since; the popup says so.
+ */
+export const CONSENT_DEBUGGER_CANCELLED = "debuggerCancelled";
+
 /** The person's grants for this Chrome profile (KEY_CONSENT). Absent or malformed means off. */
 export interface Consent {
   /** "Let the AI run JavaScript in shared tabs": browser_evaluate. */
@@ -67,7 +73,10 @@ export function normalizeConsent(v: unknown): Consent {
  */
 export function withSwitch(stored: unknown, name: keyof Consent, on: boolean): Record<string, unknown> {
   const cur = (typeof stored === "object" && stored !== null ? stored : {}) as Record<string, unknown>;
-  return { ...cur, [name]: on };
+  const out: Record<string, unknown> = { ...cur, [name]: on };
+  // Switching the debugger on again ends "the person cancelled debugging".
+  if (name === "debugger" && on) delete out[CONSENT_DEBUGGER_CANCELLED];
+  return out;
 }
 
 /** Sets one of the person's switches in chrome.storage.local (read, modify, write). */

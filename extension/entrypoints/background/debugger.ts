@@ -6,11 +6,22 @@
 // attached, so we attach to one tab only while working in it and detach after
 // DEFAULT_IDLE_MS without work; a detach waits for running work, so it never
 // loses a call. With the mode off we never attach, and switching it off
-// detaches at once. Every attach and detach is written to the attach log
+// detaches at once.
+//
+// The debugger lets go (issue 21): switching the mode off, unsharing a tab
+// and the worker starting detach every tab target this extension may still
+// hold, including attachments a restarted worker lost track of
+// (chrome.debugger.getTargets: every attached tab target is asked; Chrome
+// detaches only our own session, so another client's is left alone). The
+// person's Cancel on Chrome's "started debugging this browser" bar
+// (onDetach reason canceled_by_user) switches the mode off for the profile
+// until the person switches it on again; the popup shows it and the AI is
+// told in its next answer. A canceled_by_user within CANCEL_GRACE_MS of our
+// own detach or of the tab closing is not the person's cancel. Every attach and detach is written to the attach log
 // (chrome.storage.session "debuggerLog"), which tests read: a test's own CDP
 // session also makes a tab look "attached", so that cannot tell.
 
-import { KEY_CONSENT, normalizeConsent } from "../../lib/storage";
+import { CONSENT_DEBUGGER_CANCELLED, KEY_CONSENT, normalizeConsent, withSwitch } from "../../lib/storage";
 import { CodedError, errorText } from "../../lib/peer";
 import { attachDebugger } from "./gate";
 
@@ -47,7 +58,23 @@ export interface Body {
   truncated: boolean;
 }
 
+/** How close to our own detach or a tab closing a canceled_by_user is not the person's cancel. */
+export const CANCEL_GRACE_MS = 1000;
+/** chrome.storage.session key: the notice for the AI's next answer after the person cancelled debugging. */
+export const KEY_CANCEL_NOTICE = "debuggerCancelNotice";
+
+export const CANCELLED_NOTICE =
+  "The person cancelled Chrome's debugging (the Cancel button on the \"started debugging this browser\" bar): " +
+  "monkbrowse switched debugger mode off for this Chrome profile and works without the debugger (no trusted input, " +
+  "no native dialog answers, no response bodies, no PDFs) until the person switches \"Use Chrome's debugger\" on again in the monkbrowse popup.";
+
 const sessions = new Map<number, Session>();
+/** When we last detached (or asked Chrome to detach) each tab. */
+const ownDetachAt = new Map<number, number>();
+/** When each tab closed (forgetDebuggerTab). */
+const closedAt = new Map<number, number>();
+/** The worker's first release of lost attachments; attach waits for it. */
+let startRelease: Promise<void> = Promise.resolve();
 const bodies = new Map<number, Body[]>();
 let enabled = false;
 let idleMs = DEFAULT_IDLE_MS;
@@ -92,6 +119,7 @@ export function onNativeDialogs(fn: (tabId: number, on: boolean) => Promise<void
 }
 
 async function attach(tabId: number): Promise<Session> {
+  await startRelease;
   let s = sessions.get(tabId);
   if (s?.detaching) await s.detaching;
   s = sessions.get(tabId);
@@ -123,6 +151,7 @@ async function detach(tabId: number, reason: string): Promise<void> {
   s.detaching = (async () => {
     // The hooks take dialogs back first, so none opens natively with no one to answer it.
     await setNativeDialogs(tabId, false).catch(() => undefined);
+    ownDetachAt.set(tabId, Date.now());
     await chrome.debugger.detach({ tabId }).catch(() => undefined);
     sessions.delete(tabId);
     log({ tabId, event: "detach", detail: reason });
@@ -158,14 +187,88 @@ export function bodiesOf(tabId: number): Body[] {
   return bodies.get(tabId) ?? [];
 }
 
-/** A tab that is no longer shared is detached at once (never debugged while unshared). */
-export function detachUnshared(sharedIds: ReadonlySet<number>): void {
-  for (const id of [...sessions.keys()]) if (!sharedIds.has(id)) void detach(id, "unshared");
+/**
+ * Detaches every tab target this extension may hold for which which(tabId)
+ * says so: our sessions through detach (hooks first), and attached tab
+ * targets we have no session for (a restarted worker lost them) straight
+ * away. Chrome refuses to detach a session that is not ours, so another
+ * client's attachment (DevTools, a test's CDP) stays.
+ */
+export async function releaseAll(reason: string, which: (tabId: number) => boolean = () => true): Promise<void> {
+  const work: Promise<unknown>[] = [];
+  for (const id of [...sessions.keys()]) if (which(id)) work.push(detach(id, reason));
+  let targets: chrome.debugger.TargetInfo[] = [];
+  try {
+    targets = await chrome.debugger.getTargets();
+  } catch {
+    targets = [];
+  }
+  for (const t of targets) {
+    const id = t.tabId;
+    if (!t.attached || id === undefined || sessions.has(id) || !which(id)) continue;
+    ownDetachAt.set(id, Date.now());
+    work.push(
+      chrome.debugger.detach({ tabId: id }).then(
+        () => log({ tabId: id, event: "detach", detail: `${reason} (an attachment this worker had lost track of)` }),
+        () => undefined, // not ours
+      ),
+    );
+  }
+  await Promise.all(work);
 }
 
-export function forgetDebuggerTab(tabId: number): void {
+/** A tab that is no longer shared is detached at once (never debugged while unshared). */
+export function detachUnshared(sharedIds: ReadonlySet<number>): Promise<void> {
+  return releaseAll("unshared", (id) => !sharedIds.has(id));
+}
+
+export function forgetDebuggerTab(tabId: number, now = Date.now()): void {
   bodies.delete(tabId);
   sessions.delete(tabId);
+  closedAt.set(tabId, now);
+}
+
+function within(map: Map<number, number>, tabId: number, now: number): boolean {
+  const t = map.get(tabId);
+  return t !== undefined && Math.abs(now - t) <= CANCEL_GRACE_MS;
+}
+
+/** The person cancelled debugging: the mode off for the profile, the popup and the AI told. */
+async function personCancelled(tabId: number): Promise<void> {
+  log({ tabId, event: "detach", detail: "cancelled by the person" });
+  const got = await chrome.storage.local.get(KEY_CONSENT);
+  const next = { ...withSwitch(got[KEY_CONSENT], "debugger", false), [CONSENT_DEBUGGER_CANCELLED]: Date.now() };
+  enabled = false;
+  await chrome.storage.local.set({ [KEY_CONSENT]: next });
+  await chrome.storage.session.set({ [KEY_CANCEL_NOTICE]: CANCELLED_NOTICE });
+}
+
+/** The notice for the AI, once (the next answer after the person cancelled debugging carries it). */
+export async function takeCancelNotice(): Promise<string | undefined> {
+  const got = await chrome.storage.session.get(KEY_CANCEL_NOTICE);
+  const n = got[KEY_CANCEL_NOTICE];
+  if (typeof n !== "string") return undefined;
+  await chrome.storage.session.remove(KEY_CANCEL_NOTICE);
+  return n;
+}
+
+/**
+ * Chrome detached the tab on its own. canceled_by_user is the person's
+ * Cancel unless we detached the tab, or the tab closed, within
+ * CANCEL_GRACE_MS (before or after: the close may be reported later).
+ */
+function onChromeDetach(tabId: number, reason: string): void {
+  const had = sessions.delete(tabId);
+  if (had) log({ tabId, event: "detach", detail: `by Chrome: ${reason}` });
+  if (reason !== "canceled_by_user") return;
+  const at = Date.now();
+  if (within(ownDetachAt, tabId, at) || within(closedAt, tabId, at)) return;
+  setTimeout(() => {
+    if (within(closedAt, tabId, at)) return;
+    // Every other tab lets go too: the person said no to the debugger.
+    enabled = false;
+    void personCancelled(tabId).then(() => releaseAll("cancelled by the person"));
+  }, CANCEL_GRACE_MS);
 }
 
 /** Dialog answers, consistent with browser_handle_dialog's defaults. */
@@ -175,17 +278,20 @@ export function dialogDefault(type: string): { accept: boolean } {
 }
 
 export function installDebugger(): void {
+  // A new worker holds no session: whatever is attached is lost from an old one.
+  startRelease = releaseAll("worker started").catch(() => undefined);
   void debuggerEnabled();
   chrome.storage.onChanged.addListener((changes, area) => {
     if (area !== "local" || (!changes[KEY_CONSENT] && !changes[KEY_DEBUGGER_IDLE])) return;
     void debuggerEnabled().then((on) => {
-      if (!on) for (const id of [...sessions.keys()]) void detach(id, "switched off");
+      if (!on) void releaseAll("switched off");
+      // Switched on again: the AI need not hear of an old cancel.
+      else void chrome.storage.session.remove(KEY_CANCEL_NOTICE).catch(() => undefined);
     });
   });
   chrome.debugger.onDetach.addListener((src, reason) => {
-    if (src.tabId === undefined || !sessions.has(src.tabId)) return;
-    sessions.delete(src.tabId);
-    log({ tabId: src.tabId, event: "detach", detail: `by Chrome: ${reason}` });
+    if (src.tabId === undefined) return;
+    onChromeDetach(src.tabId, String(reason));
   });
   chrome.debugger.onEvent.addListener((src, method, params) => {
     const tabId = src.tabId;

@@ -30,7 +30,7 @@ import { needsReconnect, type Served } from "../../lib/settings-sync";
 import { makeChromePort } from "./chrome-port";
 import { forgetRefBase } from "./ref-base";
 import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
-import { detachUnshared, forgetDebuggerTab, installDebugger } from "./debugger";
+import { detachUnshared, forgetDebuggerTab, installDebugger, takeCancelNotice } from "./debugger";
 import { armTab, injectDocument, injectTab, makeDormant, noteBusy } from "./inject";
 import { setShareState, unsharedError } from "./gate";
 import type { DialogArm } from "../../lib/page/console";
@@ -130,7 +130,7 @@ function updateShares<T>(fn: (s: Shares) => { shares: Shares; out: T }, opts: { 
       sharedIds = new Set(Object.keys(shares).map(Number));
       await chrome.storage.local.set({ [KEY_SHARES]: shares });
       setShared(shares);
-      detachUnshared(new Set(Object.keys(shares).map(Number)));
+      void detachUnshared(new Set(Object.keys(shares).map(Number)));
       scheduleTabsPush();
       // Newly shared tabs get the page side now; unshared ones lose it.
       if (touchPages) for (const k of Object.keys(shares)) if (before[k] === undefined) void injectTab(Number(k), currentArm(Number(k)));
@@ -323,7 +323,16 @@ const handlers: Handlers = {
     const tabId = typeof p?.tabId === "number" ? p.tabId : undefined;
     if (m.callId) running.set(m.callId, { ctl, tabId });
     try {
-      return await untilAborted(executor.execute(m.type, m.payload, ctl.signal), ctl.signal);
+      const r = await untilAborted(executor.execute(m.type, m.payload, ctl.signal), ctl.signal);
+      const notice = await takeCancelNotice();
+      // The AI hears that the person cancelled debugging in its next answer.
+      return notice !== undefined && r !== null && typeof r === "object" ? { ...r, notice } : r;
+    } catch (e) {
+      const notice = await takeCancelNotice().catch(() => undefined);
+      if (notice === undefined) throw e;
+      const code = errorCode(e);
+      const text = `${errorText(e)}\n\n${notice}`;
+      throw code !== undefined ? new CodedError(code, text) : new Error(text);
     } finally {
       if (m.callId) running.delete(m.callId);
     }

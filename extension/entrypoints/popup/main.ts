@@ -17,6 +17,7 @@ import {
   normalizeShares,
   normalizeStatus,
   saveSwitch,
+  CONSENT_DEBUGGER_CANCELLED,
   type Shares,
 } from "../../lib/storage";
 import { describeStatus, describeIdentity } from "../../lib/popup-text";
@@ -144,11 +145,15 @@ $<HTMLButtonElement>("#open-options").addEventListener("click", () => {
 // "For this Chrome profile" (options page): shown and switchable here too.
 const allowEvaluate = $<HTMLInputElement>("#allow-evaluate");
 const useDebugger = $<HTMLInputElement>("#use-debugger");
+const debuggerCancelled = $<HTMLParagraphElement>("#debugger-cancelled");
 async function renderConsent(): Promise<void> {
   const got = await chrome.storage.local.get(KEY_CONSENT);
   const c = normalizeConsent(got[KEY_CONSENT]);
   allowEvaluate.checked = c.evaluate;
   useDebugger.checked = c.debugger;
+  // The person pressed Cancel on Chrome's debugging bar (background/debugger.ts).
+  const raw = got[KEY_CONSENT] as Record<string, unknown> | undefined;
+  debuggerCancelled.hidden = c.debugger || typeof raw?.[CONSENT_DEBUGGER_CANCELLED] !== "number";
 }
 for (const [box, name] of [[useDebugger, "debugger"], [allowEvaluate, "evaluate"]] as const) {
   box.addEventListener("change", () => {
