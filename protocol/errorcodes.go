@@ -22,9 +22,9 @@ const (
 	// ("the person stopped sharing tab N"). Not repeated on another tab.
 	CodeUnshared = "unshared"
 	// CodeCancelled: the call was cancelled by its MCP client (directly or
-	// through a forwarder) before it was sent on: nothing was done. The
-	// forwarder answers call_sent with it for a call its client already
-	// cancelled, so the owner never sends it to the extension.
+	// through a forwarder) before it was sent on: nothing was done.
+	// Reserved for issue 21's cancel-before-send rule (a forwarder answering
+	// call_sent with it), which is not built yet.
 	CodeCancelled = "cancelled"
 	// CodePaused: reserved: the person paused the AI (a later control);
 	// the call was not run, or was stopped.
