@@ -115,6 +115,12 @@ type CallTool struct {
 	// that app launched (its flags and its MCP client's roots): the owner
 	// applies these, never its own. Absent: nothing is granted.
 	Grants AppGrants `json:"grants,omitzero"`
+	// App is the calling AI app as the person knows it (AppDisplayName),
+	// decided in the process that app launched: a forwarder sends its own
+	// app's name with each call. The owner adds it to every wire request
+	// of the call (RequestAppField). Absent (an older forwarder): the
+	// owner names the call after the forwarder's process.
+	App string `json:"app,omitempty"`
 	// Client names the calling AI app for what is kept per app (the
 	// snapshot that the next action's diff is computed against): "" is the
 	// app this process serves over stdio. It is not sent: the owner names a

@@ -65,6 +65,11 @@ type TabInfo struct {
 	Title    string `json:"title"`
 	Active   bool   `json:"active"`
 	WindowID int    `json:"windowId"`
+	// OpenedBy is the AI app that opened the tab with browser_new_tab
+	// (absent: the person opened it); LastApp the AI app that acted in it
+	// last (issue 28). Names as the person knows them (AppDisplayName).
+	OpenedBy string `json:"openedBy,omitempty"`
+	LastApp  string `json:"lastApp,omitempty"`
 }
 
 // TabRequest is the payload of requests that need nothing but a tab: go back,

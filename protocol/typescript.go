@@ -21,6 +21,7 @@ func TypeScript() []byte {
 	fmt.Fprintf(&b, "export const MSG_HELLO = %q;\n", MsgHello)
 	fmt.Fprintf(&b, "export const MSG_TABS_CHANGED = %q;\n", MsgTabsChanged)
 	fmt.Fprintf(&b, "export const MSG_CANCEL = %q;\n", MsgCancel)
+	fmt.Fprintf(&b, "export const REQUEST_APP_FIELD = %q;\n", RequestAppField)
 	fmt.Fprintf(&b, "export const DEFAULT_EXTENSION_PORT = %d;\n", DefaultExtensionPort)
 	fmt.Fprintf(&b, "export const HELLO_TIMEOUT_MS = %d;\n", HelloTimeout.Milliseconds())
 	fmt.Fprintf(&b, "export const PING_INTERVAL_MS = %d;\n", PingInterval.Milliseconds())

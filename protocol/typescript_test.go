@@ -28,7 +28,7 @@ func TestTypeScriptContents(t *testing.T) {
 	ts := string(TypeScript())
 	for _, want := range []string{
 		"export const PROTOCOL_VERSION = 1 as const;",
-		"export interface TabInfo {\n  tabId: number;\n  slot: number;\n  url: string;\n  title: string;\n  active: boolean;\n  windowId: number;\n}",
+		"export interface TabInfo {\n  tabId: number;\n  slot: number;\n  url: string;\n  title: string;\n  active: boolean;\n  windowId: number;\n  openedBy?: string;\n  lastApp?: string;\n}",
 		"export interface WireRequests {",
 		"  browser_click: ElementRequest;",
 		"  browser_snapshot: SnapshotResult;",

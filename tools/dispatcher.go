@@ -127,6 +127,9 @@ func (d *Dispatcher) callTool(ctx context.Context, call protocol.CallTool) (res 
 	if call.Sent != nil {
 		ctx = withSent(ctx, call.Sent) // the Browser's sessions call MarkSent
 	}
+	if call.App != "" {
+		ctx = withApp(ctx, call.App) // the Browser's sessions send it with each request
+	}
 	res, herr := h(dispatch{d, call}, ctx, clean)
 	if herr != nil {
 		return protocol.ErrorResult(d.explain(ctx, name, herr)), nil

@@ -90,6 +90,22 @@ const (
 // browser_list_tabs, within DefaultMaxTokens. Titles and URLs are page
 // text: the note comes before the first tab line. Profile names are the
 // person's.
+// tabApps says which AI app opened the tab and which acted in it last
+// (issue 28), e.g. " (opened by Cursor; last used by Claude Code)".
+func tabApps(t protocol.TabInfo) string {
+	var parts []string
+	if t.OpenedBy != "" {
+		parts = append(parts, "opened by "+pageLine(clip(t.OpenedBy, 60)))
+	}
+	if t.LastApp != "" {
+		parts = append(parts, "last used by "+pageLine(clip(t.LastApp, 60)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
 func formatTabs(profiles []ProfileInfo) string {
 	var b strings.Builder
 	connected := 0
@@ -134,7 +150,7 @@ func formatTabs(profiles []ProfileInfo) string {
 			if title == "" {
 				title = "(no title)"
 			}
-			line := fmt.Sprintf("- tab %d%s: %s — %s\n", t.Slot, active, title, pageLine(clip(t.URL, maxTabURL)))
+			line := fmt.Sprintf("- tab %d%s: %s — %s%s\n", t.Slot, active, title, pageLine(clip(t.URL, maxTabURL)), tabApps(t))
 			if c := EstimateTokens(line); c > left {
 				fmt.Fprintf(&b, "(%d more shared tab(s) of this profile are left out to stay within the %s-token budget; close tabs you no longer need with browser_close_tab.)\n",
 					len(p.Tabs)-i, formatInt(DefaultMaxTokens))

@@ -24,3 +24,18 @@ func MarkSent(ctx context.Context) {
 		fn(ctx)
 	}
 }
+
+type appKey struct{}
+
+// withApp returns ctx carrying the calling AI app's name (protocol.CallTool.App).
+func withApp(ctx context.Context, app string) context.Context {
+	return context.WithValue(ctx, appKey{}, app)
+}
+
+// AppOf is the name of the AI app whose call ctx belongs to ("" when the
+// call did not say). A session adds it to every request it sends
+// (protocol.RequestAppField).
+func AppOf(ctx context.Context) string {
+	s, _ := ctx.Value(appKey{}).(string)
+	return s
+}

@@ -7,6 +7,7 @@ export const DEFAULT_TIMEOUT_MS = 25000;
 export const MSG_HELLO = "hello";
 export const MSG_TABS_CHANGED = "tabs_changed";
 export const MSG_CANCEL = "cancel";
+export const REQUEST_APP_FIELD = "app";
 export const DEFAULT_EXTENSION_PORT = 9222;
 export const HELLO_TIMEOUT_MS = 10000;
 export const PING_INTERVAL_MS = 10000;
@@ -23,6 +24,8 @@ export interface TabInfo {
   title: string;
   active: boolean;
   windowId: number;
+  openedBy?: string;
+  lastApp?: string;
 }
 
 export interface ConsoleEntry {

@@ -37,6 +37,11 @@ func (s *Server) handleCallTool(c *conn) messaging.Handler {
 		// without any (an older forwarder) is allowed nothing.
 		s.mu.Lock()
 		ct.Client = fmt.Sprintf("forwarder pid %d", c.info.PID)
+		if ct.App == "" {
+			// An older forwarder does not name its app: the person sees
+			// its process.
+			ct.App = protocol.AppDisplayName("", c.info.PID)
+		}
 		s.mu.Unlock()
 		ct.Sent = nil // never the forwarder's to set
 		if ref := ct.Ref; ref != "" {

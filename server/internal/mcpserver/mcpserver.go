@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -165,6 +167,20 @@ func (s *Server) ClientName() string {
 	return ""
 }
 
+// appName is the calling AI app as the person knows it: the client's name
+// from the request's _meta (the newest protocol, which skips initialize),
+// else from initialize, else "AI app (pid N)" with this process's pid.
+func (s *Server) appName(ctx context.Context) string {
+	client := ""
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientInfo != nil {
+		client = info.ClientInfo.Name
+	}
+	if strings.TrimSpace(client) == "" {
+		client = s.ClientName()
+	}
+	return protocol.AppDisplayName(client, os.Getpid())
+}
+
 // MCPServer is the underlying mcp-go server, e.g. for an in-process client
 // in tests.
 func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
@@ -247,7 +263,7 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		}
 		args = b
 	}
-	call := protocol.CallTool{Name: name, Args: args, Grants: protocol.AppGrants{AllowFileURLs: s.opts.AllowFileURLs}}
+	call := protocol.CallTool{Name: name, Args: args, Grants: protocol.AppGrants{AllowFileURLs: s.opts.AllowFileURLs}, App: s.appName(ctx)}
 	if name == "browser_upload_file" {
 		var a struct {
 			Path *string `json:"path"`

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -296,4 +298,45 @@ func BenchmarkParallelTabs(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+}
+
+// TestCallCarriesTheAppName: every call names its AI app as the person
+// knows it, from the client's name (initialize, or the request's _meta on
+// the newest protocol), and "AI app (pid N)" when it gave none.
+func TestCallCarriesTheAppName(t *testing.T) {
+	for _, tc := range []struct {
+		client string
+		legacy bool
+		want   string
+	}{
+		{"claude-code", true, "Claude Code"},
+		{"claude-code", false, "Claude Code"},
+		{"some-agent", true, "some-agent"},
+		{"", true, fmt.Sprintf("AI app (pid %d)", os.Getpid())},
+	} {
+		cc := captureCaller{got: make(chan protocol.CallTool, 1)}
+		var opts []client.ClientOption
+		if tc.legacy {
+			opts = append(opts, client.WithLegacyProtocolOnly())
+		}
+		c, err := client.NewInProcessClientWithOptions(New(cc, nil).MCPServer(), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if err := c.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+		init.Params.ClientInfo = mcp.Implementation{Name: tc.client, Version: "1"}
+		if _, err := c.Initialize(ctx, init); err != nil {
+			t.Fatal(err)
+		}
+		callTool(t, c, "browser_screenshot", nil)
+		if got := (<-cc.got).App; got != tc.want {
+			t.Errorf("client %q (legacy %v): app %q, want %q", tc.client, tc.legacy, got, tc.want)
+		}
+		c.Close()
+	}
 }

@@ -64,13 +64,14 @@ func (s *session) Request(ctx context.Context, typ string, payload, out any) err
 	// knows which calls never reached the extension.
 	tools.MarkSent(ctx)
 	s.sent.Add(1)
-	raw, err := s.send(ctx, typ, payload, timeout)
+	wire := withApp(payload, tools.AppOf(ctx))
+	raw, err := s.send(ctx, typ, wire, timeout)
 	var te *messaging.RequestTimeoutError
 	retried := false
 	if errors.As(err, &te) && protocol.IsRetryable(typ) && ctx.Err() == nil && timeLeft(ctx) >= min(timeout, minRetry) {
 		retried = true
 		s.c.o.log.Debug().Str("type", typ).Str("profile", s.c.slug).Msg("retrying a timed-out read once")
-		raw, err = s.send(ctx, typ, payload, timeout)
+		raw, err = s.send(ctx, typ, wire, timeout)
 	}
 	if err != nil {
 		return s.explain(ctx, typ, retried, err)
@@ -92,6 +93,32 @@ func (s *session) send(ctx context.Context, typ string, payload any, timeout tim
 	ctx, cancel := messaging.WithRequestTimeout(ctx, typ, timeout)
 	defer cancel()
 	return s.c.peer.RequestSettled(ctx, typ, payload)
+}
+
+// withApp adds the calling AI app's name to a request's payload
+// (protocol.RequestAppField), for the extension's activity log, popup and
+// tab groups. A payload that is not a JSON object is sent unchanged.
+func withApp(payload any, app string) any {
+	if app == "" {
+		return payload
+	}
+	b, err := json.Marshal(payload)
+	if err != nil || len(b) < 2 || b[0] != '{' {
+		return payload
+	}
+	name, _ := json.Marshal(app)
+	out := make([]byte, 0, len(b)+len(name)+len(protocol.RequestAppField)+4)
+	out = append(out, '{', '"')
+	out = append(out, protocol.RequestAppField...)
+	out = append(out, '"', ':')
+	out = append(out, name...)
+	if rest := b[1:]; len(rest) > 1 { // more than the closing brace
+		out = append(out, ',')
+		out = append(out, rest...)
+	} else {
+		out = append(out, '}')
+	}
+	return json.RawMessage(out)
 }
 
 // minRetry is the least time worth a retry of a timed-out read.
@@ -124,6 +151,11 @@ func (s *session) explain(ctx context.Context, typ string, retried bool, err err
 	case errors.As(err, &re):
 		if s.t.TabID > 0 && tabGoneCode(re.Code) {
 			return &tabGoneError{t: s.t, first: s.sent.Load() == 1}
+		}
+		if re.Code == protocol.CodePaused {
+			// The person pressed Stop in the popup: the extension's
+			// sentence is monkbrowse's own (no page content in it).
+			return errors.New(re.Message)
 		}
 		// The extension's own words may quote the page (an element's
 		// name, what a script threw): the dispatcher shows them after
