@@ -27,6 +27,8 @@ export interface BgMessages {
   status: { req: { status: Status }; res: null };
   /** popup → bg: share or unshare one tab. */
   share: { req: { tabId: number; shared: boolean }; res: { slot: number | null } };
+  /** popup → bg: Stop (paused) or Resume the AI in this profile; running calls answer with code paused. */
+  pause: { req: { paused: boolean }; res: null };
   /** popup → bg: share every tab of every normal window. */
   "share-all": { req: Empty; res: null };
   /**
@@ -123,6 +125,8 @@ export interface CsOps {
   scroll_to: { args: { x: number; y: number }; result: { scrollX: number; scrollY: number } };
   /** Waits for the DOM to settle (after trusted input sent through the debugger). */
   settle: { args: Empty; result: Empty };
+  /** The activity log's targets: each ref's role, accessible name and whether it is a secret field (lib/page/target.ts). */
+  describe: { args: { refs: string[] }; result: { targets: ({ role: string; name: string; secret: boolean } | null)[] } };
   /** While the debugger is attached, the top frame's dialogs go to Chrome (entrypoints/content.ts). */
   native_dialogs: { args: { on: boolean }; result: Empty };
 }

@@ -33,6 +33,21 @@ import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network"
 import { detachUnshared, forgetDebuggerTab, installDebugger, takeCancelNotice } from "./debugger";
 import { armTab, injectDocument, injectTab, makeDormant, noteBusy } from "./inject";
 import { setShareState, unsharedError } from "./gate";
+import {
+  appOf,
+  forgetTabApps,
+  groupForApp,
+  isPaused,
+  loadSteer,
+  logPaused,
+  noteConnectionRejected,
+  onTabAppsChanged,
+  pausedError,
+  setPaused,
+  showPauseBadge,
+  watchCall,
+  withTabApps,
+} from "./steer";
 import type { DialogArm } from "../../lib/page/console";
 
 const OFFSCREEN_PATH = "offscreen.html";
@@ -41,6 +56,8 @@ const WELCOME_PATH = "welcome.html";
 // (the test harness and benchmarks write it into their copy).
 const NO_WELCOME_MARKER = "no-welcome";
 const KEEPALIVE_ALARM = "monkbrowse-keepalive";
+/** The keyboard shortcut's command (wxt.config.ts): Stop or Resume the AI in this profile. */
+const TOGGLE_PAUSE_COMMAND = "toggle-pause";
 const TABS_DEBOUNCE_MS = 200;
 const TABS_MAX_WAIT_MS = 1000;
 
@@ -208,7 +225,7 @@ function scheduleTabsPush(): void {
 
 async function pushTabs(): Promise<void> {
   try {
-    const tabs = await executor.listTabs();
+    const tabs = await listTabs();
     await sendToOffscreen({ to: "off", kind: "tabs-push", tabs });
   } catch {
     // No offscreen document right now; the next hello carries the tabs.
@@ -272,11 +289,24 @@ async function writeStatus(status: Status): Promise<void> {
       ? `monkbrowse: connected to 127.0.0.1:${status.port}`
       : `monkbrowse: ${status.state}${status.reason ? ` (${status.reason})` : ""}`;
   await chrome.action.setTitle({ title });
+  noteConnectionRejected(status.state === "rejected");
+  await showPauseBadge(); // a paused AI shows on the icon unless "!" does
 }
 
 // ---- messages from the offscreen document and the popup ------------------
 
 const executor = new Executor(makeChromePort({ getShares: readShares, share: shareOne, getConsent: readConsent, armDialog }));
+
+/** The shared tabs, each with the AI app that opened it and the one that acted in it last. */
+async function listTabs() {
+  await loadSteer();
+  return withTabApps(await executor.listTabs());
+}
+onTabAppsChanged(scheduleTabsPush);
+const steerPort = {
+  resolveTab: (tabId: number | undefined) => executor.resolveTab(tabId),
+  slotOf: async (tabId: number) => (await readShares())[String(tabId)],
+};
 
 // The share gate reads the in-memory shared ids (updated in updateShares
 // before anything else is done about a change).
@@ -286,7 +316,7 @@ setShareState({
 });
 
 /** Wire requests being executed, by the offscreen document's callId, with the tab they name. */
-const running = new Map<string, { ctl: AbortController; tabId?: number }>();
+const running = new Map<string, { ctl: AbortController; tabId?: number; app?: string }>();
 
 /** Stops every running call on the tab (the person unshared it): each answers with reason. */
 function abortTab(tabId: number, reason: Error): void {
@@ -312,7 +342,7 @@ type Handlers = { [K in keyof BgMessages]: (m: BgMessage<K>) => Promise<BgMessag
 
 const handlers: Handlers = {
   "connect-info": async () => {
-    const [settings, identity, tabs] = await Promise.all([readSettings(), readIdentity(), executor.listTabs()]);
+    const [settings, identity, tabs] = await Promise.all([readSettings(), readIdentity(), listTabs()]);
     const hello = buildHello({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version });
     served = { port: settings.port, label: settings.label };
     return { port: settings.port, hello };
@@ -321,13 +351,28 @@ const handlers: Handlers = {
     const ctl = new AbortController();
     const p = m.payload as { tabId?: unknown } | null | undefined;
     const tabId = typeof p?.tabId === "number" ? p.tabId : undefined;
-    if (m.callId) running.set(m.callId, { ctl, tabId });
+    const app = appOf(m.payload);
+    await loadSteer();
+    // Stop in the popup: nothing is sent to the page until Resume.
+    if (isPaused()) throw logPaused(m.type, m.payload, steerPort);
+    const watch = await watchCall(m.type, m.payload, steerPort);
+    // Stop may have come while the targets were read: checked again with
+    // nothing async before the call is registered for Stop's abort.
+    if (isPaused()) throw logPaused(m.type, m.payload, steerPort);
+    if (m.callId) running.set(m.callId, { ctl, tabId, app });
     try {
-      const r = await untilAborted(executor.execute(m.type, m.payload, ctl.signal), ctl.signal);
+      let r = await untilAborted(executor.execute(m.type, m.payload, ctl.signal), ctl.signal);
+      watch.done(r);
+      if (m.type === "list_tabs" && r && typeof r === "object" && Array.isArray((r as { tabs?: unknown }).tabs)) {
+        r = { ...r, tabs: withTabApps((r as { tabs: Parameters<typeof withTabApps>[0] }).tabs) };
+      }
+      const opened = m.type === "browser_new_tab" ? (r as { tabId?: unknown } | null)?.tabId : undefined;
+      if (typeof opened === "number") await groupForApp(opened, app);
       const notice = await takeCancelNotice();
       // The AI hears that the person cancelled debugging in its next answer.
       return notice !== undefined && r !== null && typeof r === "object" ? { ...r, notice } : r;
     } catch (e) {
+      watch.failed(e);
       const notice = await takeCancelNotice().catch(() => undefined);
       if (notice === undefined) throw e;
       const code = errorCode(e);
@@ -373,6 +418,12 @@ const handlers: Handlers = {
   busy: async (m) => {
     const tabId = (m as BgMessage<"busy"> & { senderTabId?: number }).senderTabId;
     if (tabId !== undefined) noteBusy(tabId);
+    return null;
+  },
+  pause: async (m) => {
+    await setPaused(m.paused);
+    // Running calls answer at once (the one abort path); queued and new ones are refused at exec.
+    if (m.paused) for (const r of running.values()) r.ctl.abort(pausedError());
     return null;
   },
   "share-all": async () => {
@@ -477,6 +528,7 @@ export default defineBackground(() => {
     forgetRefBase(tabId);
     forgetNetTab(tabId);
     forgetDebuggerTab(tabId);
+    forgetTabApps(tabId);
     arms.delete(tabId);
     void updateShares((s) => ({ shares: unshareTab(s, tabId), out: undefined }));
   });
@@ -502,6 +554,11 @@ export default defineBackground(() => {
       await askReconnect("the settings changed");
     })();
   });
+
+  chrome.commands?.onCommand.addListener((command) => {
+    if (command === TOGGLE_PAUSE_COMMAND) void handlers.pause({ to: "bg", kind: "pause", paused: !isPaused() });
+  });
+  void loadSteer().then(showPauseBadge);
 
   void ensureOffscreen();
 });

@@ -21,6 +21,7 @@ import {
   type Shares,
 } from "../../lib/storage";
 import { describeStatus, describeIdentity } from "../../lib/popup-text";
+import { installSteer } from "./steer";
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
 const list = $<HTMLUListElement>("#tabs");
@@ -181,6 +182,7 @@ chrome.tabs.onUpdated.addListener((_id, change) => {
   if (change.title !== undefined || change.url !== undefined || change.favIconUrl !== undefined) rerender();
 });
 
+installSteer(showError);
 void renderHeader().catch(showError);
 void renderConsent().catch(showError);
 void renderTabs().catch(showError);

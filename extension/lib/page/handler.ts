@@ -14,6 +14,7 @@ import { PageError, type RefRegistry } from "./refs";
 import { scroll } from "./scroll";
 import { selectOption } from "./select";
 import { buildSnapshot } from "./snapshot";
+import { describeTargets } from "./target";
 import { getText } from "./text";
 import { typeText } from "./typing";
 import { upload } from "./upload";
@@ -82,6 +83,7 @@ const handlers: Handlers = {
   rect: async (ctx, { ref, scroll }) => elementRect(ctx.refs, ref, scroll !== false),
   metrics: async (ctx) => pageMetrics(ctx.doc),
   scroll_to: async (ctx, { x, y }) => scrollToPoint(ctx.doc, x, y),
+  describe: async (ctx, { refs }) => describeTargets(ctx.refs, refs),
   // Nothing to do: handleOp settles after it (trusted input sent by the
   // service worker through the debugger).
   settle: async () => ({}),

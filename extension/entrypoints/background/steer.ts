@@ -1,0 +1,319 @@
+// The person sees and steers (issue 28, DESIGN §5.7): every wire request
+// that touches a shared tab is written to the activity log (lib/activity.ts)
+// with the AI app that made it and the element it targeted as the page
+// names it; Stop pauses the AI in this profile; an app's new tabs go into a
+// tab group named after it. index.ts calls in at the exec hook.
+
+import {
+  ActivityLog,
+  KEY_APP_GROUPS,
+  KEY_PAUSE,
+  KEY_TAB_APPS,
+  PAUSED_MESSAGE,
+  READ_TYPES,
+  UNKNOWN_APP,
+  colorFor,
+  groupKey,
+  isLogged,
+  normalizePause,
+  normalizeTabApps,
+  outcomeOf,
+  typedText,
+  verbOf,
+  type ActivityEntry,
+  type Pause,
+  type TabApps,
+} from "../../lib/activity";
+import { CodedError, errorCode, errorText } from "../../lib/peer";
+import { ERROR_CODES, REQUEST_APP_FIELD, type TabInfo } from "../../lib/protocol.gen";
+import { contentOp } from "./content-ops";
+
+const log = new ActivityLog({
+  get: (k) => chrome.storage.local.get(k),
+  set: (items) => chrome.storage.local.set(items),
+});
+
+// ---- state kept in memory, loaded once per worker ---------------------------
+
+let pause: Pause = { paused: false };
+let tabApps: Record<string, TabApps> = {};
+let loading: Promise<void> | undefined;
+
+/** Loads the pause and the tab apps (the worker just started). */
+export function loadSteer(): Promise<void> {
+  loading ??= chrome.storage.local.get([KEY_PAUSE, KEY_TAB_APPS]).then((got) => {
+    pause = normalizePause(got[KEY_PAUSE]);
+    tabApps = normalizeTabApps(got[KEY_TAB_APPS]);
+  });
+  return loading;
+}
+
+let tabAppsChanged: () => void = () => undefined;
+/** index.ts: push tabs_changed when a tab's apps change. */
+export function onTabAppsChanged(fn: () => void): void {
+  tabAppsChanged = fn;
+}
+
+function saveTabApps(): void {
+  void chrome.storage.local.set({ [KEY_TAB_APPS]: tabApps });
+  tabAppsChanged();
+}
+
+/** The tabs with the app that opened each and the one that acted in it last. */
+export function withTabApps(tabs: TabInfo[]): TabInfo[] {
+  return tabs.map((t) => {
+    const a = tabApps[String(t.tabId)];
+    if (!a) return t;
+    const out: TabInfo = { ...t };
+    if (a.openedBy) out.openedBy = a.openedBy;
+    if (a.lastApp) out.lastApp = a.lastApp;
+    return out;
+  });
+}
+
+export function forgetTabApps(tabId: number): void {
+  if (tabApps[String(tabId)] === undefined) return;
+  delete tabApps[String(tabId)];
+  void chrome.storage.local.set({ [KEY_TAB_APPS]: tabApps });
+}
+
+// ---- the pause ----------------------------------------------------------------
+
+export function isPaused(): boolean {
+  return pause.paused;
+}
+
+export function pausedError(): CodedError {
+  return new CodedError(ERROR_CODES.paused, PAUSED_MESSAGE);
+}
+
+/** Stop (paused) or Resume; stored so a restarted worker stays paused. */
+export async function setPaused(paused: boolean): Promise<void> {
+  await loadSteer();
+  pause = paused ? { paused: true, since: Date.now() } : { paused: false };
+  await chrome.storage.local.set({ [KEY_PAUSE]: pause });
+  await showPauseBadge();
+}
+
+let rejected = false;
+/** index.ts: whether the connection badge says rejected ("!" wins over the pause). */
+export function noteConnectionRejected(r: boolean): void {
+  rejected = r;
+}
+
+/** The toolbar icon says the AI is paused ("II", amber) unless a rejected connection's "!" is shown. */
+export async function showPauseBadge(): Promise<void> {
+  if (rejected) return;
+  if (pause.paused) {
+    await chrome.action.setBadgeText({ text: "II" });
+    await chrome.action.setBadgeBackgroundColor({ color: "#a05a00" });
+    await chrome.action.setTitle({ title: "monkbrowse: the AI is paused in this profile (open to resume)" });
+  } else {
+    await chrome.action.setBadgeText({ text: "" });
+    await chrome.action.setBadgeBackgroundColor({ color: "#6b6b6b" });
+  }
+}
+
+// ---- watching one call ---------------------------------------------------------
+
+/** The app a request names (REQUEST_APP_FIELD), or UNKNOWN_APP. */
+export function appOf(payload: unknown): string {
+  const v = payload && typeof payload === "object" ? (payload as Record<string, unknown>)[REQUEST_APP_FIELD] : undefined;
+  return typeof v === "string" && v.trim() !== "" ? v : UNKNOWN_APP;
+}
+
+/** The refs a request targets, in the order its entry describes them. */
+function refsOf(type: string, p: Record<string, unknown>): string[] {
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? [v] : []);
+  switch (type) {
+    case "browser_drag":
+      return [...str(p.startRef), ...str(p.endRef)];
+    case "browser_fill_form":
+      return Array.isArray(p.fields) ? p.fields.flatMap((f) => str((f as Record<string, unknown> | null)?.ref)) : [];
+    default:
+      return str(p.ref);
+  }
+}
+
+/** What the person may read of what was typed or chosen: never a secret field's text. */
+function textOf(type: string, p: Record<string, unknown>, secrets: boolean[]): string | undefined {
+  const secret = secrets.some((s) => s);
+  switch (type) {
+    case "browser_type":
+      return typedText(typeof p.text === "string" ? p.text : undefined, secret);
+    case "browser_select_option":
+      return typedText(Array.isArray(p.values) ? p.values.filter((v) => typeof v === "string").join(", ") : undefined, secret);
+    case "browser_press_key":
+      return typedText(typeof p.key === "string" ? p.key : undefined, false);
+    case "browser_navigate":
+    case "browser_new_tab":
+      return typedText(typeof p.url === "string" ? p.url : undefined, false);
+    case "browser_upload_file":
+      return typedText(typeof p.name === "string" ? p.name : undefined, false);
+    case "browser_fill_form": {
+      // Each field's value, except a secret field's.
+      const fields = Array.isArray(p.fields) ? (p.fields as Record<string, unknown>[]) : [];
+      const shown = fields.map((f, i) => (secrets[i] ? "•••" : typeof f?.value === "string" ? f.value : ""));
+      return typedText(shown.join(", "), false);
+    }
+    default:
+      return undefined;
+  }
+}
+
+export interface CallWatch {
+  done(result: unknown): void;
+  failed(err: unknown): void;
+}
+
+const NOTHING: CallWatch = { done: () => undefined, failed: () => undefined };
+
+/** The app whose action was the tab's last entry (its follow-up snapshot is not logged again). */
+const lastAction = new Map<number, string>();
+
+export interface SteerPort {
+  /** The tab a request without tabId acts on (the active shared tab). */
+  resolveTab(tabId: number | undefined): Promise<{ id: number }>;
+  /** The tab's number for the person, if shared. */
+  slotOf(tabId: number): Promise<number | undefined>;
+}
+
+/**
+ * Starts watching one wire request: its targets are read from the page now,
+ * before the action changes it; done/failed write the log entry.
+ */
+export async function watchCall(type: string, payload: unknown, port: SteerPort): Promise<CallWatch> {
+  if (!isLogged(type)) return NOTHING;
+  await loadSteer();
+  const p = payload && typeof payload === "object" ? (payload as Record<string, unknown>) : {};
+  const app = appOf(payload);
+  let tabId = typeof p.tabId === "number" ? p.tabId : undefined;
+  const refs = refsOf(type, p);
+  let targets: ({ role: string; name: string; secret: boolean } | null)[] = [];
+  if (refs.length > 0) {
+    try {
+      tabId ??= (await port.resolveTab(undefined)).id;
+      targets = (await contentOp(tabId, "describe", { refs })).targets;
+    } catch {
+      // The action meets the same problem and says so; the entry has no target.
+      targets = refs.map(() => null);
+    }
+  }
+  // A secret field is one the page says is, or one it could not describe.
+  const secrets = refs.map((_r, i) => targets[i]?.secret ?? true);
+  const first = targets.find((t) => t !== null) ?? undefined;
+  const end = (result: unknown, err: unknown, failed: boolean) => {
+    const r = result && typeof result === "object" ? (result as Record<string, unknown>) : {};
+    const tab = typeof r.tabId === "number" ? r.tabId : tabId;
+    if (!failed && READ_TYPES.has(type) && tab !== undefined && lastAction.get(tab) === app) {
+      lastAction.delete(tab); // the action's own follow-up snapshot
+      return;
+    }
+    if (tab !== undefined) {
+      if (READ_TYPES.has(type)) lastAction.delete(tab);
+      else lastAction.set(tab, app);
+    }
+    void record({ type, p, app, tab, first, secrets, result: r, err, failed }, port);
+  };
+  return { done: (r) => end(r, undefined, false), failed: (e) => end(undefined, e, true) };
+}
+
+/** Logs a request refused because the AI is paused (the page is not touched) and returns the refusal. */
+export function logPaused(type: string, payload: unknown, port: SteerPort): CodedError {
+  const err = pausedError();
+  if (isLogged(type)) {
+    const p = payload && typeof payload === "object" ? (payload as Record<string, unknown>) : {};
+    const tab = typeof p.tabId === "number" ? p.tabId : undefined;
+    void record({ type, p, app: appOf(payload), tab, first: undefined, secrets: refsOf(type, p).map(() => true), result: {}, err, failed: true }, port);
+  }
+  return err;
+}
+
+interface Ended {
+  type: string;
+  p: Record<string, unknown>;
+  app: string;
+  tab: number | undefined;
+  first: { role: string; name: string } | undefined;
+  secrets: boolean[];
+  result: Record<string, unknown>;
+  err: unknown;
+  failed: boolean;
+}
+
+async function record(c: Ended, port: SteerPort): Promise<void> {
+  const e: ActivityEntry = { at: Date.now(), app: c.app, tool: c.type, verb: verbOf(c.type), outcome: outcomeOf(c.failed, errorCode(c.err)) };
+  if (c.first) e.target = { role: c.first.role, name: c.first.name };
+  else if (typeof c.result.target === "string" && c.result.target !== "") e.target = { role: "", name: c.result.target }; // click_xy: what the page hit
+  const text = textOf(c.type, c.p, c.secrets);
+  if (text !== undefined) e.text = text;
+  if (c.failed) e.detail = errorText(c.err);
+  if (c.tab !== undefined) {
+    e.tabId = c.tab;
+    try {
+      const slot = await port.slotOf(c.tab);
+      if (slot !== undefined) e.slot = slot;
+      const t = await chrome.tabs.get(c.tab);
+      const url = t.url || t.pendingUrl;
+      if (url) e.url = url;
+    } catch {
+      // The tab is gone (closed by the call itself): the entry keeps what it has.
+    }
+    if (!c.failed) {
+      const key = String(c.tab);
+      const before = tabApps[key];
+      const next: TabApps = { ...before, lastApp: c.app };
+      if (c.type === "browser_new_tab") next.openedBy = c.app;
+      if (before?.lastApp !== next.lastApp || before?.openedBy !== next.openedBy) {
+        tabApps[key] = next;
+        saveTabApps();
+      }
+    }
+  }
+  await log.append(e).catch((err: unknown) => console.warn("monkbrowse: could not write the activity log", err));
+}
+
+/** Every entry (the options page reads storage itself; this is for tests and the export). */
+export function activityEntries(): Promise<ActivityEntry[]> {
+  return log.list();
+}
+
+export function clearActivity(): Promise<void> {
+  return log.clear();
+}
+
+// ---- tab groups per app ------------------------------------------------------------
+
+let groupsChain: Promise<unknown> = Promise.resolve();
+
+/**
+ * Puts a tab the app just opened into the app's group in that window,
+ * creating the group (titled with the app's name, its colour) the first time.
+ * The group is found again by its id (KEY_APP_GROUPS), never by its title: a
+ * group the person renamed or moved stays the app's; one they closed or
+ * emptied is gone, and the next tab gets a new one. A tab the person later
+ * takes out of the group stays out.
+ */
+export function groupForApp(tabId: number, app: string): Promise<void> {
+  if (app === UNKNOWN_APP || !chrome.tabGroups || !chrome.tabs.group) return Promise.resolve();
+  const run = groupsChain.then(async () => {
+    const tab = await chrome.tabs.get(tabId);
+    const key = groupKey(app, tab.windowId);
+    const got = await chrome.storage.local.get(KEY_APP_GROUPS);
+    const groups = { ...((got[KEY_APP_GROUPS] as Record<string, number> | undefined) ?? {}) };
+    const known = groups[key];
+    if (known !== undefined) {
+      const g = await chrome.tabGroups.get(known).catch(() => undefined);
+      if (g && g.windowId === tab.windowId) {
+        await chrome.tabs.group({ groupId: known, tabIds: [tabId] });
+        return;
+      }
+    }
+    const groupId = await chrome.tabs.group({ tabIds: [tabId], createProperties: { windowId: tab.windowId } });
+    await chrome.tabGroups.update(groupId, { title: app, color: colorFor(app) });
+    groups[key] = groupId;
+    await chrome.storage.local.set({ [KEY_APP_GROUPS]: groups });
+  });
+  groupsChain = run.catch(() => undefined);
+  return run.catch((e: unknown) => console.warn(`monkbrowse: could not put tab ${tabId} into ${app}'s tab group`, e));
+}

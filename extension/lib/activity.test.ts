@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import {
+  ActivityLog,
+  KEY_ACTIVITY,
+  colorFor,
+  describeEntry,
+  normalizePause,
+  outcomeOf,
+  typedText,
+  type ActivityEntry,
+  type KV,
+} from "./activity";
+
+/** chrome.storage.local's shape over a Map, round-tripping values through JSON as Chrome does. */
+class FakeStorage implements KV {
+  readonly data = new Map<string, string>();
+  async get(key: string): Promise<Record<string, unknown>> {
+    const v = this.data.get(key);
+    return v === undefined ? {} : { [key]: JSON.parse(v) as unknown };
+  }
+  async set(items: Record<string, unknown>): Promise<void> {
+    for (const [k, v] of Object.entries(items)) this.data.set(k, JSON.stringify(v));
+  }
+}
+
+const entry = (i: number, extra: Partial<ActivityEntry> = {}): ActivityEntry => ({
+  at: 1_000 + i,
+  app: "Claude Code",
+  tool: "browser_click",
+  verb: "clicked",
+  outcome: "done",
+  ...extra,
+});
+
+describe("activity log", () => {
+  it("keeps the newest LOG_LIMIT entries, oldest dropped first", async () => {
+    const store = new FakeStorage();
+    const log = new ActivityLog(store, 5);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => log.append(entry(i))));
+    const got = await log.list();
+    expect(got.map((e) => e.at)).toEqual([1003, 1004, 1005, 1006, 1007]);
+  });
+
+  it("survives the service worker restarting: a new log over the same storage has every entry", async () => {
+    const store = new FakeStorage();
+    await new ActivityLog(store).append(entry(1, { target: { role: "button", name: "Save" }, slot: 2 }));
+    const again = new ActivityLog(store); // the worker stopped; memory is gone
+    const got = await again.list();
+    expect(got).toHaveLength(1);
+    expect(describeEntry(got[0]!)).toBe('Claude Code clicked button "Save" in tab 2');
+    await again.clear();
+    expect(await new ActivityLog(store).list()).toEqual([]);
+  });
+
+  it("ignores stored garbage from another version", async () => {
+    const store = new FakeStorage();
+    await store.set({ [KEY_ACTIVITY]: [{ nope: 1 }, entry(1), "x"] });
+    expect(await new ActivityLog(store).list()).toHaveLength(1);
+  });
+
+  it("never keeps a secret field's text, and cuts long text", () => {
+    expect(typedText("hunter2", true)).toBeUndefined();
+    expect(typedText("Ada", false)).toBe("Ada");
+    expect([...(typedText("x".repeat(200), false) ?? "")]).toHaveLength(80);
+  });
+
+  it("maps error codes to outcomes", () => {
+    expect(outcomeOf(false)).toBe("done");
+    expect(outcomeOf(true, "paused")).toBe("paused");
+    expect(outcomeOf(true, "cancelled")).toBe("cancelled");
+    expect(outcomeOf(true, "unshared")).toBe("refused");
+    expect(outcomeOf(true)).toBe("error");
+  });
+
+  it("reads the pause and gives each app one colour", () => {
+    expect(normalizePause(undefined)).toEqual({ paused: false });
+    expect(normalizePause({ paused: true, since: 5 })).toEqual({ paused: true, since: 5 });
+    expect(colorFor("Cursor")).toBe(colorFor("Cursor"));
+  });
+});

@@ -1,0 +1,253 @@
+// The activity log, the pause and which AI app opened or last used each
+// tab (issue 28, DESIGN §5.7). Pure logic over a small key-value store:
+// the service worker gives it chrome.storage.local (restricted to the
+// extension's own pages by lockStorage), the tests a fake. Nothing here
+// ever leaves the browser: the log is not sent to the server.
+
+/** Storage keys (chrome.storage.local). */
+export const KEY_ACTIVITY = "activity";
+export const KEY_PAUSE = "pause";
+export const KEY_TAB_APPS = "tabApps";
+export const KEY_APP_GROUPS = "appGroups";
+
+/** The most entries kept; the oldest go first. */
+export const LOG_LIMIT = 500;
+/** The longest typed text kept in an entry. */
+export const TEXT_LIMIT = 80;
+/** The name shown for a call whose server did not say which app made it (an older server). */
+export const UNKNOWN_APP = "AI app";
+
+export type Outcome = "done" | "error" | "cancelled" | "refused" | "paused";
+
+/** The element an action targeted, read from the page (never the AI's words). */
+export interface Target {
+  role: string;
+  name: string;
+}
+
+export interface ActivityEntry {
+  /** Unix milliseconds when the call ended. */
+  at: number;
+  app: string;
+  /** The wire type (browser_click, …). */
+  tool: string;
+  /** The tool as a verb for people ("clicked"). */
+  verb: string;
+  target?: Target;
+  /** Text typed or chosen, only for ordinary fields (never a secret field's). */
+  text?: string;
+  tabId?: number;
+  slot?: number;
+  url?: string;
+  outcome: Outcome;
+  /** The error sentence of a failed call (cut short). */
+  detail?: string;
+}
+
+/** The minimal store the log needs (chrome.storage.local's shape). */
+export interface KV {
+  get(key: string): Promise<Record<string, unknown>>;
+  set(items: Record<string, unknown>): Promise<void>;
+}
+
+const VERBS: Record<string, string> = {
+  browser_navigate: "went to a page",
+  browser_go_back: "went back",
+  browser_go_forward: "went forward",
+  browser_reload: "reloaded the page",
+  browser_click: "clicked",
+  browser_hover: "hovered over",
+  browser_type: "typed into",
+  browser_select_option: "chose an option in",
+  browser_press_key: "pressed a key",
+  browser_scroll: "scrolled",
+  browser_drag: "dragged",
+  browser_upload_file: "uploaded a file to",
+  browser_get_console_logs: "read the console",
+  browser_screenshot: "took a screenshot",
+  browser_snapshot: "read the page",
+  browser_get_text: "read the text",
+  browser_evaluate: "ran JavaScript",
+  browser_switch_tab: "switched to the tab",
+  browser_new_tab: "opened a tab",
+  browser_close_tab: "closed the tab",
+  browser_fill_form: "filled a form",
+  browser_click_xy: "clicked at a point",
+  browser_drag_xy: "dragged across the page",
+  browser_network_requests: "read the network requests",
+  browser_pdf: "saved the page as PDF",
+  browser_handle_dialog: "set the answer to dialogs",
+};
+
+/** The wire types logged: every one that touches a shared tab. */
+export function isLogged(type: string): boolean {
+  return Object.hasOwn(VERBS, type);
+}
+
+/** Reads: one right after an action of the same app in the same tab is that action's follow-up snapshot. */
+export const READ_TYPES: ReadonlySet<string> = new Set(["browser_snapshot"]);
+
+export function verbOf(type: string): string {
+  return VERBS[type] ?? type;
+}
+
+/** The outcome of a call from its error's code (undefined: it succeeded). */
+export function outcomeOf(failed: boolean, code?: string): Outcome {
+  if (!failed) return "done";
+  switch (code) {
+    case "paused":
+      return "paused";
+    case "cancelled":
+      return "cancelled";
+    case "unshared":
+    case "not_shared":
+    case "tab_gone":
+      return "refused";
+    default:
+      return "error";
+  }
+}
+
+function cut(s: string, n: number): string {
+  const chars = [...s];
+  return chars.length > n ? `${chars.slice(0, n - 1).join("")}…` : s;
+}
+
+/**
+ * The text an entry may show for what was typed into (or chosen in) a field:
+ * nothing for a secret field (password, one-time code, card: lib/page/secret.ts
+ * decides in the page), else the text cut to TEXT_LIMIT.
+ */
+export function typedText(text: string | undefined, secret: boolean): string | undefined {
+  if (secret || text === undefined || text === "") return undefined;
+  return cut(text, TEXT_LIMIT);
+}
+
+/** A well-formed entry, or undefined (storage written by another version). */
+function normalizeEntry(v: unknown): ActivityEntry | undefined {
+  if (!v || typeof v !== "object") return undefined;
+  const e = v as Record<string, unknown>;
+  if (typeof e.at !== "number" || typeof e.app !== "string" || typeof e.tool !== "string" || typeof e.outcome !== "string") return undefined;
+  return e as unknown as ActivityEntry;
+}
+
+export function normalizeLog(v: unknown): ActivityEntry[] {
+  if (!Array.isArray(v)) return [];
+  return v.map(normalizeEntry).filter((e): e is ActivityEntry => e !== undefined);
+}
+
+/**
+ * The log: appends are chained (two calls ending together never lose an
+ * entry) and the stored list is cut to LOG_LIMIT, newest last. It lives in
+ * the store only, so it survives the service worker stopping.
+ */
+export class ActivityLog {
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly kv: KV,
+    private readonly limit = LOG_LIMIT,
+  ) {}
+
+  private locked<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  append(e: ActivityEntry): Promise<void> {
+    const clean: ActivityEntry = { ...e };
+    if (clean.detail !== undefined) clean.detail = cut(clean.detail, 200);
+    if (clean.target) clean.target = { role: cut(clean.target.role, 40), name: cut(clean.target.name, TEXT_LIMIT) };
+    return this.locked(async () => {
+      const log = normalizeLog((await this.kv.get(KEY_ACTIVITY))[KEY_ACTIVITY]);
+      log.push(clean);
+      await this.kv.set({ [KEY_ACTIVITY]: log.slice(Math.max(0, log.length - this.limit)) });
+    });
+  }
+
+  list(): Promise<ActivityEntry[]> {
+    return this.locked(async () => normalizeLog((await this.kv.get(KEY_ACTIVITY))[KEY_ACTIVITY]));
+  }
+
+  clear(): Promise<void> {
+    return this.locked(() => this.kv.set({ [KEY_ACTIVITY]: [] }));
+  }
+}
+
+// ---- the pause ------------------------------------------------------------
+
+export interface Pause {
+  paused: boolean;
+  /** Unix milliseconds of the Stop. */
+  since?: number;
+}
+
+export function normalizePause(v: unknown): Pause {
+  const p = v as Partial<Pause> | undefined;
+  if (p?.paused !== true) return { paused: false };
+  return typeof p.since === "number" ? { paused: true, since: p.since } : { paused: true };
+}
+
+/** What a paused call answers (code paused): the AI should wait or ask. */
+export const PAUSED_MESSAGE =
+  "The person paused the AI in this browser profile (Stop in the monkbrowse popup), so this call was not run or was stopped. " +
+  "Wait until they resume it, or ask them whether to go on; do not retry in a loop.";
+
+// ---- which app opened or last used a tab ----------------------------------
+
+export interface TabApps {
+  openedBy?: string;
+  lastApp?: string;
+}
+
+export function normalizeTabApps(v: unknown): Record<string, TabApps> {
+  if (!v || typeof v !== "object") return {};
+  const out: Record<string, TabApps> = {};
+  for (const [k, raw] of Object.entries(v as Record<string, unknown>)) {
+    if (!raw || typeof raw !== "object") continue;
+    const r = raw as Record<string, unknown>;
+    const t: TabApps = {};
+    if (typeof r.openedBy === "string") t.openedBy = r.openedBy;
+    if (typeof r.lastApp === "string") t.lastApp = r.lastApp;
+    out[k] = t;
+  }
+  return out;
+}
+
+// ---- tab groups per app ---------------------------------------------------
+
+/** Chrome's tab group colours. */
+export const GROUP_COLORS = ["blue", "red", "yellow", "green", "pink", "purple", "cyan", "orange", "grey"] as const;
+export type GroupColor = (typeof GROUP_COLORS)[number];
+
+/** One colour per app name, the same every time. */
+export function colorFor(app: string): GroupColor {
+  let h = 0;
+  for (const ch of app) h = (h * 31 + (ch.codePointAt(0) ?? 0)) >>> 0;
+  return GROUP_COLORS[h % GROUP_COLORS.length] ?? "blue";
+}
+
+/** The key of an app's group in one window (KEY_APP_GROUPS). */
+export function groupKey(app: string, windowId: number): string {
+  return `${windowId}\u0000${app}`;
+}
+
+// ---- the popup's lines ----------------------------------------------------
+
+const OUTCOME_TEXT: Record<Outcome, string> = {
+  done: "",
+  error: " — failed",
+  cancelled: " — cancelled",
+  refused: " — refused",
+  paused: " — paused",
+};
+
+/** One entry as a line for people: `Claude Code clicked button "Save" in tab 2`. */
+export function describeEntry(e: ActivityEntry): string {
+  let s = `${e.app} ${e.verb}`;
+  if (e.target) s += ` ${e.target.role} ${JSON.stringify(e.target.name)}`.replace(/ ""$/, "");
+  if (e.text !== undefined) s += `: ${JSON.stringify(e.text)}`;
+  if (e.slot !== undefined) s += ` in tab ${e.slot}`;
+  return s + OUTCOME_TEXT[e.outcome];
+}
