@@ -47,6 +47,9 @@ func (d dispatch) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallT
 		switch {
 		case err != nil && !reached:
 			return protocol.CallToolResult{}, err
+		case errors.As(err, new(*PausedError)):
+			// The person pressed Stop: waiting on would only hear it again.
+			return protocol.CallToolResult{}, err
 		case err != nil:
 			last = err
 		case strings.Contains(res.Text, a.Text):

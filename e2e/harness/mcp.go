@@ -45,6 +45,9 @@ type ServerConfig struct {
 	ModernProtocol bool
 	// Args are more command-line flags (e.g. --upload-root DIR).
 	Args []string
+	// ClientName is the MCP client's name in initialize (default
+	// "monkbrowse-e2e"); the extension shows the AI app by it.
+	ClientName string
 }
 
 // Server is one monkbrowse process spoken to over stdio by an MCP client, as
@@ -135,7 +138,11 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	registerProcess(s.cmd.Process.Pid, cfg.Name+" (monkbrowse)")
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "monkbrowse-e2e", Version: "1"}
+	clientName := cfg.ClientName
+	if clientName == "" {
+		clientName = "monkbrowse-e2e"
+	}
+	init.Params.ClientInfo = mcp.Implementation{Name: clientName, Version: "1"}
 	ictx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if _, err := s.client.Initialize(ictx, init); err != nil {

@@ -52,6 +52,17 @@ describe("activity log", () => {
     expect(await new ActivityLog(store).list()).toEqual([]);
   });
 
+  it("counts a read repeated in a row (a wait polling the page) in one entry", async () => {
+    const log = new ActivityLog(new FakeStorage());
+    const read = (i: number) => entry(i, { tool: "browser_get_text", verb: "read the text", tabId: 4, slot: 1 });
+    for (let i = 0; i < 3; i++) await log.append(read(i));
+    await log.append(entry(9, { tabId: 4 }));
+    await log.append(read(10));
+    const got = await log.list();
+    expect(got.map((e) => [e.tool, e.times])).toEqual([["browser_get_text", 3], ["browser_click", undefined], ["browser_get_text", undefined]]);
+    expect(describeEntry(got[0]!)).toBe("Claude Code read the text in tab 1 (3 times)");
+  });
+
   it("ignores stored garbage from another version", async () => {
     const store = new FakeStorage();
     await store.set({ [KEY_ACTIVITY]: [{ nope: 1 }, entry(1), "x"] });

@@ -42,6 +42,8 @@ export interface ActivityEntry {
   outcome: Outcome;
   /** The error sentence of a failed call (cut short). */
   detail?: string;
+  /** How many times in a row this same read happened (a browser_wait polling the page). */
+  times?: number;
 }
 
 /** The minimal store the log needs (chrome.storage.local's shape). */
@@ -136,6 +138,21 @@ export function normalizeLog(v: unknown): ActivityEntry[] {
   return v.map(normalizeEntry).filter((e): e is ActivityEntry => e !== undefined);
 }
 
+/** The reads that repeat (a browser_wait polls the page text): one entry counts them. */
+const REPEATING_READS: ReadonlySet<string> = new Set(["browser_get_text", "browser_snapshot", "browser_get_console_logs", "browser_network_requests"]);
+
+/** Whether e repeats last: the same read by the same app in the same tab with the same outcome. */
+function sameRead(last: ActivityEntry, e: ActivityEntry): boolean {
+  return (
+    REPEATING_READS.has(e.tool) &&
+    last.tool === e.tool &&
+    last.app === e.app &&
+    last.tabId === e.tabId &&
+    last.outcome === e.outcome &&
+    last.target?.name === e.target?.name
+  );
+}
+
 /**
  * The log: appends are chained (two calls ending together never lose an
  * entry) and the stored list is cut to LOG_LIMIT, newest last. It lives in
@@ -161,7 +178,9 @@ export class ActivityLog {
     if (clean.target) clean.target = { role: cut(clean.target.role, 40), name: cut(clean.target.name, TEXT_LIMIT) };
     return this.locked(async () => {
       const log = normalizeLog((await this.kv.get(KEY_ACTIVITY))[KEY_ACTIVITY]);
-      log.push(clean);
+      const last = log[log.length - 1];
+      if (last && sameRead(last, clean)) log[log.length - 1] = { ...clean, times: (last.times ?? 1) + 1 };
+      else log.push(clean);
       await this.kv.set({ [KEY_ACTIVITY]: log.slice(Math.max(0, log.length - this.limit)) });
     });
   }
@@ -249,5 +268,6 @@ export function describeEntry(e: ActivityEntry): string {
   if (e.target) s += ` ${e.target.role} ${JSON.stringify(e.target.name)}`.replace(/ ""$/, "");
   if (e.text !== undefined) s += `: ${JSON.stringify(e.text)}`;
   if (e.slot !== undefined) s += ` in tab ${e.slot}`;
+  if (e.times !== undefined && e.times > 1) s += ` (${e.times} times)`;
   return s + OUTCOME_TEXT[e.outcome];
 }

@@ -155,7 +155,7 @@ func (s *session) explain(ctx context.Context, typ string, retried bool, err err
 		if re.Code == protocol.CodePaused {
 			// The person pressed Stop in the popup: the extension's
 			// sentence is monkbrowse's own (no page content in it).
-			return errors.New(re.Message)
+			return &tools.PausedError{Message: re.Message}
 		}
 		// The extension's own words may quote the page (an element's
 		// name, what a script threw): the dispatcher shows them after
