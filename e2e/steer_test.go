@@ -168,6 +168,41 @@ func TestPersonSeesAndSteers(t *testing.T) {
 	okOn(ctx, t, cursor, "browser_click", with("element", "Help", "ref", ref(t, snap, "button", "Help")))
 	waitJS(ctx, t, pr.tab, "window.__help === 2")
 
+	// Stop aborts a call running inside the extension: a navigation
+	// waiting for a slow page answers with the pause within a second.
+	id, err := pop.ChromeTabID(ctx, pr.tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	navigated := make(chan harness.ToolResult, 1)
+	go func() {
+		res, err := claude.Call(ctx, "browser_navigate", with("url", fx.URL("/slow/steer?ms=8000")))
+		if err != nil {
+			res = harness.ToolResult{IsError: true, Text: err.Error()}
+		}
+		navigated <- res
+	}()
+	waitJS(ctx, t, pop.Tab, fmt.Sprintf("chrome.tabs.get(%d).then((t) => (t.pendingUrl || '').includes('/slow/'))", id))
+	if err := pop.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
+		t.Fatal(err)
+	}
+	stopped = time.Now()
+	select {
+	case res := <-navigated:
+		if !res.IsError || !strings.Contains(res.Text, "paused the AI") {
+			t.Errorf("the navigation answered after Stop: %s", res.Text)
+		}
+		if d := time.Since(stopped); d > time.Second {
+			t.Errorf("the navigation answered %s after Stop, want within 1 s", d)
+		}
+	case <-time.After(7 * time.Second):
+		t.Fatal("browser_navigate still runs 7 s after Stop: the running call was not aborted")
+	}
+	if err := pop.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, pop.Tab, `document.querySelector('#pause').textContent.includes('Stop')`)
+
 	// A tab Claude Code opens lands in a tab group named after it, and
 	// browser_list_tabs says who opened it.
 	url := unique(fx.URL("/links.html"))
