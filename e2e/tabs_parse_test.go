@@ -23,7 +23,9 @@ type listedProfile struct {
 
 var (
 	profileRe = regexp.MustCompile(`^## profile "([^"]+)" \((.*)\)\s*$`)
-	tabLineRe = regexp.MustCompile(`^- tab (\d+)( \(active\))?: (.*) — (\S+)\s*$`)
+	// The line may end with the apps that opened and last used the tab
+	// (issue 28): " (opened by Cursor; last used by Claude Code)".
+	tabLineRe = regexp.MustCompile(`^- tab (\d+)( \(active\))?: (.*) — (\S+)(?: \((?:opened by|last used by) .*\))?\s*$`)
 )
 
 // parseTabs reads browser_list_tabs' text into profiles.
