@@ -51,6 +51,7 @@ func TestPersonSeesAndSteers(t *testing.T) {
 		}
 		return m
 	}
+	shot(ctx, t, pr.popup, "popup-before")
 	js[bool](ctx, t, pr.tab, "window.__help = 0; document.getElementById('help').addEventListener('click', () => window.__help++); true")
 
 	// Claude Code clicks Help, calling it by its own words; Cursor types
@@ -76,6 +77,13 @@ func TestPersonSeesAndSteers(t *testing.T) {
 	waitJS(ctx, t, pop.Tab, `document.querySelector('#activity-list').textContent.includes('Cursor typed into textbox "Email": "ada@example.test" in tab `+slot+`')`)
 	waitJS(ctx, t, pop.Tab, `document.querySelector('#activity-list').textContent.includes('Cursor typed into textbox "Password" in tab `+slot+`')`)
 	waitJS(ctx, t, pop.Tab, `['Claude Code', 'Cursor'].every((a) => document.querySelector('#apps').textContent.includes(a))`)
+	// The shared tab's row says which app acted in it last.
+	id, err := pop.ChromeTabID(ctx, pr.tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, pop.Tab, fmt.Sprintf(`document.querySelector('li[data-tab-id="%d"] .by')?.textContent.includes('Cursor') === true`, id))
+	shot(ctx, t, pop, "popup-after")
 	if txt := js[string](ctx, t, pop.Tab, "document.body.innerText"); strings.Contains(txt, "little question thing") {
 		t.Errorf("the popup shows the AI's words for the element instead of the page's: %s", txt)
 	}
@@ -158,6 +166,7 @@ func TestPersonSeesAndSteers(t *testing.T) {
 	}
 	waitJS(ctx, t, pop.Tab, `document.querySelector('#pause-state').textContent.includes('paused')`)
 	waitJS(ctx, t, pop.Tab, `document.querySelector('#activity-list').textContent.includes('Cursor clicked')`)
+	shot(ctx, t, pop, "popup-paused")
 
 	// Resume: the AI acts again.
 	if err := pop.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
@@ -170,10 +179,6 @@ func TestPersonSeesAndSteers(t *testing.T) {
 
 	// Stop aborts a call running inside the extension: a navigation
 	// waiting for a slow page answers with the pause within a second.
-	id, err := pop.ChromeTabID(ctx, pr.tab)
-	if err != nil {
-		t.Fatal(err)
-	}
 	navigated := make(chan harness.ToolResult, 1)
 	go func() {
 		res, err := claude.Call(ctx, "browser_navigate", with("url", fx.URL("/slow/steer?ms=8000")))
@@ -245,5 +250,25 @@ func waitExport(ctx context.Context, t *testing.T, dir, prefix string) []byte {
 			t.Fatal(ctx.Err())
 		case <-tick.C:
 		}
+	}
+}
+
+// shot saves the popup as PNG in $MONKBROWSE_E2E_SHOTS (for the closing
+// note's before/after pictures); without it, nothing.
+func shot(ctx context.Context, t *testing.T, pop *harness.Popup, name string) {
+	t.Helper()
+	dir := os.Getenv("MONKBROWSE_E2E_SHOTS")
+	if dir == "" {
+		return
+	}
+	c, cancel := pop.Tab.Context(ctx)
+	defer cancel()
+	png, err := chromedp.Run(c, chromedp.Screenshot(chromedp.CSS("body")))
+	if err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Logf("screenshot %s: %v", name, err)
 	}
 }

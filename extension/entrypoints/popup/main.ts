@@ -22,6 +22,7 @@ import {
 } from "../../lib/storage";
 import { describeStatus, describeIdentity } from "../../lib/popup-text";
 import { installSteer } from "./steer";
+import { KEY_TAB_APPS, normalizeTabApps } from "../../lib/activity";
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
 const list = $<HTMLUListElement>("#tabs");
@@ -86,8 +87,9 @@ async function renderTabs(): Promise<void> {
       again = false;
       const [tabs, got] = await Promise.all([
         chrome.tabs.query({ windowType: "normal" }),
-        chrome.storage.local.get(KEY_SHARES),
+        chrome.storage.local.get([KEY_SHARES, KEY_TAB_APPS]),
       ]);
+      const tabApps = normalizeTabApps(got[KEY_TAB_APPS]);
       const shares: Shares = normalizeShares(got[KEY_SHARES]);
       tabs.sort((a, b) => a.windowId - b.windowId || a.index - b.index);
       const focused = document.activeElement instanceof HTMLInputElement ? document.activeElement.closest("li")?.dataset.tabId : undefined;
@@ -120,6 +122,14 @@ async function renderTabs(): Promise<void> {
         titleEl.className = "title";
         titleEl.textContent = title;
         titleEl.title = t.url ?? "";
+        // Which AI app acted in this shared tab last (issue 28).
+        const last = slot !== undefined ? tabApps[String(id)]?.lastApp : undefined;
+        if (last) {
+          const by = document.createElement("span");
+          by.className = "by";
+          by.textContent = ` · ${last}`;
+          titleEl.append(by);
+        }
         const slotEl = document.createElement("span");
         slotEl.className = "slot";
         slotEl.textContent = slot === undefined ? "" : String(slot);
@@ -169,7 +179,7 @@ for (const [box, name] of [[useDebugger, "debugger"], [allowEvaluate, "evaluate"
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area !== "local") return;
   if (changes[KEY_CONSENT]) void renderConsent();
-  if (changes[KEY_SHARES]) void renderTabs();
+  if (changes[KEY_SHARES] || changes[KEY_TAB_APPS]) void renderTabs();
   if (changes[KEY_STATUS] || changes[KEY_SETTINGS] || changes[KEY_IDENTITY]) void renderHeader();
 });
 const rerender = () => void renderTabs();
