@@ -168,6 +168,34 @@ func TestPersonSeesAndSteers(t *testing.T) {
 	waitJS(ctx, t, pop.Tab, `document.querySelector('#activity-list').textContent.includes('Cursor clicked')`)
 	shot(ctx, t, pop, "popup-paused")
 
+	// The pause and the log survive the service worker stopping (as
+	// Chrome stops an idle one): the next click is still refused.
+	sw, err := pr.b.ServiceWorkerTarget(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pr.b.StopServiceWorkers(ctx, pr.tab); err != nil {
+		t.Fatal(err)
+	}
+	gone := false
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if infos, err := pr.b.Targets(ctx); err == nil && !hasTarget(infos, sw.TargetID) {
+			gone = true
+			break
+		}
+	}
+	if !gone {
+		t.Fatal("the service worker is still running after ServiceWorker.stopAllWorkers")
+	}
+	res = callOn(ctx, t, cursor, "browser_click", with("element", "Help", "ref", ref(t, snap, "button", "Help")))
+	if !res.IsError || !strings.Contains(res.Text, "paused the AI") {
+		t.Errorf("a click while paused, after the worker restarted: %s", res.Text)
+	}
+	if n := js[int](ctx, t, pr.tab, "window.__help"); n != 1 {
+		t.Errorf("the click after the worker restarted reached the page (%d clicks)", n)
+	}
+	waitJS(ctx, t, pop.Tab, `document.querySelector('#activity-list').textContent.includes('Claude Code clicked button "Help"')`)
+
 	// Resume: the AI acts again.
 	if err := pop.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
 		t.Fatal(err)
