@@ -125,6 +125,45 @@ export function typedText(text: string | undefined, secret: boolean): string | u
   return cut(text, TEXT_LIMIT);
 }
 
+/** The refs a request targets, in the order its entry describes them. */
+export function refsOf(type: string, p: Record<string, unknown>): string[] {
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? [v] : []);
+  switch (type) {
+    case "browser_drag":
+      return [...str(p.startRef), ...str(p.endRef)];
+    case "browser_fill_form":
+      return Array.isArray(p.fields) ? p.fields.flatMap((f) => str((f as Record<string, unknown> | null)?.ref)) : [];
+    default:
+      return str(p.ref);
+  }
+}
+
+/** What the person may read of what was typed or chosen: never a secret field's text. */
+export function textOf(type: string, p: Record<string, unknown>, secrets: boolean[]): string | undefined {
+  const secret = secrets.some((s) => s);
+  switch (type) {
+    case "browser_type":
+      return typedText(typeof p.text === "string" ? p.text : undefined, secret);
+    case "browser_select_option":
+      return typedText(Array.isArray(p.values) ? p.values.filter((v) => typeof v === "string").join(", ") : undefined, secret);
+    case "browser_press_key":
+      return typedText(typeof p.key === "string" ? p.key : undefined, false);
+    case "browser_navigate":
+    case "browser_new_tab":
+      return typedText(typeof p.url === "string" ? p.url : undefined, false);
+    case "browser_upload_file":
+      return typedText(typeof p.name === "string" ? p.name : undefined, false);
+    case "browser_fill_form": {
+      // Each field's value, except a secret field's.
+      const fields = Array.isArray(p.fields) ? (p.fields as Record<string, unknown>[]) : [];
+      const shown = fields.map((f, i) => (secrets[i] ? "•••" : typeof f?.value === "string" ? f.value : ""));
+      return typedText(shown.join(", "), false);
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** A well-formed entry, or undefined (storage written by another version). */
 function normalizeEntry(v: unknown): ActivityEntry | undefined {
   if (!v || typeof v !== "object") return undefined;
