@@ -6,6 +6,8 @@ import {
   describeEntry,
   normalizePause,
   outcomeOf,
+  refsOf,
+  textOf,
   typedText,
   type ActivityEntry,
   type KV,
@@ -73,6 +75,18 @@ describe("activity log", () => {
     expect(typedText("hunter2", true)).toBeUndefined();
     expect(typedText("Ada", false)).toBe("Ada");
     expect([...(typedText("x".repeat(200), false) ?? "")]).toHaveLength(80);
+  });
+
+  it("keeps a request's typed text only for the ordinary fields it names", () => {
+    expect(textOf("browser_type", { ref: "e1", text: "hunter2" }, [true])).toBeUndefined();
+    expect(textOf("browser_type", { ref: "e1", text: "Ada" }, [false])).toBe("Ada");
+    const form = { fields: [{ ref: "e1", value: "ada@example.test" }, { ref: "e2", value: "hunter2" }] };
+    expect(refsOf("browser_fill_form", form)).toEqual(["e1", "e2"]);
+    const shown = textOf("browser_fill_form", form, [false, true]);
+    expect(shown).toBe("ada@example.test, •••");
+    expect(shown).not.toContain("hunter2");
+    expect(textOf("browser_select_option", { ref: "e3", values: ["Pro", "Yearly"] }, [false])).toBe("Pro, Yearly");
+    expect(refsOf("browser_drag", { startRef: "e1", endRef: "e2" })).toEqual(["e1", "e2"]);
   });
 
   it("maps error codes to outcomes", () => {
