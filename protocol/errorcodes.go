@@ -26,8 +26,10 @@ const (
 	// Reserved for issue 21's cancel-before-send rule (a forwarder answering
 	// call_sent with it), which is not built yet.
 	CodeCancelled = "cancelled"
-	// CodePaused: reserved: the person paused the AI (a later control);
-	// the call was not run, or was stopped.
+	// CodePaused: the person pressed Stop in the extension's popup (issue
+	// 28): the call was not run, or was stopped, and every call is refused
+	// until they press Resume. The error sentence tells the AI to wait or
+	// ask; the owner passes it on as monkbrowse's own words.
 	CodePaused = "paused"
 )
 
@@ -44,5 +46,5 @@ var ErrorCodes = []ErrorCode{
 	{CodeOwnerLeaving, "the owner is handing over and did not run the call"},
 	{CodeUnshared, "the person stopped sharing the request's tab while the call was queued or running"},
 	{CodeCancelled, "the call was cancelled by its client before it was sent on: nothing was done"},
-	{CodePaused, "reserved: the person paused the AI and the call was not run or was stopped"},
+	{CodePaused, "the person paused the AI (Stop in the popup): the call was not run or was stopped"},
 }

@@ -471,7 +471,7 @@ export const ERROR_CODES = {
   unshared: "unshared",
   /** the call was cancelled by its client before it was sent on: nothing was done */
   cancelled: "cancelled",
-  /** reserved: the person paused the AI and the call was not run or was stopped */
+  /** the person paused the AI (Stop in the popup): the call was not run or was stopped */
   paused: "paused",
 } as const;
 
