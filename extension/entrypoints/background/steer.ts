@@ -123,6 +123,22 @@ export function appOf(payload: unknown): string {
   return typeof v === "string" && v.trim() !== "" ? v : UNKNOWN_APP;
 }
 
+/**
+ * How long the targets may take: a page blocked by a native dialog does not
+ * answer, and the action itself then says so (after its own wait); the entry
+ * goes without a target rather than doubling that wait.
+ */
+const DESCRIBE_WAIT_MS = 1500;
+
+function withinDescribeWait<T>(p: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("the page did not describe the targets in time")), DESCRIBE_WAIT_MS);
+  });
+  p.catch(() => undefined); // a late failure is nobody's business
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 export interface CallWatch {
   done(result: unknown): void;
   failed(err: unknown): void;
@@ -155,7 +171,7 @@ export async function watchCall(type: string, payload: unknown, port: SteerPort)
   if (refs.length > 0) {
     try {
       tabId ??= (await port.resolveTab(undefined)).id;
-      targets = (await contentOp(tabId, "describe", { refs })).targets;
+      targets = (await withinDescribeWait(contentOp(tabId, "describe", { refs }))).targets;
     } catch {
       // The action meets the same problem and says so; the entry has no target.
       targets = refs.map(() => null);
