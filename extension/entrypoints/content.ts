@@ -11,6 +11,7 @@ import { workProbe } from "../lib/page/pagework";
 import { RefRegistry } from "../lib/page/refs";
 import { settleDom, timerSleep, type Sleep } from "../lib/page/settle";
 import { ACTION_OPS, type BgMessage } from "../lib/messages";
+import { keepInMemory, report, reported, setDiagSink } from "../lib/diag";
 
 export default defineContentScript({
   matches: ["<all_urls>"],
@@ -30,6 +31,12 @@ interface Instance {
 const KEY = "__monkbrowseContentScript";
 
 function install(): void {
+  // Failures go to the service worker's diagnostics log; when it cannot be
+  // reached (the extension reloading), they stay in this page's memory ring.
+  setDiagSink((e) => {
+    const msg: BgMessage<"diag"> = { to: "bg", kind: "diag", where: e.where, message: e.message };
+    chrome.runtime.sendMessage(msg).catch(() => keepInMemory(e));
+  });
   const g = globalThis as unknown as Record<string, Instance | undefined>;
   const prev = g[KEY];
   // The service worker injects this file again when no content script answered;
@@ -38,8 +45,8 @@ function install(): void {
   // An instance orphaned by an extension reload cannot answer any more: replace it.
   try {
     prev?.dispose();
-  } catch {
-    // ignore
+  } catch (e) {
+    report("content script: disposing the orphaned instance", e);
   }
   g[KEY] = start();
 }
@@ -119,11 +126,11 @@ function start(): Instance {
         // the tab's next document with it again.
         if (dialog.armed) {
           const msg: BgMessage<"dialog-used"> = { to: "bg", kind: "dialog-used" };
-          chrome.runtime.sendMessage(msg).catch(() => undefined);
+          chrome.runtime.sendMessage(msg).catch(reported("content script: telling the worker a dialog used its armed answer"));
         }
       }
     } catch {
-      // not ours
+      // silent: not ours; any script in the page can dispatch this event, and its garbage must not reach the log
     }
   };
   const onReplay = (ev: Event) => logs.replace(parseReplay((ev as CustomEvent).detail));
@@ -144,7 +151,7 @@ function start(): Instance {
       // A snapshot of a huge page can keep this thread busy for seconds: the
       // service worker must not take that for a page blocked by a dialog.
       const note: BgMessage<"busy"> = { to: "bg", kind: "busy" };
-      chrome.runtime.sendMessage(note).catch(() => undefined);
+      chrome.runtime.sendMessage(note).catch(reported("content script: telling the worker a long snapshot begins"));
     }
     const settles = SETTLING.has(msg.op);
     currentOp = msg.op;
@@ -171,8 +178,8 @@ function start(): Instance {
     dispose: () => {
       try {
         chrome.runtime.onMessage.removeListener(onMessage);
-      } catch {
-        // the old extension context is gone
+      } catch (e) {
+        report("content script: removing its message listener", e);
       }
       doc.removeEventListener(EVT_ENTRY, onEntry);
       doc.removeEventListener(EVT_REPLAY, onReplay);
@@ -205,7 +212,7 @@ function shadowRootGetter(): (el: Element) => ShadowRoot | null {
       try {
         return fn(el as HTMLElement) ?? null;
       } catch {
-        // not an HTMLElement (SVG…)
+        // silent: expected for elements that are not HTMLElements (SVG…); their shadowRoot below
       }
     }
     return (el as HTMLElement).shadowRoot ?? null;

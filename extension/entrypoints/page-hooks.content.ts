@@ -39,7 +39,7 @@ function setup(win: Window & typeof globalThis): void {
     try {
       topDoc.dispatchEvent(new CustomEvent(EVT_ENTRY, { detail: JSON.stringify(entry) }));
     } catch {
-      // the top document went away
+      // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; the top document went away
     }
   };
   // Only the top frame's dialogs go native while the debugger is attached.
@@ -61,7 +61,7 @@ function setup(win: Window & typeof globalThis): void {
         const o = JSON.parse(d) as HookEntry & { frame?: boolean };
         if (o.frame) buffer.push({ level: String(o.level), text: String(o.text), time: Number(o.time) });
       } catch {
-        // ignore
+        // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; not ours: any script in the page can dispatch this event
       }
     });
     win.document.addEventListener(EVT_HELLO, () => {

@@ -48,6 +48,11 @@ export interface BgMessages {
    * dialog (background/inject.ts unlessBlocked).
    */
   busy: { req: Empty; res: null };
+  /**
+   * content script or offscreen → bg: a failure it went on without, for the
+   * diagnostics log (lib/diag.ts; bounded again by the service worker).
+   */
+  diag: { req: { where: string; message: string }; res: null };
 }
 
 /** The longest a "sleep" message waits. */

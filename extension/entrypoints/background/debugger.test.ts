@@ -171,3 +171,24 @@ describe("canceled_by_user", () => {
     await expect(d.takeCancelNotice()).resolves.toBeUndefined();
   });
 });
+
+describe("failures reported", () => {
+  it("a refused Network.enable goes to the diagnostics log, and the session still attaches", async () => {
+    const f = fakeChrome({ debugger: true });
+    const dbg = chrome.debugger as unknown as { sendCommand: (t: unknown, method: string) => Promise<unknown> };
+    dbg.sendCommand = async (_t, method) => {
+      if (method === "Network.enable") throw new Error("Network domain is not available");
+      return {};
+    };
+    const d = await load();
+    const diag = await import("../../lib/diag");
+    const got: { where: string; message: string }[] = [];
+    diag.setDiagSink((e) => got.push(e));
+    d.installDebugger();
+    await settle();
+    await d.withDebugger(9, async () => undefined);
+    const reported = got.find((e) => e.where === "debugger: Network.enable");
+    expect(reported?.message).toContain("Network domain is not available");
+    expect(f.ours.has(9)).toBe(true);
+  });
+});

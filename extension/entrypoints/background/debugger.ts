@@ -24,6 +24,7 @@
 import { CONSENT_DEBUGGER_CANCELLED, KEY_CONSENT, normalizeConsent, withSwitch } from "../../lib/storage";
 import { CodedError, errorText } from "../../lib/peer";
 import { attachDebugger } from "./gate";
+import { reported } from "../../lib/diag";
 
 export const DEFAULT_IDLE_MS = 5_000;
 /** chrome.storage.local key that shortens the idle time (tests). */
@@ -89,7 +90,7 @@ function log(e: Omit<LogEntry, "time">): void {
       list.push(entry);
       await chrome.storage.session.set({ [LOG_KEY]: list.slice(-LOG_MAX) });
     })
-    .catch(() => undefined);
+    .catch(reported("debugger: writing the debugger log"));
 }
 
 export async function debuggerEnabled(): Promise<boolean> {
@@ -138,9 +139,9 @@ async function attach(tabId: number): Promise<Session> {
   sessions.set(tabId, s);
   log({ tabId, event: "attach" });
   const send = sender(tabId);
-  await send("Page.enable").catch(() => undefined);
-  await send("Network.enable", { maxTotalBufferSize: 10_000_000, maxResourceBufferSize: 2_000_000 }).catch(() => undefined);
-  await setNativeDialogs(tabId, true).catch(() => undefined);
+  await send("Page.enable").catch(reported("debugger: Page.enable"));
+  await send("Network.enable", { maxTotalBufferSize: 10_000_000, maxResourceBufferSize: 2_000_000 }).catch(reported("debugger: Network.enable"));
+  await setNativeDialogs(tabId, true).catch(reported("debugger: dialogs to the debugger"));
   return s;
 }
 
@@ -150,9 +151,9 @@ async function detach(tabId: number, reason: string): Promise<void> {
   if (s.idleTimer) clearTimeout(s.idleTimer);
   s.detaching = (async () => {
     // The hooks take dialogs back first, so none opens natively with no one to answer it.
-    await setNativeDialogs(tabId, false).catch(() => undefined);
+    await setNativeDialogs(tabId, false).catch(reported("debugger: dialogs back to the page hooks"));
     ownDetachAt.set(tabId, Date.now());
-    await chrome.debugger.detach({ tabId }).catch(() => undefined);
+    await chrome.debugger.detach({ tabId }).catch(reported("debugger: detach"));
     sessions.delete(tabId);
     log({ tabId, event: "detach", detail: reason });
   })();
@@ -210,7 +211,7 @@ export async function releaseAll(reason: string, which: (tabId: number) => boole
     work.push(
       chrome.debugger.detach({ tabId: id }).then(
         () => log({ tabId: id, event: "detach", detail: `${reason} (an attachment this worker had lost track of)` }),
-        () => undefined, // not ours
+        () => undefined, // silent: not ours: another debugger (DevTools) holds it, and it is not ours to take
       ),
     );
   }
@@ -279,14 +280,14 @@ export function dialogDefault(type: string): { accept: boolean } {
 
 export function installDebugger(): void {
   // A new worker holds no session: whatever is attached is lost from an old one.
-  startRelease = releaseAll("worker started").catch(() => undefined);
+  startRelease = releaseAll("worker started").catch(reported("debugger: releasing attachments at start"));
   void debuggerEnabled();
   chrome.storage.onChanged.addListener((changes, area) => {
     if (area !== "local" || (!changes[KEY_CONSENT] && !changes[KEY_DEBUGGER_IDLE])) return;
     void debuggerEnabled().then((on) => {
       if (!on) void releaseAll("switched off");
       // Switched on again: the AI need not hear of an old cancel.
-      else void chrome.storage.session.remove(KEY_CANCEL_NOTICE).catch(() => undefined);
+      else void chrome.storage.session.remove(KEY_CANCEL_NOTICE).catch(reported("debugger: forgetting the cancel notice"));
     });
   });
   chrome.debugger.onDetach.addListener((src, reason) => {
@@ -303,7 +304,7 @@ export function installDebugger(): void {
       const type = String(p.type ?? "");
       const { accept } = dialogDefault(type);
       log({ tabId, event: "dialog", detail: `${type} ${JSON.stringify(String(p.message ?? "").slice(0, 200))} → ${accept ? "accepted" : "dismissed"}` });
-      void chrome.debugger.sendCommand({ tabId }, "Page.handleJavaScriptDialog", { accept }).catch(() => undefined);
+      void chrome.debugger.sendCommand({ tabId }, "Page.handleJavaScriptDialog", { accept }).catch(reported("debugger: answering a dialog"));
     } else if (method === "Network.responseReceived") {
       const r = (p.response ?? {}) as Record<string, unknown>;
       if (typeof p.requestId === "string") s.responses.set(p.requestId, { url: String(r.url ?? "") });
@@ -322,7 +323,7 @@ export function installDebugger(): void {
           list.push({ url: resp.url, body: truncated ? r.body.slice(0, BODY_MAX) : r.body, base64: r.base64Encoded, truncated });
           bodies.set(tabId, list.slice(-BODIES_PER_TAB));
         })
-        .catch(() => undefined);
+        .catch(reported("debugger: Network.getResponseBody"));
     }
   });
 }

@@ -49,6 +49,7 @@ import {
   withTabApps,
 } from "./steer";
 import type { DialogArm } from "../../lib/page/console";
+import { afterEither, DIAG_KEY, DiagLog, entry, report, reported, setDiagSink, type DiagEntry } from "../../lib/diag";
 
 const OFFSCREEN_PATH = "offscreen.html";
 const WELCOME_PATH = "welcome.html";
@@ -65,12 +66,12 @@ const TABS_MAX_WAIT_MS = 1000;
 
 /** Opens the welcome page once, on installation, unless suppressed. */
 async function openWelcome(): Promise<void> {
-  try {
-    const r = await fetch(chrome.runtime.getURL(NO_WELCOME_MARKER));
-    if (r.ok) return;
-  } catch {
-    // No marker: a fetch of a missing packaged file fails.
-  }
+  // No marker: a fetch of a missing packaged file fails.
+  const marked = await fetch(chrome.runtime.getURL(NO_WELCOME_MARKER)).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (marked) return;
   await chrome.tabs.create({ url: chrome.runtime.getURL(WELCOME_PATH) });
 }
 
@@ -105,7 +106,7 @@ function withIdentity<T>(fn: (identity: Identity) => Promise<T>): Promise<T> {
     if (changed) await chrome.storage.local.set({ [KEY_IDENTITY]: identity });
     return fn(identity);
   });
-  identityChain = run.catch(() => undefined);
+  identityChain = afterEither(run);
   return run;
 }
 
@@ -161,7 +162,7 @@ function updateShares<T>(fn: (s: Shares) => { shares: Shares; out: T }, opts: { 
     }
     return out;
   });
-  sharesChain = run.catch(() => undefined);
+  sharesChain = afterEither(run);
   return run;
 }
 
@@ -227,8 +228,9 @@ async function pushTabs(): Promise<void> {
   try {
     const tabs = await listTabs();
     await sendToOffscreen({ to: "off", kind: "tabs-push", tabs });
-  } catch {
-    // No offscreen document right now; the next hello carries the tabs.
+  } catch (e) {
+    // No offscreen document right now? The next hello carries the tabs.
+    report("tabs: pushing tabs_changed to the offscreen document", e);
   }
 }
 
@@ -245,7 +247,7 @@ let served: Served | undefined;
 async function askReconnect(why: string): Promise<void> {
   console.debug(`monkbrowse: reconnecting: ${why}`);
   await ensureOffscreen();
-  await sendToOffscreen({ to: "off", kind: "reconnect" }).catch(() => undefined);
+  await sendToOffscreen({ to: "off", kind: "reconnect" }).catch(reported("connection: asking the offscreen document to reconnect"));
 }
 
 let creating: Promise<void> | undefined;
@@ -373,7 +375,7 @@ const handlers: Handlers = {
       return notice !== undefined && r !== null && typeof r === "object" ? { ...r, notice } : r;
     } catch (e) {
       watch.failed(e);
-      const notice = await takeCancelNotice().catch(() => undefined);
+      const notice = await takeCancelNotice().catch(reported("debugger: reading the cancel notice"));
       if (notice === undefined) throw e;
       const code = errorCode(e);
       const text = `${errorText(e)}\n\n${notice}`;
@@ -426,6 +428,12 @@ const handlers: Handlers = {
     if (m.paused) for (const r of running.values()) r.ctl.abort(pausedError());
     return null;
   },
+  diag: async (m) => {
+    const tabId = (m as BgMessage<"diag"> & { senderTabId?: number }).senderTabId;
+    const from = tabId !== undefined ? `tab ${tabId}: ` : "offscreen: ";
+    await diagLog.add(entry(from + String(m.where), String(m.message), Date.now()));
+    return null;
+  },
   "share-all": async () => {
     const tabs = await chrome.tabs.query({ windowType: "normal" });
     const ids = tabs
@@ -442,7 +450,7 @@ const handlers: Handlers = {
 // renderer send any message in their name. They may only ask for what the
 // page side needs; everything else (running wire requests, changing shares)
 // must come from the extension's own pages: offscreen document, popup, options.
-const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy"]);
+const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy", "diag"]);
 
 function fromExtensionPage(sender: chrome.runtime.MessageSender): boolean {
   // An extension page opened in a tab (the popup as a page) has a tab too: the URL tells.
@@ -455,7 +463,7 @@ function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendRespo
     sendResponse({ ok: false, error: `internal message "${msg.kind}" is not accepted from this sender` });
     return false;
   }
-  if (msg.kind === "dialog-used" || msg.kind === "busy") {
+  if (msg.kind === "dialog-used" || msg.kind === "busy" || msg.kind === "diag") {
     // Only about the sender's own tab, whatever the message says.
     (msg as BgMessage & { senderTabId?: number }).senderTabId = sender.tab?.id;
   }
@@ -473,7 +481,22 @@ function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendRespo
 
 // ---- wiring ---------------------------------------------------------------
 
+// ---- diagnostics ------------------------------------------------------------
+
+// Failures the worker goes on without, and those content scripts and the
+// offscreen document send ("diag"): the last DIAG_MAX in chrome.storage.session,
+// shown by the options page (lib/diag.ts).
+const diagLog = new DiagLog({
+  get: async () => {
+    const got = await chrome.storage.session.get(DIAG_KEY);
+    const v = got[DIAG_KEY];
+    return Array.isArray(v) ? (v as DiagEntry[]) : [];
+  },
+  set: (entries) => chrome.storage.session.set({ [DIAG_KEY]: entries }),
+});
+
 export default defineBackground(() => {
+  setDiagSink((e) => void diagLog.add(e));
   chrome.runtime.onMessage.addListener(onMessage);
   lockStorage();
   // Before anything async: Chrome delivers events that woke the worker only

@@ -14,6 +14,7 @@ import type { DialogArm } from "../../lib/page/console";
 import { errorCode } from "../../lib/peer";
 import { ERROR_CODES } from "../../lib/protocol.gen";
 import { executeInTab } from "./gate";
+import { reported } from "../../lib/diag";
 
 export const CONTENT_SCRIPT_FILE = "content-scripts/content.js";
 export const PAGE_HOOKS_FILE = "content-scripts/page-hooks.js";
@@ -53,7 +54,8 @@ async function run(
   await within(
     p.then(
       () => undefined,
-      () => undefined, // a frame Chrome does not let us script (chrome://, the Web Store, an error page), or the tab is no longer shared
+      // a frame Chrome does not let us script (chrome://, the Web Store, an error page), or the tab is no longer shared
+      reported(`inject: ${spec.files ? spec.files.join(", ") : "a function"} into tab ${target.tabId}`),
     ),
     INJECT_TIMEOUT_MS,
     undefined,
@@ -82,7 +84,7 @@ function disposeContentScript(): void {
   try {
     g.__monkbrowseContentScript?.dispose?.();
   } catch {
-    // the old extension context is gone
+    // silent: runs inside the page (executeScript func), where the diagnostics log cannot be reached; the old extension context is gone
   }
   delete g.__monkbrowseContentScript;
 }

@@ -4,6 +4,7 @@
 
 import { waitForNewPage, type NavEvent, type NewPageOptions } from "../../lib/navigation";
 import { PROBE_AFTER_MS, responsive } from "./inject";
+import { report } from "../../lib/diag";
 
 /**
  * Forwards the main frame's navigation events of every tab to listener until
@@ -15,8 +16,9 @@ export function watchMainFrames(listener: (tabId: number, e: NavEvent) => void):
   const emit = (tabId: number, e: NavEvent) => {
     try {
       listener(tabId, e);
-    } catch {
+    } catch (e) {
       // a listener's bug must not break Chrome's event dispatch
+      report("navigation: an event listener", e);
     }
   };
   const onBefore = (d: chrome.webNavigation.WebNavigationBaseCallbackDetails) => {

@@ -8,6 +8,7 @@ import { matchesWait, matchTab, toDownloadInfo, type DownloadItemLike } from "..
 import { NetLog, toWire, type NetState } from "../../lib/netlog";
 import { TIMEOUTS_MS, type DownloadInfo, type DownloadsRequest, type DownloadsResult, type NetworkRequest } from "../../lib/protocol.gen";
 import type { Shares } from "../../lib/storage";
+import { reported } from "../../lib/diag";
 
 const STATE_KEY = "netlog";
 const DL_KEY = "downloadTabs";
@@ -31,7 +32,7 @@ function load(readShares: () => Promise<Shares>): Promise<void> {
     const dl = got[DL_KEY];
     if (dl && typeof dl === "object") downloadTabs = dl as Record<string, number>;
     shared = new Set(Object.keys(shares).map(Number));
-  })().catch(() => undefined);
+  })().catch(reported("network: loading the saved network log"));
   return ready;
 }
 
@@ -40,7 +41,7 @@ function save(): void {
   saveTimer = setTimeout(() => {
     saveTimer = undefined;
     log.prune(Date.now());
-    void chrome.storage.session.set({ [STATE_KEY]: log.state, [DL_KEY]: downloadTabs }).catch(() => undefined);
+    void chrome.storage.session.set({ [STATE_KEY]: log.state, [DL_KEY]: downloadTabs }).catch(reported("network: saving the network log"));
   }, SAVE_DELAY_MS);
 }
 
@@ -55,7 +56,7 @@ function apply(fn: () => void): void {
       fn();
       save();
     })
-    .catch(() => undefined);
+    .catch(reported("network: applying an event"));
 }
 
 /** Called when shares change: unshared tabs' logs are forgotten at once. */

@@ -1,5 +1,7 @@
 // Snapshot ref bases per tab (BrowserPort.refBase / saveRefBase).
 
+import { reported } from "../../lib/diag";
+
 // The highest snapshot ref per tab lives in chrome.storage.session: it
 // survives the service worker being suspended and is gone with the browser
 // session, like the tab ids it is keyed by.
@@ -16,5 +18,5 @@ export async function saveRefBase(tabId: number, high: number): Promise<void> {
 }
 
 export function forgetRefBase(tabId: number): void {
-  chrome.storage.session.remove(refBaseKey(tabId)).catch(() => undefined);
+  chrome.storage.session.remove(refBaseKey(tabId)).catch(reported("refs: forgetting a closed tab's ref base"));
 }

@@ -6,6 +6,7 @@ import type { TabLike } from "../../lib/executor";
 import { errorText } from "../../lib/peer";
 import { contentOp } from "./content-ops";
 import { debuggerEnabled, withDebugger } from "./debugger";
+import { reported } from "../../lib/diag";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -22,7 +23,7 @@ async function withTabShown<T>(tab: TabLike, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } finally {
     if (switched && previous?.id !== undefined) {
-      await chrome.tabs.update(previous.id, { active: true }).catch(() => undefined);
+      await chrome.tabs.update(previous.id, { active: true }).catch(reported("screenshot: activating the tab that was active before"));
     }
   }
 }
@@ -136,7 +137,7 @@ export async function screenshotFullPage(tab: TabLike): Promise<{ data: string; 
         if (at.scrollY + m.viewportHeight >= m.height) break;
       }
     } finally {
-      await contentOp(tab.id, "scroll_to", home).catch(() => undefined);
+      await contentOp(tab.id, "scroll_to", home).catch(reported("screenshot: scrolling back after a full-page capture"));
     }
     return {
       data: await pngBase64(canvas!),

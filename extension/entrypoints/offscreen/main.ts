@@ -5,6 +5,7 @@
 import { Connection } from "../../lib/connection";
 import { isOffMessage, toBg, type OffMessage, type Reply } from "../../lib/messages";
 import { errorText, type PeerSocket } from "../../lib/peer";
+import { keepInMemory, reported, setDiagSink } from "../../lib/diag";
 
 /** The largest frame we accept from the server (a full screenshot or upload fits). */
 const MAX_FRAME_CHARS = 64 * 1024 * 1024;
@@ -67,6 +68,12 @@ function openSocket(url: string): Promise<PeerSocket> {
   });
 }
 
+// Failures go to the service worker's diagnostics log ("diag"); while it
+// cannot be reached, they stay in this document's memory ring.
+setDiagSink((e) => {
+  toBg({ to: "bg", kind: "diag", where: e.where, message: e.message }).catch(() => keepInMemory(e));
+});
+
 let nextCallId = 0;
 
 const conn = new Connection({
@@ -76,7 +83,7 @@ const conn = new Connection({
     // The service worker aborts this exec when the server cancels it.
     const callId = `${Date.now().toString(36)}-${(nextCallId++).toString(36)}`;
     const onAbort = () => {
-      toBg({ to: "bg", kind: "cancel", callId }).catch(() => undefined);
+      toBg({ to: "bg", kind: "cancel", callId }).catch(reported("offscreen: passing a cancel to the worker"));
     };
     signal.addEventListener("abort", onAbort, { once: true });
     return toBg({ to: "bg", kind: "exec", type, payload, callId }).finally(() =>
@@ -87,7 +94,7 @@ const conn = new Connection({
     await toBg({ to: "bg", kind: "accepted", ...info });
   },
   status: (status) => {
-    toBg({ to: "bg", kind: "status", status }).catch(() => undefined);
+    toBg({ to: "bg", kind: "status", status }).catch(reported("offscreen: passing the connection status to the worker"));
   },
   log: (m) => console.debug("monkbrowse:", m),
 });

@@ -4,6 +4,7 @@
 
 import { editingHost, isTextArea, isTextField, supportsSelection, windowOf } from "./dom";
 import { inputEvent } from "./events";
+import { report } from "../diag";
 
 export function setNativeValue(el: HTMLInputElement | HTMLTextAreaElement, value: string): void {
   const win = windowOf(el);
@@ -37,8 +38,8 @@ export function insertIntoField(el: HTMLInputElement | HTMLTextAreaElement, text
     const caret = start + insert.length;
     try {
       el.setSelectionRange(caret, caret);
-    } catch {
-      // ignore
+    } catch (e) {
+      report("page: placing the caret after an insert", e);
     }
   }
   inputEvent(el, "input", inputType, insert);
@@ -68,8 +69,8 @@ export function deleteInField(el: HTMLInputElement | HTMLTextAreaElement, forwar
   if (supportsSelection(el)) {
     try {
       el.setSelectionRange(start, start);
-    } catch {
-      // ignore
+    } catch (e) {
+      report("page: placing the caret after a delete", e);
     }
   }
   inputEvent(el, "input", inputType, null);
@@ -130,8 +131,8 @@ export function selectAllIn(el: Element): void {
   if (isTextField(el)) {
     try {
       el.select();
-    } catch {
-      // ignore
+    } catch (e) {
+      report("page: selecting a text field's content", e);
     }
     return;
   }

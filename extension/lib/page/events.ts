@@ -9,6 +9,7 @@
 import { isDisabledElement, windowOf } from "./dom";
 import { PageError } from "./refs";
 import { describeElement } from "./describe";
+import { report } from "../diag";
 
 export type Win = Window & typeof globalThis;
 export interface Point {
@@ -47,8 +48,9 @@ export function pageTurn(): Promise<void> {
 export function scrollIntoViewCentered(el: Element): void {
   try {
     el.scrollIntoView?.({ block: "center", inline: "center", behavior: "instant" as ScrollBehavior });
-  } catch {
+  } catch (e) {
     // detached or unsupported: act where it is
+    report("page: scrolling an element into view", e);
   }
 }
 

@@ -2,6 +2,7 @@
 // focus, and the tab order.
 
 import { deepActiveElement, editingHost, isContentEditable, isDisabledElement, isTextField, parentOrHost, supportsSelection, tagOf, windowOf } from "./dom";
+import { report } from "../diag";
 
 // ---------- focus without a focused window ----------
 //
@@ -173,8 +174,8 @@ export function moveFocus(from: Element, back: boolean): void {
   if (isTextField(next) && supportsSelection(next)) {
     try {
       next.select();
-    } catch {
-      // ignore
+    } catch (e) {
+      report("page: selecting the next field's text", e);
     }
   }
 }

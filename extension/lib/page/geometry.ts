@@ -5,6 +5,7 @@
 import type { ElementBox, PageMetrics } from "../messages";
 import { PageError, type RefRegistry } from "./refs";
 import { describeElement } from "./describe";
+import { report } from "../diag";
 
 /** Offset of el's frame in the top-level viewport (same-origin iframes). */
 function frameOffset(el: Element): { x: number; y: number } {
@@ -28,8 +29,9 @@ export function elementRect(refs: RefRegistry, ref: string, scroll: boolean): El
   if (scroll) {
     try {
       el.scrollIntoView?.({ block: "nearest", inline: "nearest", behavior: "instant" as ScrollBehavior });
-    } catch {
+    } catch (e) {
       // act where it is
+      report("page: scrolling an element into view", e);
     }
   }
   const r = el.getBoundingClientRect();

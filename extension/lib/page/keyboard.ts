@@ -9,6 +9,7 @@ import { FocusWatch, moveFocus } from "./focus";
 import { parseKeyCombo, type KeyPress } from "./keys";
 import { PageError } from "./refs";
 import { scrollPage } from "./scroll";
+import { report } from "../diag";
 
 // ---------- keyboard ----------
 
@@ -187,8 +188,8 @@ function moveSelection(doc: Document, k: string, extend: boolean): void {
   const gran = k === "Home" || k === "End" ? "lineboundary" : k === "ArrowUp" || k === "ArrowDown" ? "line" : "character";
   try {
     sel.modify(extend ? "extend" : "move", dir, gran);
-  } catch {
-    // ignore
+  } catch (e) {
+    report("page: moving the selection", e);
   }
 }
 
@@ -207,8 +208,8 @@ function moveCaret(el: HTMLInputElement | HTMLTextAreaElement, k: string): void 
   else pos = Math.max(0, Math.min(len, s + (k === "ArrowLeft" ? -1 : 1)));
   try {
     el.setSelectionRange(pos, pos);
-  } catch {
-    // ignore
+  } catch (e) {
+    report("page: moving the caret in a text field", e);
   }
 }
 

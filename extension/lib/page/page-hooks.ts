@@ -66,7 +66,7 @@ function neuterBeforeUnload(win: Window & typeof globalThis, ms: number): void {
       if (had.returnValue) Object.defineProperty(proto, "returnValue", had.returnValue);
       else delete (proto as Record<string, unknown>).returnValue;
     } catch {
-      // ignore
+      // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; the page redefined them unconfigurable: nothing to restore
     }
   }, ms);
 }
@@ -107,7 +107,7 @@ export function installPageHooks(
       buffer.push(e);
       send(dialog ? { ...e, dialog } : e);
     } catch {
-      // never break the page's console
+      // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; never break the page's console
     } finally {
       busy = false;
     }
@@ -120,7 +120,7 @@ export function installPageHooks(
         const top = (win.top as unknown as Record<string, unknown> | null)?.[HOOKS_KEY] as PageHooks | undefined;
         if (top && typeof top.takeArm === "function") return top.takeArm();
       } catch {
-        // cross-origin top: this frame's own
+        // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; a cross-origin top: this frame keeps its own
       }
     }
     return ownArm();
@@ -156,7 +156,7 @@ export function installPageHooks(
       try {
         Object.defineProperty(wrapped, "name", { value: level });
       } catch {
-        // ignore
+        // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; a non-configurable name: the wrapper works without it
       }
       put(con, level, wrapped);
     }
@@ -284,7 +284,7 @@ export function installPageHooks(
         try {
           win.onbeforeunload = null;
         } catch {
-          // ignore
+          // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; the page made onbeforeunload unwritable: it then runs, and the navigation still goes on
         }
         // Listeners registered before ours still run (Chrome calls a
         // target's listeners in registration order): make what they do to
@@ -296,7 +296,7 @@ export function installPageHooks(
   try {
     Object.defineProperty(win, HOOKS_KEY, { value: hooks, enumerable: false, configurable: false, writable: false });
   } catch {
-    // a frozen window: still hook, we just cannot mark it
+    // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; a frozen window: still hook, we just cannot mark it
   }
   hooks.activate();
   return { hooks, fresh: true };

@@ -21,6 +21,8 @@
 // events too: it can only make its own actions settle sooner or later, within
 // the settle's cap.
 
+import { report } from "../diag";
+
 /** Isolated → MAIN: "begin" | "query" | "end". */
 export const EVT_WORK = "__monkbrowse:work";
 /** MAIN → isolated, in answer to "query": "<pending>,<lastDone>,<requests>,<layout 0|1>". */
@@ -206,7 +208,7 @@ function workState(win: Window): WorkState {
   try {
     Object.defineProperty(win, STATE_KEY, { value: s, enumerable: false });
   } catch {
-    // a frozen window: a fresh state each time, still correct within one activation
+    // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; a frozen window: a fresh state each time, still correct within one activation
   }
   return s;
 }
@@ -223,8 +225,9 @@ export function workProbe(doc: Document): WorkProbe {
   const send = (detail: string) => {
     try {
       doc.dispatchEvent(new CustomEvent(EVT_WORK, { detail }));
-    } catch {
+    } catch (e) {
       // the document went away
+      report("page: asking the page hooks for page work", e);
     }
   };
   return {

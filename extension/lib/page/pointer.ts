@@ -7,6 +7,7 @@ import { activeIn, blurElement, focusElement, focusTarget, FocusWatch } from "./
 import { PageError, type RefRegistry } from "./refs";
 import { chooseOptions } from "./select";
 import { nextFrame } from "./settle";
+import { report } from "../diag";
 
 /** The longest one drag phase waits for a frame. */
 export const DRAG_FRAME_MAX_MS = 50;
@@ -96,8 +97,8 @@ export function hover(refs: RefRegistry, ref: string): void {
   const el = refs.resolve(ref);
   try {
     (el as HTMLElement).scrollIntoView?.({ block: "nearest", inline: "nearest", behavior: "instant" as ScrollBehavior });
-  } catch {
-    // ignore
+  } catch (e) {
+    report("page: scrolling a hovered element into view", e);
   }
   moveOnto(el, centerOf(el));
 }
@@ -232,8 +233,8 @@ export async function drag(refs: RefRegistry, args: { startRef: string; endRef: 
       if (dt) {
         try {
           dt.dropEffect = dt.effectAllowed === "copy" ? "copy" : "move";
-        } catch {
-          // ignore
+        } catch (e) {
+          report("page: setting a drop effect", e);
         }
       }
       dragEvent(over.isConnected ? over : end, "drop", b, dt);

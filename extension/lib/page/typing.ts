@@ -9,6 +9,7 @@ import { key, pressKeyOn } from "./keyboard";
 import { charKey, parseKeyCombo } from "./keys";
 import { PageError, type RefRegistry } from "./refs";
 import { describeElement } from "./describe";
+import { report } from "../diag";
 
 /** Waits (bounded) for the selectionchange the browser fires after a selection move, so editors see it. */
 function selectionSettled(doc: Document): Promise<void> {
@@ -110,8 +111,8 @@ async function fillField(el: HTMLInputElement | HTMLTextAreaElement, text: strin
   if (before !== "") {
     try {
       el.select();
-    } catch {
-      // ignore
+    } catch (e) {
+      report("page: selecting a field's text before typing", e);
     }
     if (perChar) deleteInField(el, false);
     else {
