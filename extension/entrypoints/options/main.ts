@@ -3,6 +3,7 @@
 // "For this Chrome profile": the person's grants in `consent`, each saved as
 // soon as its switch changes.
 
+import { showDiagnostics } from "./diagnostics";
 import { KEY_CONSENT, KEY_SETTINGS, normalizeConsent, normalizeSettings, parseLabel, parsePort, saveSwitch } from "../../lib/storage";
 
 const form = document.querySelector("#form") as HTMLFormElement;
@@ -91,3 +92,4 @@ chrome.storage.onChanged.addListener((changes, area) => {
 
 void load();
 void loadConsent();
+showDiagnostics();
