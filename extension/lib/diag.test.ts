@@ -69,6 +69,9 @@ describe("bounds", () => {
     cyclic.self = cyclic;
     expect(describeError(cyclic)).toBe("[object Object]");
     expect(describeError("multi\nline  text")).toBe("multi line text");
+    expect(describeError(new Error('Cannot access contents of url "https://bank.example/acct?id=7". Or chrome://settings/'))).toBe(
+      'Cannot access contents of url "<url>". Or <url>',
+    );
   });
 
   it("formats one line an entry", () => {

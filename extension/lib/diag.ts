@@ -3,7 +3,7 @@
 // found no receiver) are written here instead of being swallowed. It keeps
 // the last DIAG_MAX entries (time, where, what failed), never page data:
 // `where` is a fixed label from our code and the message is the error's own
-// text, cut to MESSAGE_MAX characters. The service worker keeps the log in
+// text, addresses replaced by <url>, cut to MESSAGE_MAX characters. The service worker keeps the log in
 // chrome.storage.session (it survives the worker sleeping, not a browser
 // restart); the options page shows it (Diagnostics) with copy and clear.
 // Contexts without storage (content scripts, the offscreen document) send
@@ -43,6 +43,8 @@ export function describeError(err: unknown): string {
       s = String(err);
     }
   }
+  // Chrome's messages may name a page's address: the log keeps none.
+  s = s.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)]+/gi, "<url>");
   return cut(s.replace(/\s+/g, " ").trim() || "(no message)", MESSAGE_MAX);
 }
 
