@@ -76,6 +76,24 @@ export function isBgMessage(m: unknown): m is BgMessage {
   return typeof m === "object" && m !== null && (m as { to?: unknown }).to === "bg" && typeof (m as { kind?: unknown }).kind === "string";
 }
 
+// Content scripts live inside web pages; a compromised page could make its
+// renderer send any message in their name. They may only ask for what the
+// page side needs; everything else (running wire requests, changing shares)
+// must come from the extension's own pages: offscreen document, popup, options.
+export const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy", "diag"]);
+
+/**
+ * Whether the service worker accepts a message of this kind from sender:
+ * from this extension only, and from a content script only the kinds above.
+ * self is this extension's id and origin (chrome-extension://<id>/).
+ */
+export function senderMayAsk(kind: string, sender: { id?: string; url?: string }, self: { id: string; origin: string }): boolean {
+  if (sender.id !== self.id) return false;
+  // An extension page opened in a tab (the popup as a page) has a tab too: the URL tells.
+  const extensionPage = (sender.url ?? "").startsWith(self.origin);
+  return extensionPage || CONTENT_SCRIPT_KINDS.has(kind);
+}
+
 /** Sends a message to the service worker and unwraps its reply; a refusal becomes an error with its code. */
 export async function toBg<K extends BgKind>(msg: BgMessage<K>): Promise<BgMessages[K]["res"]> {
   const reply = (await chrome.runtime.sendMessage(msg)) as Reply<BgMessages[K]["res"]> | undefined;

@@ -6,7 +6,7 @@ import { defineBackground } from "wxt/utils/define-background";
 import { Executor } from "../../lib/executor";
 import { buildHello } from "../../lib/hello";
 import { ensureIdentity, withAssigned } from "../../lib/identity";
-import { isBgMessage, SLEEP_MAX_MS, type BgMessage, type BgMessages, type OffMessage, type Reply } from "../../lib/messages";
+import { isBgMessage, senderMayAsk, SLEEP_MAX_MS, type BgMessage, type BgMessages, type OffMessage, type Reply } from "../../lib/messages";
 import { CodedError, errorCode, errorText } from "../../lib/peer";
 import { DIALOG_ARM_TTL_MS, ERROR_CODES } from "../../lib/protocol.gen";
 import { pruneShares, shareAll, shareTab, unshareTab } from "../../lib/slots";
@@ -446,20 +446,9 @@ const handlers: Handlers = {
   },
 };
 
-// Content scripts live inside web pages; a compromised page could make its
-// renderer send any message in their name. They may only ask for what the
-// page side needs; everything else (running wire requests, changing shares)
-// must come from the extension's own pages: offscreen document, popup, options.
-const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy", "diag"]);
-
-function fromExtensionPage(sender: chrome.runtime.MessageSender): boolean {
-  // An extension page opened in a tab (the popup as a page) has a tab too: the URL tells.
-  return sender.id === chrome.runtime.id && (sender.url ?? "").startsWith(chrome.runtime.getURL(""));
-}
-
 function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendResponse: (r: Reply<unknown>) => void): boolean {
   if (!isBgMessage(msg)) return false;
-  if (sender.id !== chrome.runtime.id || (!fromExtensionPage(sender) && !CONTENT_SCRIPT_KINDS.has(msg.kind))) {
+  if (!senderMayAsk(msg.kind, sender, { id: chrome.runtime.id, origin: chrome.runtime.getURL("") })) {
     sendResponse({ ok: false, error: `internal message "${msg.kind}" is not accepted from this sender` });
     return false;
   }
