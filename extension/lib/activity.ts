@@ -4,6 +4,8 @@
 // extension's own pages by lockStorage), the tests a fake. Nothing here
 // ever leaves the browser: the log is not sent to the server.
 
+import { afterEither } from "./diag";
+
 /** Storage keys (chrome.storage.local). */
 export const KEY_ACTIVITY = "activity";
 export const KEY_PAUSE = "pause";
@@ -207,7 +209,7 @@ export class ActivityLog {
 
   private locked<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.chain.then(fn);
-    this.chain = run.catch(() => undefined);
+    this.chain = afterEither(run);
     return run;
   }
 

@@ -28,6 +28,7 @@ import {
 import { CodedError, errorCode, errorText } from "../../lib/peer";
 import { ERROR_CODES, REQUEST_APP_FIELD, type TabInfo } from "../../lib/protocol.gen";
 import { contentOp } from "./content-ops";
+import { afterEither, report } from "../../lib/diag";
 
 const log = new ActivityLog({
   get: (k) => chrome.storage.local.get(k),
@@ -135,7 +136,7 @@ function withinDescribeWait<T>(p: Promise<T>): Promise<T> {
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error("the page did not describe the targets in time")), DESCRIBE_WAIT_MS);
   });
-  p.catch(() => undefined); // a late failure is nobody's business
+  void afterEither(p); // a late failure is nobody's business: the race answered already
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
@@ -231,11 +232,12 @@ async function record(c: Ended, port: SteerPort): Promise<void> {
     try {
       const slot = await port.slotOf(c.tab);
       if (slot !== undefined) e.slot = slot;
-      const t = await chrome.tabs.get(c.tab);
-      const url = t.url || t.pendingUrl;
+      // The tab may be gone (closed by the call itself): the entry keeps what it has.
+      const t = (await chrome.tabs.query({})).find((x) => x.id === c.tab);
+      const url = t?.url || t?.pendingUrl;
       if (url) e.url = url;
-    } catch {
-      // The tab is gone (closed by the call itself): the entry keeps what it has.
+    } catch (err) {
+      report("activity: reading a call's tab", err);
     }
     if (!c.failed) {
       const key = String(c.tab);
@@ -281,7 +283,8 @@ export function groupForApp(tabId: number, app: string): Promise<void> {
     const groups = { ...((got[KEY_APP_GROUPS] as Record<string, number> | undefined) ?? {}) };
     const known = groups[key];
     if (known !== undefined) {
-      const g = await chrome.tabGroups.get(known).catch(() => undefined);
+      // The person may have closed the group: look for it, without a failing get.
+      const g = (await chrome.tabGroups.query({ windowId: tab.windowId })).find((x) => x.id === known);
       if (g && g.windowId === tab.windowId) {
         await chrome.tabs.group({ groupId: known, tabIds: [tabId] });
         return;
@@ -292,6 +295,6 @@ export function groupForApp(tabId: number, app: string): Promise<void> {
     groups[key] = groupId;
     await chrome.storage.local.set({ [KEY_APP_GROUPS]: groups });
   });
-  groupsChain = run.catch(() => undefined);
+  groupsChain = afterEither(run);
   return run.catch((e: unknown) => console.warn(`monkbrowse: could not put tab ${tabId} into ${app}'s tab group`, e));
 }
