@@ -8,8 +8,8 @@ import (
 )
 
 func ExampleCheckHello() {
-	v := protocol.CheckHello([]byte(`{"protocol":1,"profileId":"p-1","label":"Work","extVersion":"0.3.0","tabs":[]}`), "0.3.0")
-	fmt.Println(v.Accept, v.Hello.Label)
+	v := protocol.CheckHello([]byte(`{"protocol":2,"extVersion":"0.3.0","nonce":"`+protocol.NewNonce()+`"}`), "0.3.0")
+	fmt.Println(v.Accept, v.Hello.ExtVersion)
 
 	// A 0.2 extension (no protocol field) gets an ack its own parser reads.
 	old := protocol.CheckHello([]byte(`{"label":"Home"}`), "0.3.0")
@@ -17,7 +17,7 @@ func ExampleCheckHello() {
 	b, _ := json.Marshal(ack)
 	fmt.Println(old.Accept, old.Legacy, ack.AssignedPort, len(b) > 0)
 	// Output:
-	// true Work
+	// true 0.3.0
 	// false true 0 true
 }
 

@@ -150,9 +150,13 @@ func vectors(t testing.TB) []vector {
 		withCode(resErr(MsgClick, "6", "tab 1850 does not exist any more (it was closed)"), CodeTabGone),
 		withCode(resErr(MsgCallTool, "2", "monkbrowse owner is handing over to another process; the call was not run"), CodeOwnerLeaving),
 		resErr(MsgEvaluate, "17", "this page's Content Security Policy blocks evaluating scripts"),
-		req(t, MsgHello, "1", Hello{Protocol: 1, ProfileID: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e", Label: "Work", Slug: "work", ExtVersion: "0.3.0", Tabs: sampleTabs}),
-		res(t, MsgHello, "1", "accepted", AcceptAck(Version, "Work", "work")),
-		res(t, MsgHello, "1", "rejected", CheckHello([]byte(`{"protocol":2,"profileId":"p","label":"","extVersion":"0.4.0","tabs":[]}`), Version).Ack),
+		req(t, MsgHello, "1", Hello{Protocol: ProtocolVersion, ExtVersion: "0.3.0", Nonce: sampleNonceF}),
+		res(t, MsgHello, "1", "accepted", ProofAck(Version, sampleToken, sampleNonceF, sampleNonceO)),
+		res(t, MsgHello, "1", "rejected", CheckHello([]byte(`{"protocol":3,"extVersion":"0.5.0","nonce":"`+sampleNonceF+`"}`), Version).Ack),
+		res(t, MsgHello, "1", "protocol1", CheckHello([]byte(`{"protocol":1,"profileId":"p","label":"","extVersion":"0.3.0","tabs":[]}`), Version).Ack),
+		req(t, MsgAuth, "2", Auth{Proof: Proof(sampleToken, ProofLabelExtension, sampleNonceF, sampleNonceO), ProfileID: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e", Label: "Work", Slug: "work", Tabs: sampleTabs}),
+		res(t, MsgAuth, "2", "accepted", AcceptAck(Version, "Work", "work")),
+		res(t, MsgAuth, "2", "rejected", RejectAck(Version, NotPairedReason)),
 		res(t, MsgHello, "1", "legacy", CheckHello([]byte(`{"profileId":"p","label":"Home"}`), Version).Ack),
 		vector{name: MsgTabsChanged + ".ntf", f: frame{K: "ntf", Type: MsgTabsChanged, Payload: marshal(t, TabsChanged{Tabs: sampleTabs})}, payloadType: TabsChanged{}},
 		vector{name: "ping", f: frame{K: "png"}},
@@ -185,7 +189,7 @@ func vectors(t testing.TB) []vector {
 		switch vs[i].name {
 		case "hello.res.legacy":
 			vs[i].payloadType = LegacyHelloAck{}
-		case "hello.res.accepted", "hello.res.rejected":
+		case "hello.res.accepted", "hello.res.rejected", "hello.res.protocol1", "auth.res.accepted", "auth.res.rejected":
 			vs[i].payloadType = HelloAck{}
 		}
 	}

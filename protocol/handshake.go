@@ -17,26 +17,47 @@ const (
 	PingInterval = 10 * time.Second
 )
 
-// Hello is the first request an extension sends on a socket (DESIGN §5.2).
+// Hello is the first request an extension sends on a socket (DESIGN §5.2):
+// its protocol, its version and its fresh nonce (NewNonce), nothing about
+// the person's tabs or profile. The server answers with its own nonce and
+// its proof (HelloAck.Proof, ProofLabelServer); only a server that proved
+// it holds the pairing secret gets the extension's Auth, which carries the
+// proof of the extension and the profile (its id, label and tabs).
 type Hello struct {
-	Protocol          int       `json:"protocol"`
-	ProfileID         string    `json:"profileId"`
-	Label             string    `json:"label"`
-	Slug              string    `json:"slug,omitempty"`
-	ChromeProfileName string    `json:"chromeProfileName,omitempty"`
-	ExtVersion        string    `json:"extVersion"`
-	Tabs              []TabInfo `json:"tabs"`
+	Protocol   int    `json:"protocol"`
+	ExtVersion string `json:"extVersion"`
+	Nonce      string `json:"nonce"`
 }
 
-// HelloAck answers a hello. It travels as the result of an ok:true response
-// frame whether it accepts or rejects: a rejection is a well-formed answer.
+// HelloAck answers a hello and, with the same shape, an auth. It travels as
+// the result of an ok:true response frame whether it accepts or rejects: a
+// rejection is a well-formed answer. A hello accepted so far carries Auth
+// (AuthScheme), the server's Nonce and its Proof; an accepted auth carries
+// the assigned label and slug.
 type HelloAck struct {
 	OK            bool   `json:"ok"`
 	Protocol      int    `json:"protocol"`
 	ServerVersion string `json:"serverVersion"`
+	Auth          string `json:"auth,omitempty"`
+	Nonce         string `json:"nonce,omitempty"`
+	Proof         string `json:"proof,omitempty"`
 	AssignedLabel string `json:"assignedLabel,omitempty"`
 	AssignedSlug  string `json:"assignedSlug,omitempty"`
 	Reason        string `json:"reason,omitempty"`
+}
+
+// Auth is the extension's second request (MsgAuth), sent only after it
+// checked the server's proof: its own proof (ProofLabelExtension over the
+// hello's two nonces) and the profile it speaks for. The server admits the
+// profile only when the proof holds; a wrong proof is answered with a
+// rejection and the socket is closed.
+type Auth struct {
+	Proof             string    `json:"proof"`
+	ProfileID         string    `json:"profileId"`
+	Label             string    `json:"label"`
+	Slug              string    `json:"slug,omitempty"`
+	ChromeProfileName string    `json:"chromeProfileName,omitempty"`
+	Tabs              []TabInfo `json:"tabs"`
 }
 
 // LegacyHelloAck is the rejection sent to a 0.2 extension. AssignedPort is
@@ -59,9 +80,8 @@ const (
 
 // HelloVerdict is the outcome of CheckHello. When Accept is false, Ack is the
 // exact value to send back as the response result, and the socket should be
-// closed after sending it. When Accept is true, Hello holds the validated,
-// normalised hello and the caller builds the accepting ack with AcceptAck
-// after assigning a label and slug.
+// closed after sending it. When Accept is true, Hello holds the validated
+// hello and the caller answers with ProofAck.
 type HelloVerdict struct {
 	Accept bool
 	Hello  Hello
@@ -86,7 +106,7 @@ func CheckHello(raw []byte, serverVersion string) HelloVerdict {
 	// old or broken hello still gets an answer it can parse.
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return reject("malformed hello: the payload must be a JSON object with protocol, profileId, label, extVersion and tabs; this extension may be broken: reinstall it")
+		return reject("malformed hello: the payload must be a JSON object with protocol, extVersion and nonce; this extension may be broken: reinstall it")
 	}
 
 	protoRaw, hasProto := fields["protocol"]
@@ -116,25 +136,76 @@ func CheckHello(raw []byte, serverVersion string) HelloVerdict {
 	if err := json.Unmarshal(raw, &h); err != nil {
 		return reject("malformed hello: %s", describeJSONError(err))
 	}
-	h.ProfileID = strings.TrimSpace(h.ProfileID)
-	h.Label = strings.TrimSpace(h.Label)
+	if _, err := DecodeNonce(h.Nonce); err != nil {
+		return reject("malformed hello: %v; this extension may be broken: reinstall it", err)
+	}
+	return HelloVerdict{Accept: true, Hello: h}
+}
+
+// ProofAck is the answer to an accepted hello: the server's nonce and its
+// proof over both nonces under the pairing secret.
+func ProofAck(serverVersion, secret, nonceExtension, nonceServer string) HelloAck {
+	return HelloAck{OK: true, Protocol: ProtocolVersion, ServerVersion: serverVersion, Auth: AuthScheme,
+		Nonce: nonceServer, Proof: Proof(secret, ProofLabelServer, nonceExtension, nonceServer)}
+}
+
+// AuthVerdict is the outcome of CheckAuth: Accept with the validated,
+// normalised Auth, or the rejection to send (the socket is closed after it).
+type AuthVerdict struct {
+	Accept bool
+	Auth   Auth
+	// Unproven reports a wrong or missing proof (as opposed to a proven
+	// auth with a malformed profile).
+	Unproven bool
+	Ack      HelloAck
+}
+
+// NotPairedReason is the server's answer to an auth whose proof is wrong.
+const NotPairedReason = "this extension could not prove it is paired with this monkbrowse (its pairing secret differs): " +
+	"pair it again — the extension fetches the secret from the monkbrowse native-messaging host (run `monkbrowse install`), " +
+	"or paste a code from `monkbrowse pair` in the extension's options"
+
+// CheckAuth decides whether a raw auth payload proves the pairing secret
+// over the hello's nonces and describes a usable profile. It never panics.
+func CheckAuth(raw []byte, serverVersion, secret, nonceExtension, nonceServer string) AuthVerdict {
+	reject := func(unproven bool, format string, a ...any) AuthVerdict {
+		return AuthVerdict{Unproven: unproven, Ack: RejectAck(serverVersion, fmt.Sprintf(format, a...))}
+	}
+	var a Auth
+	if err := json.Unmarshal(raw, &a); err != nil {
+		// Decoded leniently first: a proof in a malformed auth still counts
+		// as unproven unless it holds.
+		var p struct {
+			Proof string `json:"proof"`
+		}
+		_ = json.Unmarshal(raw, &p)
+		if secret == "" || !CheckProof(secret, ProofLabelExtension, nonceExtension, nonceServer, p.Proof) {
+			return reject(true, "%s", NotPairedReason)
+		}
+		return reject(false, "malformed auth: %s", describeJSONError(err))
+	}
+	if secret == "" || !CheckProof(secret, ProofLabelExtension, nonceExtension, nonceServer, a.Proof) {
+		return reject(true, "%s", NotPairedReason)
+	}
+	a.ProfileID = strings.TrimSpace(a.ProfileID)
+	a.Label = strings.TrimSpace(a.Label)
 	switch {
-	case h.ProfileID == "":
-		return reject("malformed hello: profileId is missing; the extension must send its stable profile id")
-	case len(h.ProfileID) > MaxProfileIDLen:
-		return reject("malformed hello: profileId is longer than %d characters", MaxProfileIDLen)
-	case len(h.Label) > MaxLabelLen:
-		return reject("malformed hello: label is longer than %d characters; choose a shorter label in the extension's options", MaxLabelLen)
+	case a.ProfileID == "":
+		return reject(false, "malformed auth: profileId is missing; the extension must send its stable profile id")
+	case len(a.ProfileID) > MaxProfileIDLen:
+		return reject(false, "malformed auth: profileId is longer than %d characters", MaxProfileIDLen)
+	case len(a.Label) > MaxLabelLen:
+		return reject(false, "malformed auth: label is longer than %d characters; choose a shorter label in the extension's options", MaxLabelLen)
 	}
 	// A slug the extension persisted is only a wish: drop it when it is not
 	// one this server could have assigned.
-	if h.Slug != "" && Slugify(h.Slug) != h.Slug {
-		h.Slug = ""
+	if a.Slug != "" && Slugify(a.Slug) != a.Slug {
+		a.Slug = ""
 	}
-	if h.Tabs == nil {
-		h.Tabs = []TabInfo{}
+	if a.Tabs == nil {
+		a.Tabs = []TabInfo{}
 	}
-	return HelloVerdict{Accept: true, Hello: h}
+	return AuthVerdict{Accept: true, Auth: a}
 }
 
 // AcceptAck builds the ack of an accepted hello.

@@ -43,6 +43,7 @@ const (
 // Handshake messages sent by the extension to the server (DESIGN §5.2).
 const (
 	MsgHello       = "hello"
+	MsgAuth        = "auth"
 	MsgTabsChanged = "tabs_changed"
 )
 

@@ -25,6 +25,14 @@ import (
 const (
 	ProofLabelOwner     = "monkbrowse control owner-proof v1"
 	ProofLabelForwarder = "monkbrowse control forwarder-proof v1"
+	// The extension port's labels (issue 24): the same construction keyed
+	// with the pairing secret, with the extension's nonce first and the
+	// server's second. They differ from the control port's, so a transcript
+	// of one port is never a valid proof on the other even if the two
+	// secrets were equal, and from each other, so the server's proof cannot
+	// be reflected back as the extension's.
+	ProofLabelServer    = "monkbrowse extension server-proof v1"
+	ProofLabelExtension = "monkbrowse extension extension-proof v1"
 	// NonceSize is the length of each side's nonce in bytes; on the wire a
 	// nonce is 2*NonceSize lower-case hex digits, and so is a proof
 	// (sha256.Size bytes).
@@ -59,8 +67,9 @@ func DecodeNonce(s string) ([]byte, error) {
 	return b, nil
 }
 
-// Proof computes a proof (label is ProofLabelOwner or ProofLabelForwarder)
-// in its wire form, or "" when a nonce is not a valid nonce.
+// Proof computes a proof (label is one of the ProofLabel constants; the
+// first nonce is the connecting side's, the second the listener's) in its
+// wire form, or "" when a nonce is not a valid nonce.
 func Proof(token, label, nonceForwarder, nonceOwner string) string {
 	nf, err1 := DecodeNonce(nonceForwarder)
 	no, err2 := DecodeNonce(nonceOwner)

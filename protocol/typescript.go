@@ -19,6 +19,11 @@ func TypeScript() []byte {
 	fmt.Fprintf(&b, "export const SERVER_VERSION = %q;\n", Version)
 	fmt.Fprintf(&b, "export const DEFAULT_TIMEOUT_MS = %d;\n", DefaultTimeout.Milliseconds())
 	fmt.Fprintf(&b, "export const MSG_HELLO = %q;\n", MsgHello)
+	fmt.Fprintf(&b, "export const MSG_AUTH = %q;\n", MsgAuth)
+	fmt.Fprintf(&b, "export const AUTH_SCHEME = %q;\n", AuthScheme)
+	fmt.Fprintf(&b, "export const PROOF_LABEL_SERVER = %q;\n", ProofLabelServer)
+	fmt.Fprintf(&b, "export const PROOF_LABEL_EXTENSION = %q;\n", ProofLabelExtension)
+	fmt.Fprintf(&b, "export const NONCE_SIZE = %d;\n", NonceSize)
 	fmt.Fprintf(&b, "export const MSG_TABS_CHANGED = %q;\n", MsgTabsChanged)
 	fmt.Fprintf(&b, "export const MSG_CANCEL = %q;\n", MsgCancel)
 	fmt.Fprintf(&b, "export const REQUEST_APP_FIELD = %q;\n", RequestAppField)
@@ -43,7 +48,7 @@ func TypeScript() []byte {
 	for _, w := range WireMessages {
 		roots = append(roots, w.Request, w.Response)
 	}
-	roots = append(roots, Hello{}, HelloAck{}, LegacyHelloAck{}, TabsChanged{}, Cancel{})
+	roots = append(roots, Hello{}, HelloAck{}, Auth{}, LegacyHelloAck{}, TabsChanged{}, Cancel{})
 	for _, r := range roots {
 		g.collect(reflect.TypeOf(r))
 	}
