@@ -53,6 +53,7 @@ func TestMain(m *testing.M) {
 type proc struct {
 	c      *client.Client
 	extURL string
+	home   string // where its pairing secret is
 	stderr *syncBuffer
 }
 
@@ -143,6 +144,7 @@ func startProcWith(t *testing.T, o procOptions) *proc {
 	if o.controlPort == 0 {
 		o.controlPort = freePort(t)
 	}
+	p.home = o.home
 	env := []string{"HOME=" + o.home}
 	base := []string{"--port", "0", "--control-port", strconv.Itoa(o.controlPort), "--log-level", "debug"}
 	tr := transport.NewStdioWithOptions(binPath, env, append(base, args...),
@@ -209,6 +211,9 @@ func freePort(t *testing.T) int {
 func (p *proc) connect(t *testing.T, opts fakeext.Options) *fakeext.Ext {
 	t.Helper()
 	opts.URL = p.extURL
+	if opts.Home == "" && opts.Secret == "" {
+		opts.Home = p.home
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 	defer cancel()
 	e, err := fakeext.Connect(ctx, opts)

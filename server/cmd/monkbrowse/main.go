@@ -303,6 +303,13 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 			o, err := owner.Start(ctx, owner.Config{
 				Port: cfg.port, Addr: addr, ControlPort: cfg.controlPort, MaxProfiles: cfg.maxProfiles,
 				AllowedExtensionIDs: cfg.allowIDs, Logger: log,
+				// Read at each hello, under the folder's checks, so
+				// that pair --reset takes effect for the next
+				// connection.
+				PairingSecret: func() (string, error) {
+					secret, _, err := control.EnsurePairingSecret("")
+					return secret, err
+				},
 			})
 			if err != nil {
 				return daemon.Owner{}, err

@@ -83,7 +83,7 @@ func BenchmarkSameTabOrderIdleTab(b *testing.B) {
 			b.Fatal("no extension address on stderr")
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), watchdog)
-		ext, err := fakeext.Connect(ctx, fakeext.Options{URL: url, Tabs: []fakeext.Tab{
+		ext, err := fakeext.Connect(ctx, fakeext.Options{URL: url, Home: home, Tabs: []fakeext.Tab{
 			{ID: 101, WindowID: 1, Shared: true, Slot: 1, Active: true, URL: "https://one.example/"},
 			{ID: 102, WindowID: 1, Shared: true, Slot: 2, URL: "https://two.example/"},
 		}})

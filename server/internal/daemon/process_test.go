@@ -282,7 +282,7 @@ type relay struct {
 func (cl *cluster) extension(ctx context.Context) *relay {
 	t := cl.t
 	r := &relay{
-		opts: fakeext.Options{URL: cl.extURL, ProfileID: "fake-profile-1", Label: "Work", Tabs: []fakeext.Tab{
+		opts: fakeext.Options{URL: cl.extURL, Home: cl.home, ProfileID: "fake-profile-1", Label: "Work", Tabs: []fakeext.Tab{
 			{ID: 101, WindowID: 1, Shared: true, Slot: 1, Active: true, URL: "https://example.com/one"},
 			{ID: 102, WindowID: 1, Shared: true, Slot: 2, URL: "https://example.com/two"},
 		}},

@@ -64,12 +64,31 @@ type Options struct {
 	Evaluate func(tab Tab, expr string) (any, error)
 	// Logger receives the peer's diagnostics; nil discards them.
 	Logger *slog.Logger
+	// Secret is the pairing secret the fake proves; empty reads it from
+	// the pairing file under Home (protocol.PairingPath), as any program of
+	// the same user may.
+	Secret string
+	// Home is the home folder whose pairing file is read when Secret is
+	// empty; empty means the current user's.
+	Home string
+	// IgnoreServerProof sends the auth even when the server's proof does
+	// not hold: an impostor that does not care whom it talks to.
+	IgnoreServerProof bool
 	// Hook, if set, is installed before the hello, so it sees the very
 	// first request (SetHook changes it later).
 	Hook Hook
 }
 
-// RejectedError is returned by Connect when the server rejected the hello.
+// UnprovenServerError is returned by Connect when the server's proof in its
+// hello ack does not hold: the fake said nothing about its profile or tabs.
+type UnprovenServerError struct{ Ack protocol.HelloAck }
+
+func (e *UnprovenServerError) Error() string {
+	return "fakeext: the server could not prove it holds the pairing secret; no profile or tab was sent"
+}
+
+// RejectedError is returned by Connect when the server rejected the hello
+// or the auth.
 type RejectedError struct{ Ack protocol.HelloAck }
 
 func (e *RejectedError) Error() string { return "fakeext: hello rejected: " + e.Ack.Reason }
@@ -81,7 +100,7 @@ type Ext struct {
 	sock  *muteSocket
 	ack   protocol.HelloAck
 	id    string
-	hello protocol.Hello
+	hello protocol.Auth
 
 	mu       sync.Mutex
 	tabs     []*Tab
@@ -143,23 +162,57 @@ func Connect(ctx context.Context, opts Options) (*Ext, error) {
 	}
 	e.peer.Start()
 
-	e.mu.Lock()
-	e.hello = protocol.Hello{
-		Protocol: opts.Protocol, ProfileID: opts.ProfileID, Label: opts.Label, Slug: opts.Slug,
-		ChromeProfileName: opts.ChromeProfileName, ExtVersion: opts.ExtVersion, Tabs: e.sharedLocked(),
+	secret := opts.Secret
+	if secret == "" {
+		path, err := protocol.PairingPath(opts.Home)
+		if err == nil {
+			secret, err = protocol.ReadPairingSecret(path)
+		}
+		if err != nil && !opts.IgnoreServerProof {
+			_ = e.peer.Close()
+			return nil, fmt.Errorf("fakeext: %w", err)
+		}
 	}
-	hello := e.hello
-	e.mu.Unlock()
+	nonce := protocol.NewNonce()
 	hctx, cancel := messaging.WithRequestTimeout(ctx, protocol.MsgHello, protocol.HelloTimeout)
 	defer cancel()
-	raw, err := e.peer.Request(hctx, protocol.MsgHello, hello)
+	raw, err := e.peer.Request(hctx, protocol.MsgHello, protocol.Hello{Protocol: opts.Protocol, ExtVersion: opts.ExtVersion, Nonce: nonce})
 	if err != nil {
 		_ = e.peer.Close()
 		return nil, fmt.Errorf("fakeext: hello: %w", err)
 	}
-	if err := json.Unmarshal(raw, &e.ack); err != nil {
+	var hack protocol.HelloAck
+	if err := json.Unmarshal(raw, &hack); err != nil {
 		_ = e.peer.Close()
 		return nil, fmt.Errorf("fakeext: hello ack %s: %w", raw, err)
+	}
+	if !hack.OK {
+		_ = e.peer.Close()
+		return nil, &RejectedError{Ack: hack}
+	}
+	if !protocol.CheckProof(secret, protocol.ProofLabelServer, nonce, hack.Nonce, hack.Proof) && !opts.IgnoreServerProof {
+		_ = e.peer.Close()
+		return nil, &UnprovenServerError{Ack: hack}
+	}
+
+	e.mu.Lock()
+	e.hello = protocol.Auth{
+		Proof:     protocol.Proof(secret, protocol.ProofLabelExtension, nonce, hack.Nonce),
+		ProfileID: opts.ProfileID, Label: opts.Label, Slug: opts.Slug,
+		ChromeProfileName: opts.ChromeProfileName, Tabs: e.sharedLocked(),
+	}
+	auth := e.hello
+	e.mu.Unlock()
+	actx, cancel2 := messaging.WithRequestTimeout(ctx, protocol.MsgAuth, protocol.HelloTimeout)
+	defer cancel2()
+	raw, err = e.peer.Request(actx, protocol.MsgAuth, auth)
+	if err != nil {
+		_ = e.peer.Close()
+		return nil, fmt.Errorf("fakeext: auth: %w", err)
+	}
+	if err := json.Unmarshal(raw, &e.ack); err != nil {
+		_ = e.peer.Close()
+		return nil, fmt.Errorf("fakeext: auth ack %s: %w", raw, err)
 	}
 	if !e.ack.OK {
 		_ = e.peer.Close()

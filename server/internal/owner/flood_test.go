@@ -96,7 +96,7 @@ func TestFloodOfIdleSocketsDoesNotKeepTheExtensionOut(t *testing.T) {
 	for {
 		// Each attempt may use what is left of the 5 s.
 		cctx, cancel := context.WithDeadline(context.Background(), deadline)
-		e, err := fakeext.Connect(cctx, fakeext.Options{URL: wsURL(o), Origin: "chrome-extension://" + UnpackedExtensionID})
+		e, err := fakeext.Connect(cctx, fakeext.Options{Secret: testPairing, URL: wsURL(o), Origin: "chrome-extension://" + UnpackedExtensionID})
 		cancel()
 		if err == nil {
 			t.Logf("the extension got in after %s; %d flood sockets opened, %d evicted", time.Since(start).Round(time.Millisecond), opened.Load(), o.pending.Evicted())

@@ -19,8 +19,15 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // watchdog bounds anything that could hang; it is not a timing assertion.
 const watchdog = 20 * time.Second
 
+// testPairing is the pairing secret of every test owner (startOwner) and
+// fake extension (connect).
+const testPairing = "test-pairing-secret-0123456789abcdef0123456789abcdef"
+
 func startOwner(t *testing.T, cfg Config) *Owner {
 	t.Helper()
+	if cfg.PairingSecret == nil {
+		cfg.PairingSecret = func() (string, error) { return testPairing, nil }
+	}
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}

@@ -23,6 +23,13 @@ import (
 // sayHelloFirst answers any request sent before an accepted hello.
 const sayHelloFirst = "say hello first: the first request on a monkbrowse socket must be hello"
 
+// sayAuthNext answers any request between an accepted hello and the auth.
+const sayAuthNext = "send auth next: after the hello's ack the extension proves the pairing with an auth request"
+
+// UnprovenClient is what the server log and doctor say about a client of
+// the extension port whose auth did not prove the pairing secret.
+const UnprovenClient = "a client on the extension port could not prove it is your monkbrowse extension"
+
 // serveHTTP accepts extension WebSockets (any path) and answers anything
 // else with a short plain-text note.
 func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -136,7 +143,7 @@ func foreignReason(id string) string {
 // accept runs the hello handshake on a fresh socket and, once accepted,
 // hands the socket to a Peer.
 func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()) {
-	h, helloID, err := o.awaitHello(sock, foreign)
+	h, a, authID, err := o.handshake(sock, foreign)
 	release()
 	if err != nil {
 		// Debug: a flood of idle sockets must not flood stderr.
@@ -153,17 +160,17 @@ func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()
 		Logger:  o.slog,
 		OnClose: func(err error) { o.connClosed(c, err) },
 	})
-	ack := o.reg.admit(h, c, o.cfg.Version)
+	ack := o.reg.admit(a, c, o.cfg.Version)
 	if ack.OK {
 		// Accepted: full-size frames (screenshots) from now on; raised
 		// before the ack leaves, and the extension answers requests
 		// only after it.
 		sock.RaiseReadLimit()
 	}
-	if err := o.sendResponse(sock, helloID, ack); err != nil || !ack.OK {
+	if err := o.sendResponse(sock, authID, ack); err != nil || !ack.OK {
 		if !ack.OK {
 			o.refusals.Refused("hello rejected",
-				func(e *zerolog.Event) { e.Str("profile", h.ProfileID).Str("reason", ack.Reason) })
+				func(e *zerolog.Event) { e.Str("profile", a.ProfileID).Str("reason", ack.Reason) })
 		}
 		o.reg.drop(c)
 		_ = c.peer.Close()
@@ -171,9 +178,11 @@ func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()
 	}
 	// Handlers go in before Start so that nothing the extension sends
 	// after its ack finds them missing.
-	c.peer.Handle(protocol.MsgHello, func(context.Context, json.RawMessage) (any, error) {
-		return nil, errors.New("hello was already accepted on this socket; open a new socket to say hello again")
-	})
+	for _, typ := range []string{protocol.MsgHello, protocol.MsgAuth} {
+		c.peer.Handle(typ, func(context.Context, json.RawMessage) (any, error) {
+			return nil, errors.New("hello was already accepted on this socket; open a new socket to say hello again")
+		})
+	}
 	c.peer.HandleNotify(protocol.MsgTabsChanged, func(_ context.Context, payload json.RawMessage) {
 		var tc protocol.TabsChanged
 		if err := json.Unmarshal(payload, &tc); err != nil {
@@ -202,67 +211,123 @@ func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()
 		o.wg.Add(1)
 		go func() { defer o.wg.Done(); _ = old.peer.Close() }()
 	}
-	o.log.Info().Str("profile", c.slug).Str("label", ack.AssignedLabel).Str("ext", h.ExtVersion).Int("tabs", len(h.Tabs)).Msg("extension connected")
+	o.log.Info().Str("profile", c.slug).Str("label", ack.AssignedLabel).Str("ext", h.ExtVersion).Int("tabs", len(a.Tabs)).Msg("extension connected")
 	if o.cfg.PingInterval > 0 {
 		o.wg.Add(1)
 		go o.keepAlive(c)
 	}
 }
 
-// awaitHello reads frames until an acceptable hello arrives. It answers
-// pings, refuses other requests, drops everything else, and gives up at the
-// hello deadline. A rejected hello is answered with its ack before the
-// error returns (the caller closes the socket).
-func (o *Owner) awaitHello(sock messaging.PeerSocket, foreign string) (protocol.Hello, string, error) {
+// handshake runs the extension port's pairing exchange (DESIGN §5.2): a
+// hello (version and the extension's nonce) answered with the server's
+// nonce and proof, then an auth carrying the extension's proof and its
+// profile. Nothing is admitted to the registry here: a client that cannot
+// prove occupies no profile slot, only a pending socket until it is closed.
+// A rejected hello or auth is answered with its ack before the error
+// returns (the caller closes the socket).
+func (o *Owner) handshake(sock messaging.PeerSocket, foreign string) (protocol.Hello, protocol.Auth, string, error) {
 	ctx, cancel := context.WithTimeout(o.ctx, o.cfg.HelloTimeout)
 	defer cancel()
+	f, err := o.awaitRequest(ctx, sock, protocol.MsgHello, sayHelloFirst)
+	if err != nil {
+		return protocol.Hello{}, protocol.Auth{}, "", err
+	}
+	v := protocol.CheckHello(f.Payload, o.cfg.Version)
+	if foreign != "" && !v.Legacy {
+		// Only a 0.2 hello gets its "update the extension" answer
+		// as is; any other hello from an untrusted id is refused.
+		v.Accept = false
+		v.Ack = protocol.RejectAck(o.cfg.Version, foreignReason(foreign))
+	}
+	var secret string
+	if v.Accept {
+		secret, err = o.pairingSecret()
+		if err != nil {
+			v.Accept = false
+			v.Ack = protocol.RejectAck(o.cfg.Version, fmt.Sprintf(
+				"this monkbrowse server cannot prove it is yours: it has no pairing secret (%v); fix the folder `monkbrowse doctor` names, then restart your AI app", err))
+			o.log.Warn().Err(err).Msg("no pairing secret: every extension is refused")
+		}
+	}
+	if !v.Accept {
+		if foreign != "" {
+			o.refusals.Refused("refused the hello of an extension that is not trusted",
+				func(e *zerolog.Event) { e.Str("extensionId", foreign) })
+		} else {
+			o.refusals.Refused("hello rejected", func(e *zerolog.Event) { e.Interface("ack", v.Ack) })
+		}
+		if err := o.sendResponse(sock, f.ID, v.Ack); err != nil {
+			return protocol.Hello{}, protocol.Auth{}, "", err
+		}
+		return protocol.Hello{}, protocol.Auth{}, "", fmt.Errorf("hello rejected: %+v", v.Ack)
+	}
+	nonceServer := protocol.NewNonce()
+	if err := o.sendResponse(sock, f.ID, protocol.ProofAck(o.cfg.Version, secret, v.Hello.Nonce, nonceServer)); err != nil {
+		return protocol.Hello{}, protocol.Auth{}, "", err
+	}
+	f, err = o.awaitRequest(ctx, sock, protocol.MsgAuth, sayAuthNext)
+	if err != nil {
+		return protocol.Hello{}, protocol.Auth{}, "", err
+	}
+	av := protocol.CheckAuth(f.Payload, o.cfg.Version, secret, v.Hello.Nonce, nonceServer)
+	if !av.Accept {
+		if av.Unproven {
+			o.refusals.Refused(UnprovenClient, func(*zerolog.Event) {})
+		} else {
+			o.refusals.Refused("auth rejected", func(e *zerolog.Event) { e.Str("reason", av.Ack.Reason) })
+		}
+		if err := o.sendResponse(sock, f.ID, av.Ack); err != nil {
+			return protocol.Hello{}, protocol.Auth{}, "", err
+		}
+		return protocol.Hello{}, protocol.Auth{}, "", fmt.Errorf("auth rejected: %s", av.Ack.Reason)
+	}
+	return v.Hello, av.Auth, f.ID, nil
+}
+
+func (o *Owner) pairingSecret() (string, error) {
+	if o.cfg.PairingSecret == nil {
+		return "", errors.New("none was configured")
+	}
+	s, err := o.cfg.PairingSecret()
+	if err == nil && s == "" {
+		err = errors.New("the pairing secret is empty")
+	}
+	return s, err
+}
+
+// awaitRequest reads frames until a request of type typ arrives. It
+// answers pings, refuses other requests with refusal, drops everything
+// else, and gives up at ctx's deadline (the hello timeout).
+func (o *Owner) awaitRequest(ctx context.Context, sock messaging.PeerSocket, typ, refusal string) (messaging.Frame, error) {
 	for {
 		data, err := sock.Receive(ctx)
 		if err != nil {
 			if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
-				return protocol.Hello{}, "", fmt.Errorf("no hello within %s", o.cfg.HelloTimeout)
+				return messaging.Frame{}, fmt.Errorf("no %s within %s", typ, o.cfg.HelloTimeout)
 			}
-			return protocol.Hello{}, "", err
+			return messaging.Frame{}, err
 		}
 		f, err := messaging.DecodeFrame(data)
 		if err != nil {
-			o.log.Debug().Err(err).Msg("malformed frame before hello dropped")
+			o.log.Debug().Err(err).Str("awaiting", typ).Msg("malformed frame before the handshake ended dropped")
 			continue
 		}
 		switch f.K {
 		case messaging.KindPing:
 			if err := sock.Send(ctx, []byte(`{"k":"pog"}`)); err != nil {
-				return protocol.Hello{}, "", err
+				return messaging.Frame{}, err
 			}
 		case messaging.KindRequest:
-			if f.Type != protocol.MsgHello {
-				if err := o.sendError(ctx, sock, f.ID, sayHelloFirst); err != nil {
-					return protocol.Hello{}, "", err
+			if f.Type != typ {
+				if err := o.sendError(ctx, sock, f.ID, refusal); err != nil {
+					return messaging.Frame{}, err
 				}
 				continue
 			}
-			v := protocol.CheckHello(f.Payload, o.cfg.Version)
-			if foreign != "" && !v.Legacy {
-				// Only a 0.2 hello gets its "update the extension" answer
-				// as is; any other hello from an untrusted id is refused.
-				v.Accept = false
-				v.Ack = protocol.HelloAck{OK: false, Protocol: protocol.ProtocolVersion, ServerVersion: o.cfg.Version, Reason: foreignReason(foreign)}
-			}
-			if !v.Accept {
-				if foreign != "" {
-					o.refusals.Refused("refused the hello of an extension that is not trusted",
-						func(e *zerolog.Event) { e.Str("extensionId", foreign) })
-				} else {
-					o.refusals.Refused("hello rejected", func(e *zerolog.Event) { e.Interface("ack", v.Ack) })
-				}
-				if err := o.sendResponse(sock, f.ID, v.Ack); err != nil {
-					return protocol.Hello{}, "", err
-				}
-				return protocol.Hello{}, "", fmt.Errorf("hello rejected: %+v", v.Ack)
-			}
-			return v.Hello, f.ID, nil
+			return f, nil
 		default:
-			// Notifications and stray responses mean nothing before hello.
+			// Notifications and stray responses mean nothing before the
+			// handshake ends.
 		}
 	}
 }

@@ -55,10 +55,41 @@ func expectClosed(t *testing.T, ws *websocket.Conn) error {
 	}
 }
 
-func helloFrame(id string, h any) []byte {
-	p, _ := json.Marshal(h)
-	b, _ := json.Marshal(map[string]any{"k": "req", "id": id, "type": "hello", "payload": json.RawMessage(p)})
+func helloFrame(id string, h any) []byte { return reqFrame(id, protocol.MsgHello, h) }
+
+func reqFrame(id, typ string, payload any) []byte {
+	p, _ := json.Marshal(payload)
+	b, _ := json.Marshal(map[string]any{"k": "req", "id": id, "type": typ, "payload": json.RawMessage(p)})
 	return b
+}
+
+// rawHello says a protocol-2 hello with a fresh nonce on ws and returns the
+// nonce and the server's ack (checked to carry a valid proof under secret).
+func rawHello(t *testing.T, ws *websocket.Conn, id, secret string) (nonce string, ack protocol.HelloAck) {
+	t.Helper()
+	nonce = protocol.NewNonce()
+	ws.WriteMessage(websocket.TextMessage, helloFrame(id, protocol.Hello{Protocol: protocol.ProtocolVersion, ExtVersion: "0.3.0", Nonce: nonce}))
+	var f struct {
+		OK     bool            `json:"ok"`
+		Result json.RawMessage `json:"result"`
+	}
+	raw := readFrame(t, ws)
+	if err := json.Unmarshal([]byte(raw), &f); err != nil || !f.OK {
+		t.Fatalf("hello answer %s", raw)
+	}
+	if err := json.Unmarshal(f.Result, &ack); err != nil || !ack.OK {
+		t.Fatalf("hello ack %s", raw)
+	}
+	if !protocol.CheckProof(secret, protocol.ProofLabelServer, nonce, ack.Nonce, ack.Proof) {
+		t.Fatalf("the server's proof does not hold: %s", raw)
+	}
+	return nonce, ack
+}
+
+// authFrame is an auth with the proof over the hello's nonces under secret.
+func authFrame(id, secret, nonce string, ack protocol.HelloAck, a protocol.Auth) []byte {
+	a.Proof = protocol.Proof(secret, protocol.ProofLabelExtension, nonce, ack.Nonce)
+	return reqFrame(id, protocol.MsgAuth, a)
 }
 
 func TestOriginPolicy(t *testing.T) {
@@ -66,7 +97,7 @@ func TestOriginPolicy(t *testing.T) {
 	ctx := context.Background()
 	// No Origin (same-user programs, tests) and the pinned unpacked build.
 	for _, origin := range []string{"", "chrome-extension://" + UnpackedExtensionID} {
-		connect(t, o, fakeext.Options{Origin: origin})
+		connect(t, o, fakeext.Options{Secret: testPairing, Origin: origin})
 	}
 	for _, origin := range []string{"https://evil.example", "http://127.0.0.1:8000", "null", "moz-extension://x"} {
 		_, err := fakeext.Dial(ctx, wsURL(o), origin)
@@ -85,7 +116,7 @@ func TestForeignExtensionOnlyGetsARejection(t *testing.T) {
 	foreign := "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 	defer cancel()
-	_, err := fakeext.Connect(ctx, fakeext.Options{URL: wsURL(o), Origin: foreign})
+	_, err := fakeext.Connect(ctx, fakeext.Options{Secret: testPairing, URL: wsURL(o), Origin: foreign})
 	if err == nil || !strings.Contains(err.Error(), "--allow-extension-id abcdefghijklmnopabcdefghijklmnop") {
 		t.Fatalf("a foreign extension's hello: %v", err)
 	}
@@ -106,12 +137,12 @@ func TestForeignExtensionOnlyGetsARejection(t *testing.T) {
 // TestAllowExtensionIDAdds: --allow-extension-id adds ids to the pinned one.
 func TestAllowExtensionIDAdds(t *testing.T) {
 	o := startOwner(t, Config{AllowedExtensionIDs: []string{"goodid"}})
-	connect(t, o, fakeext.Options{Origin: "chrome-extension://goodid"})
-	connect(t, o, fakeext.Options{Origin: "chrome-extension://" + UnpackedExtensionID})
-	connect(t, o, fakeext.Options{}) // no Origin: native tools and tests
+	connect(t, o, fakeext.Options{Secret: testPairing, Origin: "chrome-extension://goodid"})
+	connect(t, o, fakeext.Options{Secret: testPairing, Origin: "chrome-extension://" + UnpackedExtensionID})
+	connect(t, o, fakeext.Options{Secret: testPairing}) // no Origin: native tools and tests
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 	defer cancel()
-	if _, err := fakeext.Connect(ctx, fakeext.Options{URL: wsURL(o), Origin: "chrome-extension://otherid"}); err == nil || !strings.Contains(err.Error(), "not the monkbrowse extension") {
+	if _, err := fakeext.Connect(ctx, fakeext.Options{Secret: testPairing, URL: wsURL(o), Origin: "chrome-extension://otherid"}); err == nil || !strings.Contains(err.Error(), "not the monkbrowse extension") {
 		t.Fatalf("another extension id: %v", err)
 	}
 }
@@ -200,13 +231,19 @@ func TestRequestBeforeHelloRefused(t *testing.T) {
 	if got := readFrame(t, ws); got != `{"k":"pog"}` {
 		t.Fatalf("ping before hello: got %s", got)
 	}
-	ws.WriteMessage(websocket.TextMessage, helloFrame("2", protocol.Hello{Protocol: 1, ProfileID: "p1", Label: "Raw", ExtVersion: "0.3.0", Tabs: []protocol.TabInfo{}}))
-	want := `{"k":"res","id":"2","ok":true,"result":{"ok":true,"protocol":1,"serverVersion":"` + protocol.Version + `","assignedLabel":"Raw","assignedSlug":"raw"}}`
+	nonce, ack := rawHello(t, ws, "2", testPairing)
+	// Between the hello and the auth, other requests are refused too.
+	ws.WriteMessage(websocket.TextMessage, []byte(`{"k":"req","id":"9","type":"list_tabs","payload":{}}`))
+	if got, want := readFrame(t, ws), `{"k":"res","id":"9","ok":false,"error":"`+sayAuthNext+`"}`; got != want {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+	ws.WriteMessage(websocket.TextMessage, authFrame("3", testPairing, nonce, ack, protocol.Auth{ProfileID: "p1", Label: "Raw", Tabs: []protocol.TabInfo{}}))
+	want := `{"k":"res","id":"3","ok":true,"result":{"ok":true,"protocol":2,"serverVersion":"` + protocol.Version + `","assignedLabel":"Raw","assignedSlug":"raw"}}`
 	if got := readFrame(t, ws); got != want {
 		t.Fatalf("got %s\nwant %s", got, want)
 	}
 	// A second hello on an accepted socket is refused, the socket stays.
-	ws.WriteMessage(websocket.TextMessage, helloFrame("3", protocol.Hello{Protocol: 1, ProfileID: "p1", ExtVersion: "0.3.0"}))
+	ws.WriteMessage(websocket.TextMessage, helloFrame("4", protocol.Hello{Protocol: protocol.ProtocolVersion, ExtVersion: "0.3.0", Nonce: protocol.NewNonce()}))
 	if got := readFrame(t, ws); !strings.Contains(got, `"ok":false`) || !strings.Contains(got, "already accepted") {
 		t.Fatalf("second hello: %s", got)
 	}
@@ -218,10 +255,11 @@ func TestHelloRejectionsExactAcksThenClose(t *testing.T) {
 		name  string
 		hello map[string]any
 	}{
-		{"newer", map[string]any{"protocol": 2, "profileId": "p", "label": "", "extVersion": "9.0.0", "tabs": []any{}}},
+		{"newer", map[string]any{"protocol": 3, "extVersion": "9.0.0", "nonce": protocol.NewNonce()}},
+		{"protocol-1", map[string]any{"protocol": 1, "profileId": "p", "label": "", "extVersion": "0.3.0", "tabs": []any{}}},
 		{"older", map[string]any{"protocol": 0, "profileId": "p", "label": "", "extVersion": "0.2.9", "tabs": []any{}}},
 		{"legacy-0.2", map[string]any{"profileId": "p", "label": "", "version": "0.2.1"}},
-		{"no-profile", map[string]any{"protocol": 1, "label": "", "extVersion": "0.3.0", "tabs": []any{}}},
+		{"no-nonce", map[string]any{"protocol": 2, "extVersion": "0.3.0"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -248,7 +286,8 @@ func TestHelloAckFollowsEncodingRule(t *testing.T) {
 	o := startOwner(t, Config{})
 	ws := dialRaw(t, o, "")
 	label := "Work <main> & co"
-	ws.WriteMessage(websocket.TextMessage, helloFrame("3", map[string]any{"protocol": protocol.ProtocolVersion, "profileId": "p", "label": label, "extVersion": "0.3.0", "tabs": []any{}}))
+	nonce, ack := rawHello(t, ws, "2", testPairing)
+	ws.WriteMessage(websocket.TextMessage, authFrame("3", testPairing, nonce, ack, protocol.Auth{ProfileID: "p", Label: label, Tabs: []protocol.TabInfo{}}))
 	got := readFrame(t, ws)
 	if want := `"assignedLabel":"Work <main> & co"`; !strings.Contains(got, want) {
 		t.Fatalf("ack %s\nlacks %s", got, want)
@@ -257,12 +296,12 @@ func TestHelloAckFollowsEncodingRule(t *testing.T) {
 
 func TestLabelAndSlugAssignment(t *testing.T) {
 	o := startOwner(t, Config{})
-	a := connect(t, o, fakeext.Options{Label: "Work Stuff!"})
-	b := connect(t, o, fakeext.Options{Label: "work stuff"})
-	c := connect(t, o, fakeext.Options{})
-	d := connect(t, o, fakeext.Options{})
+	a := connect(t, o, fakeext.Options{Secret: testPairing, Label: "Work Stuff!"})
+	b := connect(t, o, fakeext.Options{Secret: testPairing, Label: "work stuff"})
+	c := connect(t, o, fakeext.Options{Secret: testPairing})
+	d := connect(t, o, fakeext.Options{Secret: testPairing})
 	// A slug held by another profile is not given away.
-	e := connect(t, o, fakeext.Options{Label: "Home", Slug: "work-stuff"})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Label: "Home", Slug: "work-stuff"})
 	got := []string{a.Ack().AssignedSlug, b.Ack().AssignedSlug, c.Ack().AssignedSlug, d.Ack().AssignedSlug, e.Ack().AssignedSlug}
 	want := []string{"work-stuff", "work-stuff-2", "chrome-1", "chrome-2", "home"}
 	for i := range want {
@@ -277,8 +316,8 @@ func TestLabelAndSlugAssignment(t *testing.T) {
 
 func TestSlugReannouncedAfterRestart(t *testing.T) {
 	o1 := startOwner(t, Config{})
-	a := connect(t, o1, fakeext.Options{ProfileID: "A"})
-	b := connect(t, o1, fakeext.Options{ProfileID: "B", Label: "Work"})
+	a := connect(t, o1, fakeext.Options{Secret: testPairing, ProfileID: "A"})
+	b := connect(t, o1, fakeext.Options{Secret: testPairing, ProfileID: "B", Label: "Work"})
 	if a.Ack().AssignedSlug != "chrome-1" || b.Ack().AssignedSlug != "work" {
 		t.Fatal("unexpected first assignment")
 	}
@@ -291,11 +330,11 @@ func TestSlugReannouncedAfterRestart(t *testing.T) {
 	o2 := startOwner(t, Config{})
 	// Another profile connects first and wants the label "Work": the slug
 	// "work" is free on the new server, so it gets it...
-	x := connect(t, o2, fakeext.Options{ProfileID: "X", Label: "Other"})
+	x := connect(t, o2, fakeext.Options{Secret: testPairing, ProfileID: "X", Label: "Other"})
 	// ...but B re-announces its slug and gets it back, whatever its label.
-	b2 := connect(t, o2, fakeext.Options{ProfileID: "B", Label: "Work renamed", Slug: "work"})
-	a2 := connect(t, o2, fakeext.Options{ProfileID: "A", Slug: "chrome-1"})
-	y := connect(t, o2, fakeext.Options{ProfileID: "Y", Label: "Work"})
+	b2 := connect(t, o2, fakeext.Options{Secret: testPairing, ProfileID: "B", Label: "Work renamed", Slug: "work"})
+	a2 := connect(t, o2, fakeext.Options{Secret: testPairing, ProfileID: "A", Slug: "chrome-1"})
+	y := connect(t, o2, fakeext.Options{Secret: testPairing, ProfileID: "Y", Label: "Work"})
 	if x.Ack().AssignedSlug != "other" || b2.Ack().AssignedSlug != "work" || a2.Ack().AssignedSlug != "chrome-1" || a2.Ack().AssignedLabel != "chrome-1" || y.Ack().AssignedSlug != "work-2" {
 		t.Fatalf("after restart: x=%+v b=%+v a=%+v y=%+v", x.Ack(), b2.Ack(), a2.Ack(), y.Ack())
 	}
@@ -303,15 +342,15 @@ func TestSlugReannouncedAfterRestart(t *testing.T) {
 
 func TestProfileCap(t *testing.T) {
 	o := startOwner(t, Config{MaxProfiles: 2})
-	connect(t, o, fakeext.Options{})
-	second := connect(t, o, fakeext.Options{})
-	_, err := fakeext.Connect(context.Background(), fakeext.Options{URL: wsURL(o)})
+	connect(t, o, fakeext.Options{Secret: testPairing})
+	second := connect(t, o, fakeext.Options{Secret: testPairing})
+	_, err := fakeext.Connect(context.Background(), fakeext.Options{Secret: testPairing, URL: wsURL(o)})
 	var re *fakeext.RejectedError
 	if !errors.As(err, &re) || !strings.Contains(re.Ack.Reason, "too many browser profiles") || !strings.Contains(re.Ack.Reason, "--max-profiles") {
 		t.Fatalf("want a cap rejection, got %v", err)
 	}
 	// A reconnecting profile is not a new one: it is never refused.
-	again := connect(t, o, fakeext.Options{ProfileID: second.ProfileID()})
+	again := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: second.ProfileID()})
 	// The owner makes again the profile's connection just after its ack and
 	// closes the one it replaces: wait for that, or closing again first
 	// would leave second in place.
@@ -323,7 +362,7 @@ func TestProfileCap(t *testing.T) {
 	// Once a profile is gone its room is free (its record may be evicted).
 	again.Close()
 	waitFor(t, o, "two profiles, one connected", func() bool { return countConnected(o) == 1 })
-	connect(t, o, fakeext.Options{})
+	connect(t, o, fakeext.Options{Secret: testPairing})
 }
 
 func countConnected(o *Owner) int {
@@ -338,8 +377,8 @@ func countConnected(o *Owner) int {
 
 func TestSameProfileIDReplacesOldSocket(t *testing.T) {
 	o := startOwner(t, Config{})
-	old := connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work"})
-	fresh := connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work", Slug: "work"})
+	old := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "P", Label: "Work"})
+	fresh := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "P", Label: "Work", Slug: "work"})
 	select {
 	case <-old.Done():
 	case <-time.After(watchdog):
@@ -359,14 +398,14 @@ func TestSameProfileIDReplacesOldSocket(t *testing.T) {
 
 func TestDisconnectKeepsSlugReserved(t *testing.T) {
 	o := startOwner(t, Config{})
-	p := connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work"})
+	p := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "P", Label: "Work"})
 	p.Close()
 	waitFor(t, o, "P disconnected", func() bool { return countConnected(o) == 0 })
-	q := connect(t, o, fakeext.Options{ProfileID: "Q", Label: "Work"})
+	q := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "Q", Label: "Work"})
 	if q.Ack().AssignedSlug != "work-2" {
 		t.Fatalf("the disconnected profile's slug was given away: %q", q.Ack().AssignedSlug)
 	}
-	p2 := connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work"})
+	p2 := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "P", Label: "Work"})
 	if p2.Ack().AssignedSlug != "work" {
 		t.Fatalf("P did not get its slug back: %q", p2.Ack().AssignedSlug)
 	}
@@ -374,7 +413,7 @@ func TestDisconnectKeepsSlugReserved(t *testing.T) {
 
 func TestTabsChangedRefreshesCache(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{Tabs: []fakeext.Tab{
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Tabs: []fakeext.Tab{
 		{ID: 101, WindowID: 1, Shared: true, Slot: 1, Active: true, URL: "https://a.example/"},
 		{ID: 102, WindowID: 1, URL: "https://b.example/"},
 	}})
@@ -392,7 +431,7 @@ func TestTabsChangedRefreshesCache(t *testing.T) {
 
 func TestMissedPongsCloseThePeer(t *testing.T) {
 	o := startOwner(t, Config{PingInterval: 20 * time.Millisecond, MissedPongs: 2})
-	e := connect(t, o, fakeext.Options{})
+	e := connect(t, o, fakeext.Options{Secret: testPairing})
 	e.SetIgnorePings(true)
 	select {
 	case <-e.Done():
@@ -406,7 +445,7 @@ func TestAnsweredPingsKeepThePeer(t *testing.T) {
 	// Pings come often, but each may wait the watchdog for its pong: a busy
 	// machine cannot make an answered ping count as missed.
 	o := startOwner(t, Config{PingInterval: 5 * time.Millisecond, PongTimeout: watchdog, MissedPongs: 1})
-	e := connect(t, o, fakeext.Options{})
+	e := connect(t, o, fakeext.Options{Secret: testPairing})
 	// Calls go through while many ping rounds pass (counted as the fake
 	// extension receives them).
 	for e.Pings() < 20 {
@@ -441,13 +480,14 @@ func TestUnprovenFramesBounded(t *testing.T) {
 		tabs[i] = protocol.TabInfo{TabID: i + 1, Slot: i + 1, URL: "https://example.com/" + strings.Repeat("p", 100), Title: strings.Repeat("t", 40), WindowID: 1}
 	}
 	ws = dialRaw(t, o, "")
-	hello := helloFrame("1", protocol.Hello{Protocol: 1, ProfileID: "many", Label: "Many", ExtVersion: "0.3.0", Tabs: tabs})
-	if len(hello) < protocol.MaxUnprovenFrame/2 || len(hello) > protocol.MaxUnprovenFrame {
-		t.Fatalf("hello of %d bytes: make it fit just under the limit", len(hello))
+	nonce, ack := rawHello(t, ws, "1", testPairing)
+	auth := authFrame("2", testPairing, nonce, ack, protocol.Auth{ProfileID: "many", Label: "Many", Tabs: tabs})
+	if len(auth) < protocol.MaxUnprovenFrame/2 || len(auth) > protocol.MaxUnprovenFrame {
+		t.Fatalf("auth of %d bytes: make it fit just under the limit", len(auth))
 	}
-	ws.WriteMessage(websocket.TextMessage, hello)
+	ws.WriteMessage(websocket.TextMessage, auth)
 	if got := readFrame(t, ws); !strings.Contains(got, `"ok":true,"result":{"ok":true`) {
-		t.Fatalf("big hello: %.200s", got)
+		t.Fatalf("big auth: %.200s", got)
 	}
 	// Accepted: a 2 MiB frame passes now.
 	ws.WriteMessage(websocket.TextMessage, []byte(big))

@@ -59,6 +59,12 @@ type Config struct {
 	// besides the pinned ones (PinnedExtensionIDs). Other extensions only
 	// get a rejection; a web page is always refused.
 	AllowedExtensionIDs []string
+	// PairingSecret returns the pairing secret (issue 24, DESIGN §5.2),
+	// read at each hello so that `monkbrowse pair --reset` takes effect for
+	// the next connection. Both ends of the extension port prove they hold
+	// it; while it returns an error (or is nil) every extension is refused
+	// with that error, since the server cannot prove itself.
+	PairingSecret func() (string, error)
 	// MaxPending caps the sockets that have not finished their hello; a
 	// new one beyond it closes the oldest. Zero: netguard.DefaultMaxPending.
 	MaxPending int

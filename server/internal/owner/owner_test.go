@@ -12,7 +12,7 @@ import (
 
 func TestSmokeClickThroughCaller(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{Label: "Work"})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Label: "Work"})
 	if ack := e.Ack(); ack.AssignedLabel != "Work" || ack.AssignedSlug != "work" {
 		t.Fatalf("ack %+v", ack)
 	}

@@ -37,9 +37,9 @@ func target(t *testing.T, o *Owner, profile string, tab int) (tools.Target, erro
 
 func TestResolution(t *testing.T) {
 	o := startOwner(t, Config{ReconnectWait: -1})
-	work := connect(t, o, fakeext.Options{ProfileID: "ID-Work", Label: "Work", Tabs: twoTabs()})
-	connect(t, o, fakeext.Options{ProfileID: "ID-Web", Label: "Web"})
-	gone := connect(t, o, fakeext.Options{ProfileID: "ID-Old", Label: "Old"})
+	work := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "ID-Work", Label: "Work", Tabs: twoTabs()})
+	connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "ID-Web", Label: "Web"})
+	gone := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "ID-Old", Label: "Old"})
 	gone.Close()
 	waitFor(t, o, "old disconnected", func() bool { return countConnected(o) == 2 })
 
@@ -90,7 +90,7 @@ func TestResolution(t *testing.T) {
 
 func TestTabResolutionRefreshesOnce(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{Tabs: twoTabs()})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Tabs: twoTabs()})
 	e.SetShared(103, true) // shared as slot 3, the server not told
 	got, err := target(t, o, "", 3)
 	if err != nil || got.TabID != 103 {
@@ -121,7 +121,7 @@ func TestTabResolutionRefreshesOnce(t *testing.T) {
 
 func TestOmittedTab(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{Tabs: []fakeext.Tab{
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Tabs: []fakeext.Tab{
 		{ID: 101, WindowID: 1, Shared: true, Slot: 1, URL: "https://a.example/"},
 		{ID: 102, WindowID: 2, Shared: true, Slot: 2, URL: "https://b.example/"},
 	}})
@@ -197,7 +197,7 @@ func waitQueued(t *testing.T, o *Owner, tabID, n int) {
 
 func TestSameTabIsFIFO(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{Tabs: twoTabs()})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Tabs: twoTabs()})
 	arrived, release := holdAll(e, protocol.MsgPressKey)
 	const n = 6
 	var wg sync.WaitGroup
@@ -231,7 +231,7 @@ func TestSameTabIsFIFO(t *testing.T) {
 
 func TestDifferentTabsRunInParallel(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{Tabs: twoTabs()})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Tabs: twoTabs()})
 	in := map[int]chan struct{}{101: make(chan struct{}), 102: make(chan struct{})}
 	e.SetHook(func(ctx context.Context, r fakeext.Request) error {
 		if r.Type != protocol.MsgClick {
@@ -264,7 +264,7 @@ func TestDifferentTabsRunInParallel(t *testing.T) {
 
 func TestListTabsDoesNotTakeATabsTurn(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{Tabs: twoTabs()})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Tabs: twoTabs()})
 	arrived, release := holdAll(e, protocol.MsgClick)
 	defer release()
 	done := make(chan struct{})
@@ -289,7 +289,7 @@ const testTimeout = time.Second
 
 func TestRetryOnlyForRetryableReads(t *testing.T) {
 	o := startOwner(t, Config{Timeout: func(string) time.Duration { return testTimeout }})
-	e := connect(t, o, fakeext.Options{})
+	e := connect(t, o, fakeext.Options{Secret: testPairing})
 	var mu sync.Mutex
 	seen := map[string]int{}
 	hold := make(chan struct{})
@@ -320,7 +320,7 @@ func TestRetryOnlyForRetryableReads(t *testing.T) {
 
 func TestTimeoutOfRetryableReadSaysAskedTwice(t *testing.T) {
 	o := startOwner(t, Config{Timeout: func(string) time.Duration { return testTimeout }})
-	e := connect(t, o, fakeext.Options{})
+	e := connect(t, o, fakeext.Options{Secret: testPairing})
 	_, release := holdAll(e, protocol.MsgSnapshot)
 	defer release()
 	mustErr(t, call(t, o.Caller(), "browser_snapshot", map[string]any{}), "did not answer browser_snapshot within 1s (asked twice)")
@@ -332,7 +332,7 @@ func TestTimeoutOfRetryableReadSaysAskedTwice(t *testing.T) {
 // and the extension is told to stop.
 func TestBudgetEndsARequestBeforeItsTimeout(t *testing.T) {
 	o := startOwner(t, Config{Timeout: func(string) time.Duration { return time.Minute }})
-	e := connect(t, o, fakeext.Options{})
+	e := connect(t, o, fakeext.Options{Secret: testPairing})
 	stopped := make(chan struct{})
 	e.SetHook(func(ctx context.Context, r fakeext.Request) error {
 		if r.Type == protocol.MsgClick {
@@ -353,7 +353,7 @@ func TestBudgetEndsARequestBeforeItsTimeout(t *testing.T) {
 
 func TestDisconnectMidCall(t *testing.T) {
 	o := startOwner(t, Config{ReconnectWait: -1})
-	e := connect(t, o, fakeext.Options{Label: "Work"})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Label: "Work"})
 	e.DisconnectOn(protocol.MsgClick)
 	mustErr(t, call(t, o.Caller(), "browser_click", map[string]any{"element": "Go", "ref": "e3"}),
 		`Browser profile "work" disconnected while browser_click was running`)
@@ -361,7 +361,7 @@ func TestDisconnectMidCall(t *testing.T) {
 
 func TestQueuedCallsFailWhenTheConnectionCloses(t *testing.T) {
 	o := startOwner(t, Config{ReconnectWait: -1})
-	e := connect(t, o, fakeext.Options{Label: "Work"})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Label: "Work"})
 	arrived, release := holdAll(e, protocol.MsgClick)
 	defer release()
 	first := make(chan string, 1)
@@ -388,7 +388,7 @@ func TestQueuedCallsFailWhenTheConnectionCloses(t *testing.T) {
 
 func TestQueueNotStuckAfterFailurePanicOrCancel(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{})
+	e := connect(t, o, fakeext.Options{Secret: testPairing})
 	b := browser{o}
 	ctx := context.Background()
 
@@ -437,12 +437,12 @@ func TestQueueNotStuckAfterFailurePanicOrCancel(t *testing.T) {
 
 func TestWaitsForAProfileToReconnect(t *testing.T) {
 	o := startOwner(t, Config{ReconnectWait: watchdog})
-	e := connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work"})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "P", Label: "Work"})
 	e.Close()
 	waitFor(t, o, "disconnected", func() bool { return countConnected(o) == 0 })
 	res := make(chan string, 1)
 	go func() { res <- mustOK(t, call(t, o.Caller(), "browser_snapshot", map[string]any{"profile": "work"})) }()
-	connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work", Slug: "work"})
+	connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "P", Label: "Work", Slug: "work"})
 	if s := recv(t, res); !strings.Contains(s, "Snapshot of tab 1 of profile \"work\"") {
 		t.Fatalf("after reconnect: %s", s)
 	}
@@ -450,7 +450,7 @@ func TestWaitsForAProfileToReconnect(t *testing.T) {
 
 func TestNoWaitWhenDisabled(t *testing.T) {
 	o := startOwner(t, Config{ReconnectWait: -1})
-	e := connect(t, o, fakeext.Options{Label: "Work"})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Label: "Work"})
 	e.Close()
 	waitFor(t, o, "disconnected", func() bool { return countConnected(o) == 0 })
 	mustErr(t, call(t, o.Caller(), "browser_snapshot", map[string]any{}), "No browser profile is connected right now", `"work"`)
@@ -458,7 +458,7 @@ func TestNoWaitWhenDisabled(t *testing.T) {
 
 func TestShutdownFailsWaitingCallsAndRefusesNew(t *testing.T) {
 	o := startOwner(t, Config{ReconnectWait: watchdog, DrainTimeout: 10 * time.Millisecond})
-	e := connect(t, o, fakeext.Options{})
+	e := connect(t, o, fakeext.Options{Secret: testPairing})
 	e.Close()
 	waitFor(t, o, "disconnected", func() bool { return countConnected(o) == 0 })
 	res := make(chan string, 1)
@@ -499,7 +499,7 @@ func queueBehindHeldClick(t *testing.T, o *Owner, e *fakeext.Ext, n int) (first 
 // profile's next connection (issue 12, brief reconnects).
 func TestQueuedCallsWaitForTheReconnect(t *testing.T) {
 	o := startOwner(t, Config{ReconnectWait: watchdog})
-	opts := fakeext.Options{ProfileID: "P", Label: "Work", Tabs: twoTabs()}
+	opts := fakeext.Options{Secret: testPairing, ProfileID: "P", Label: "Work", Tabs: twoTabs()}
 	e := connect(t, o, opts)
 	first, rest := queueBehindHeldClick(t, o, e, 5)
 	e.Close()
@@ -527,7 +527,7 @@ func TestQueuedCallsWaitForTheReconnect(t *testing.T) {
 func TestQueuedCallsFailTogetherAfterTheWindow(t *testing.T) {
 	const window = 300 * time.Millisecond
 	o := startOwner(t, Config{ReconnectWait: window})
-	e := connect(t, o, fakeext.Options{ProfileID: "P", Label: "Work", Tabs: twoTabs()})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "P", Label: "Work", Tabs: twoTabs()})
 	first, rest := queueBehindHeldClick(t, o, e, 5)
 	start := time.Now()
 	e.Close()

@@ -14,7 +14,7 @@ import (
 // to 0 once they have run.
 func TestProfilesCountQueuedCalls(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{Tabs: twoTabs()})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Tabs: twoTabs()})
 	arrived, release := holdAll(e, protocol.MsgPressKey)
 	queued := func() int {
 		n := 0

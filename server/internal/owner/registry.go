@@ -57,11 +57,11 @@ func (r *registry) changes() <-chan struct{} {
 	return r.changed
 }
 
-// admit assigns a label and slug to an accepted hello and reserves them for
+// admit assigns a label and slug to a proven auth and reserves them for
 // c, which becomes the profile's connection once activate is called. It
 // returns the ack to send; a rejection (the profile cap) leaves nothing
 // reserved.
-func (r *registry) admit(h protocol.Hello, c *conn, version string) protocol.HelloAck {
+func (r *registry) admit(h protocol.Auth, c *conn, version string) protocol.HelloAck {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.profiles[h.ProfileID]

@@ -29,7 +29,7 @@ func reuseTabs() []fakeext.Tab {
 // sees Chrome's tab ids.
 func TestSlotReusedRightAway(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{Label: "Work", Tabs: reuseTabs()})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Label: "Work", Tabs: reuseTabs()})
 	mustOK(t, call(t, o.Caller(), "browser_get_text", map[string]any{"tab": 1}))
 
 	// A read.
@@ -87,7 +87,7 @@ func TestSlotReusedRightAway(t *testing.T) {
 // with Chrome's tab id, and the action is not sent anywhere else.
 func TestSlotClosedSpeaksInTabNumbers(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{Label: "Work", Tabs: []fakeext.Tab{
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Label: "Work", Tabs: []fakeext.Tab{
 		{ID: 472490157, WindowID: 1, Shared: true, Slot: 1, Active: true, URL: "https://one.example/"},
 		{ID: 472490158, WindowID: 1, Shared: true, Slot: 2, URL: "https://two.example/"},
 	}})
@@ -120,7 +120,7 @@ func TestSlotClosedSpeaksInTabNumbers(t *testing.T) {
 // action) is not a reason to repeat the action.
 func TestSlotGoneAfterActionNotRepeated(t *testing.T) {
 	o := startOwner(t, Config{})
-	e := connect(t, o, fakeext.Options{Label: "Work", Tabs: reuseTabs()})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Label: "Work", Tabs: reuseTabs()})
 	e.SetHook(func(_ context.Context, r fakeext.Request) error {
 		if r.Type == protocol.MsgSnapshot && r.TabID == 101 {
 			// The person closed the tab right after the click and
