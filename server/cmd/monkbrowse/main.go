@@ -108,6 +108,10 @@ func newFlags(name string, cfg *config, out io.Writer) *flag.FlagSet {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sub := ""
+	if len(args) > 0 && strings.HasPrefix(args[0], "chrome-extension://") {
+		// Chrome starts the native-messaging host with the caller's origin.
+		return runNativeHost(stdin, stdout, stderr)
+	}
 	if len(args) > 0 {
 		switch args[0] {
 		case "doctor":
@@ -186,6 +190,12 @@ func runInstall(sub string, args []string, stdout, stderr io.Writer) int {
 	if sub == "install" {
 		fs.StringVar(&command, "command", "", "absolute `path` of monkbrowse to configure (default: this program)")
 	}
+	var allowIDs listFlag
+	if sub == "install" {
+		fs.Var(&allowIDs, "allow-extension-id", "also let the extension with this `id` fetch the pairing secret (your own build); repeatable")
+	}
+	browserDir := fs.String("browser-data-dir", "", "register the pairing host only in this browser user-data `folder` (its NativeMessagingHosts), not in every browser found")
+	hostOnly := fs.Bool("native-host-only", false, "change only the pairing host, no AI app's configuration")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: monkbrowse %s [--client NAME]… [--dry-run]\n\n", sub)
 		fs.PrintDefaults()
@@ -206,8 +216,23 @@ func runInstall(sub string, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	o := install.Options{Env: env, Clients: clients, DryRun: *dry, Out: stdout}
+	hostDirs := install.HostDirs(env)
+	if *browserDir != "" {
+		abs, aerr := filepath.Abs(*browserDir)
+		if aerr != nil {
+			fmt.Fprintf(stderr, "monkbrowse %s: --browser-data-dir: %v\n", sub, aerr)
+			return 2
+		}
+		hostDirs = []string{filepath.Join(abs, "NativeMessagingHosts")}
+	}
 	if sub == "uninstall" {
-		err = install.Uninstall(o)
+		if herr := install.UninstallNativeHost(hostDirs, *dry, stdout); herr != nil {
+			fmt.Fprintf(stderr, "monkbrowse uninstall: pairing host: %v\n", herr)
+			err = install.ErrSomeFailed
+		}
+		if !*hostOnly {
+			err = errors.Join(err, install.Uninstall(o))
+		}
 	} else {
 		if command == "" {
 			if command, err = os.Executable(); err != nil {
@@ -222,8 +247,17 @@ func runInstall(sub string, args []string, stdout, stderr io.Writer) int {
 			command = abs
 		}
 		o.Command = command
-		err = install.Install(o)
-		if err == nil && !*dry {
+		ids := append(owner.PinnedExtensionIDs(), allowIDs...)
+		if len(hostDirs) == 0 {
+			fmt.Fprintln(stdout, "pairing host: no Chrome, Chromium, Edge or Brave profile folder found; pass --browser-data-dir, or paste a code from monkbrowse pair in the extension's options")
+		} else if herr := install.InstallNativeHost(hostDirs, install.NewHostManifest(command, ids), *dry, stdout); herr != nil {
+			fmt.Fprintf(stderr, "monkbrowse install: pairing host: %v\n", herr)
+			err = install.ErrSomeFailed
+		}
+		if !*hostOnly {
+			err = errors.Join(err, install.Install(o))
+		}
+		if err == nil && !*dry && !*hostOnly {
 			fmt.Fprintln(stdout, "Restart the AI app(s) to pick the change up, then run monkbrowse doctor.")
 		}
 	}
@@ -231,6 +265,24 @@ func runInstall(sub string, args []string, stdout, stderr io.Writer) int {
 		if !errors.Is(err, install.ErrSomeFailed) {
 			fmt.Fprintf(stderr, "monkbrowse %s: %v\n", sub, err)
 		}
+		return 1
+	}
+	return 0
+}
+
+// runNativeHost is the pairing host Chrome starts for the extension
+// (install.NativeHostName): it answers one request with this user's
+// pairing secret, creating it on first use like the server does.
+func runNativeHost(stdin io.Reader, stdout, stderr io.Writer) int {
+	err := install.ServeNativeHost(stdin, stdout, func() install.NativeHostReply {
+		secret, _, err := control.EnsurePairingSecret("")
+		if err != nil {
+			return install.NativeHostReply{Version: protocol.Version, Error: fmt.Sprintf("monkbrowse has no pairing secret: %v", err)}
+		}
+		return install.NativeHostReply{Version: protocol.Version, Secret: secret}
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "monkbrowse pairing host: %v\n", err)
 		return 1
 	}
 	return 0
