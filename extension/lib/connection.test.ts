@@ -2,31 +2,57 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Connection, MAX_MISSED_PINGS, PING_TIMEOUT_MS, type ConnectionDeps } from "./connection";
 import { PING_INTERVAL_MS } from "./protocol.gen";
 import { decodeFrame, encodeFrame } from "./frame";
-import { SERVER_TOO_OLD_REASON } from "./hello";
+import { SERVER_TOO_OLD_REASON, type AuthProfile } from "./hello";
+import { NOT_PAIRED_REASON, notYourMonkbrowse } from "./pairing";
+import { TEST_SECRET, authProven, nodeCrypto, proofAck } from "./pairing-testing";
 import { pipe, type PeerSocket } from "./peer";
-import type { Hello } from "./protocol.gen";
+import { PROOF_LABEL_EXTENSION, PROTOCOL_VERSION } from "./protocol.gen";
 import type { Status } from "./storage";
 
-const hello: Hello = { protocol: 1, profileId: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e", label: "", extVersion: "0.3.0", tabs: [] };
+const SHARED_URL = "https://bank.example/account";
+const SHARED_TITLE = "Your account balance";
+const profile: AuthProfile = {
+  profileId: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e",
+  label: "Work",
+  tabs: [{ tabId: 4, slot: 1, url: SHARED_URL, title: SHARED_TITLE, active: true, windowId: 1 }],
+};
 
-/** A scripted server end: records frames, answers hello with `ack`, pongs unless told not to. */
+/**
+ * A scripted server end: records frames, answers hello with its proof
+ * under `secret` (or `helloAck` when set), the auth with `ack`, pongs
+ * unless told not to.
+ */
 class FakeServer {
   frames: string[] = [];
   sockets: PeerSocket[] = [];
-  ack: unknown = { ok: true, protocol: 1, serverVersion: "0.3.0", assignedLabel: "chrome-1", assignedSlug: "chrome-1" };
+  secret = TEST_SECRET;
+  helloAck: unknown = undefined;
+  ack: unknown = { ok: true, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", assignedLabel: "chrome-1", assignedSlug: "chrome-1" };
   pong = true;
   available = true;
   urls: string[] = [];
+  proven: boolean[] = [];
 
   open = async (url: string): Promise<PeerSocket> => {
     this.urls.push(url);
     if (!this.available) throw new Error("ECONNREFUSED");
     const [server, client] = pipe();
     this.sockets.push(server);
+    let helloNonce = "";
+    let serverNonce = "";
     server.onMessage((text) => {
       this.frames.push(text);
       const f = decodeFrame(text);
-      if (f?.k === "req" && f.type === "hello") server.send(encodeFrame({ k: "res", id: f.id, ok: true, result: this.ack }));
+      if (f?.k === "req" && f.type === "hello") {
+        helloNonce = (f.payload as { nonce: string }).nonce;
+        const a = this.helloAck ?? proofAck(this.secret, f.payload);
+        serverNonce = (a as { nonce?: string }).nonce ?? "";
+        server.send(encodeFrame({ k: "res", id: f.id, ok: true, result: a }));
+      }
+      if (f?.k === "req" && f.type === "auth") {
+        this.proven.push(authProven(this.secret, PROOF_LABEL_EXTENSION, helloNonce, serverNonce, f.payload));
+        server.send(encodeFrame({ k: "res", id: f.id, ok: true, result: this.ack }));
+      }
       if (f?.k === "png" && this.pong) server.send('{"k":"pog"}');
     });
     return client;
@@ -47,10 +73,16 @@ let execs: [string, unknown][];
 let accepted: unknown[];
 let conn: Connection;
 let port: number;
+let secret: string | undefined;
+let refreshes: boolean[];
 
 function make(overrides: Partial<ConnectionDeps> = {}) {
   conn = new Connection({
-    connectInfo: async () => ({ port, hello }),
+    connectInfo: async (refresh) => {
+      refreshes.push(refresh);
+      return { port, extVersion: "0.3.0", profile, fresh: refresh, ...(secret !== undefined ? { secret } : {}) };
+    },
+    crypto: nodeCrypto,
     openSocket: srv.open,
     exec: async (type, payload) => {
       execs.push([type, payload]);
@@ -74,6 +106,8 @@ beforeEach(() => {
   execs = [];
   accepted = [];
   port = 9222;
+  secret = TEST_SECRET;
+  refreshes = [];
 });
 
 afterEach(() => {
@@ -82,11 +116,19 @@ afterEach(() => {
 });
 
 describe("Connection", () => {
-  it("says hello first, goes connected, relays requests and pushes tabs", async () => {
+  it("says hello first, proves the pairing, goes connected, relays requests and pushes tabs", async () => {
     make().start();
     await settle();
     expect(srv.urls).toEqual(["ws://127.0.0.1:9222/"]);
-    expect(decodeFrame(srv.frames[0]!)).toMatchObject({ k: "req", type: "hello", payload: hello });
+    const h = decodeFrame(srv.frames[0]!) as { type: string; payload: Record<string, unknown> };
+    expect(h.type).toBe("hello");
+    expect(Object.keys(h.payload)).toEqual(["protocol", "extVersion", "nonce"]);
+    expect(h.payload).toMatchObject({ protocol: PROTOCOL_VERSION, extVersion: "0.3.0" });
+    expect(h.payload.nonce).toMatch(/^[0-9a-f]{64}$/);
+    const a = decodeFrame(srv.frames[1]!) as { type: string; payload: Record<string, unknown> };
+    expect(a.type).toBe("auth");
+    expect(a.payload).toMatchObject(profile);
+    expect(srv.proven).toEqual([true]);
     expect(statuses.map((s) => s.state)).toEqual(["connecting", "connected"]);
     expect(statuses[1]).toMatchObject({ port: 9222 });
     expect(accepted).toEqual([{ assignedLabel: "chrome-1", assignedSlug: "chrome-1", serverVersion: "0.3.0" }]);
@@ -112,7 +154,7 @@ describe("Connection", () => {
   });
 
   it("surfaces a rejection and retries slowly (30–60 s)", async () => {
-    srv.ack = { ok: false, protocol: 1, serverVersion: "0.3.0", reason: "profile cap of 20 reached" };
+    srv.ack = { ok: false, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", reason: "profile cap of 20 reached" };
     make().start();
     await settle();
     expect(statuses.at(-1)).toMatchObject({ state: "rejected", reason: "profile cap of 20 reached" });
@@ -124,8 +166,62 @@ describe("Connection", () => {
     expect(srv.urls.length).toBe(2);
   });
 
+  it("tells a server that cannot prove the pairing nothing about the tabs", async () => {
+    srv.secret = "the squatter's guess";
+    make().start();
+    await settle();
+    expect(statuses.at(-1)).toMatchObject({ state: "rejected", reason: notYourMonkbrowse(9222) });
+    expect(statuses.at(-1)!.reason).toContain("The program on port 9222 is not your monkbrowse (it could not prove the pairing)");
+    // Every byte the squatter received: one hello, no profile, no tab.
+    const all = srv.frames.join("\n");
+    expect(srv.frames.filter((f) => f.includes('"k":"req"')).length).toBe(1);
+    for (const leak of [SHARED_URL, SHARED_TITLE, profile.profileId, "Work", "auth"]) expect(all).not.toContain(leak);
+    expect(srv.proven).toEqual([]);
+    // The next attempt asks the native host again (a pair --reset?).
+    expect(refreshes).toEqual([true]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(refreshes.length).toBeGreaterThanOrEqual(2);
+    expect(refreshes[1]).toBe(true);
+    expect(srv.frames.join("\n")).not.toContain(SHARED_URL);
+  });
+
+  it("does not answer a squatter's requests sent before its proof", async () => {
+    srv.secret = "the squatter's guess";
+    make();
+    srv.helloAck = undefined;
+    const origOpen = srv.open;
+    srv.open = async (url) => {
+      const c = await origOpen(url);
+      // The squatter asks for a snapshot right after the hello arrives.
+      srv.last.onMessage((t) => {
+        if (t.includes('"type":"hello"')) srv.last.send('{"k":"req","id":"s1","type":"browser_snapshot","payload":{"tabId":4}}');
+      });
+      return c;
+    };
+    conn.start();
+    await settle();
+    expect(execs).toEqual([]);
+  });
+
+  it("opens no socket at all while it is not paired", async () => {
+    secret = undefined;
+    make().start();
+    await settle();
+    expect(srv.urls).toEqual([]);
+    expect(statuses.at(-1)).toMatchObject({ state: "rejected", reason: NOT_PAIRED_REASON });
+  });
+
+  it("asks the native host again after the server refused its proof", async () => {
+    srv.ack = { ok: false, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", reason: "this extension could not prove it is paired with this monkbrowse" };
+    make().start();
+    await settle();
+    expect(statuses.at(-1)).toMatchObject({ state: "rejected", reason: expect.stringContaining("could not prove it is paired") });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(refreshes.slice(0, 2)).toEqual([true, true]);
+  });
+
   it("tells the person to update a 0.2 server", async () => {
-    srv.ack = { ok: true, assignedPort: 9223, serverVersion: "0.2.4" };
+    srv.helloAck = { ok: true, assignedPort: 9223, serverVersion: "0.2.4" };
     make().start();
     await settle();
     expect(statuses.at(-1)).toMatchObject({ state: "rejected", reason: SERVER_TOO_OLD_REASON });
@@ -182,11 +278,11 @@ describe("Connection", () => {
     expect(srv.urls).toEqual(["ws://127.0.0.1:9222/", "ws://127.0.0.1:9333/"]);
     expect(statuses.at(-1)).toMatchObject({ state: "connected", port: 9333 });
     // Even while waiting out a rejection.
-    srv.ack = { ok: false, protocol: 1, serverVersion: "0.3.0", reason: "no" };
+    srv.ack = { ok: false, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", reason: "no" };
     conn.reconnectNow();
     await settle();
     expect(statuses.at(-1)!.state).toBe("rejected");
-    srv.ack = { ok: true, protocol: 1, serverVersion: "0.3.0", assignedLabel: "w", assignedSlug: "w" };
+    srv.ack = { ok: true, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", assignedLabel: "w", assignedSlug: "w" };
     conn.reconnectNow();
     await settle();
     expect(statuses.at(-1)!.state).toBe("connected");
@@ -202,7 +298,8 @@ describe("Connection", () => {
       return client;
     };
     conn = new Connection({
-      connectInfo: async () => ({ port, hello }),
+      connectInfo: async () => ({ port, extVersion: "0.3.0", profile, secret: TEST_SECRET, fresh: true }),
+      crypto: nodeCrypto,
       openSocket: srv.open,
       exec: async () => ({}),
       accepted: async () => undefined,

@@ -5,18 +5,46 @@
 // Chrome or the network comes in through ConnectionDeps, so this runs under
 // vitest as it runs in the browser.
 
-import { interpretAck } from "./hello";
+import { interpretAck, type AuthProfile } from "./hello";
+import { NOT_PAIRED_REASON, notYourMonkbrowse, webCrypto, type PairingCrypto } from "./pairing";
 import { Peer, PeerClosedError, errorText, requestTimeout, type PeerSocket } from "./peer";
-import { HELLO_TIMEOUT_MS, MSG_HELLO, MSG_TABS_CHANGED, PING_INTERVAL_MS, WIRE_TYPES, type Hello, type TabInfo } from "./protocol.gen";
+import {
+  AUTH_SCHEME,
+  HELLO_TIMEOUT_MS,
+  MSG_AUTH,
+  MSG_HELLO,
+  MSG_TABS_CHANGED,
+  PING_INTERVAL_MS,
+  PROOF_LABEL_EXTENSION,
+  PROOF_LABEL_SERVER,
+  PROTOCOL_VERSION,
+  WIRE_TYPES,
+  type Hello,
+  type TabInfo,
+} from "./protocol.gen";
 import { Backoff } from "./reconnect";
 import type { ConnectionState, Status } from "./storage";
 
 export const PING_TIMEOUT_MS = 5_000;
 export const MAX_MISSED_PINGS = 2;
 
+/** What the service worker gives each attempt (lib/messages.ts connect-info). */
+export interface ConnectInfo {
+  port: number;
+  extVersion: string;
+  /** Sent in the auth, only to a server that proved the pairing. */
+  profile: AuthProfile;
+  /** The pairing secret; absent when the extension is not paired. */
+  secret?: string;
+  /** Whether the secret was fetched from the native host just now. */
+  fresh: boolean;
+  /** Why the native host could not answer, if it could not. */
+  problem?: string;
+}
+
 export interface ConnectionDeps {
-  /** Port and hello, from the service worker. */
-  connectInfo(): Promise<{ port: number; hello: Hello }>;
+  /** Port, profile and pairing secret, from the service worker; refresh asks the native host again. */
+  connectInfo(refresh: boolean): Promise<ConnectInfo>;
   /** Opens a socket; resolves once it is open, rejects when it cannot be. */
   openSocket(url: string): Promise<PeerSocket>;
   /** Runs one wire request (in the service worker). */
@@ -26,6 +54,8 @@ export interface ConnectionDeps {
   status(s: Status): void;
   now?: () => number;
   random?: () => number;
+  /** The pairing proof's functions; default WebCrypto (lib/pairing.ts). */
+  crypto?: PairingCrypto;
   log?: (msg: string) => void;
 }
 
@@ -45,6 +75,8 @@ export class Connection {
   private readonly backoff: Backoff;
   private readonly now: () => number;
   private stopped = false;
+  /** Ask the native host for the secret at the next attempt (the first, and after a failed proof). */
+  private refreshSecret = true;
 
   constructor(private readonly deps: ConnectionDeps) {
     this.now = deps.now ?? Date.now;
@@ -128,18 +160,27 @@ export class Connection {
     const gen = ++this.gen;
     if (!this.last && this.port !== 0) this.setStatus("connecting");
 
-    let info: { port: number; hello: Hello };
+    let info: ConnectInfo;
     try {
-      info = await this.deps.connectInfo();
+      info = await this.deps.connectInfo(this.refreshSecret);
     } catch (e) {
       this.failed(gen, `the extension's service worker did not answer (${errorText(e)})`);
       return;
     }
     if (gen !== this.gen) return;
+    this.refreshSecret = false;
     if (info.port !== this.port) {
       this.port = info.port;
       this.last = undefined;
       this.setStatus("connecting");
+    }
+    const secret = info.secret;
+    if (secret === undefined || secret === "") {
+      // Not paired: no socket at all, so nothing reaches whatever listens.
+      this.refreshSecret = true;
+      this.setStatus("rejected", info.problem ? `${NOT_PAIRED_REASON} (The pairing helper said: ${info.problem}.)` : NOT_PAIRED_REASON);
+      this.schedule(this.backoff.rejected(), gen);
+      return;
     }
 
     let sock: PeerSocket;
@@ -170,32 +211,61 @@ export class Connection {
       },
     });
     this.peer = peer;
+
+    const reject = (reason: string, retryMs: number, why: string) => {
+      settled = true;
+      this.connected = false;
+      peer.close(why);
+      this.peer = undefined;
+      this.setStatus("rejected", reason);
+      this.schedule(retryMs, gen);
+    };
+    const ask = async (type: string, payload: unknown): Promise<unknown | undefined> => {
+      try {
+        return await peer.request(type, payload, { signal: requestTimeout(type, HELLO_TIMEOUT_MS) });
+      } catch (e) {
+        if (gen !== this.gen || settled) return undefined;
+        const why = e instanceof PeerClosedError ? "the server closed the connection" : errorText(e);
+        settled = true;
+        peer.close("hello failed");
+        this.peer = undefined;
+        this.failed(gen, `the monkbrowse server on 127.0.0.1:${info.port} did not accept the ${type}: ${why}`);
+        return undefined;
+      }
+    };
+
+    // The hello: our version and nonce, nothing about the person's tabs.
+    const cr = this.deps.crypto ?? webCrypto;
+    const nonce = cr.newNonce();
+    const hello: Hello = { protocol: PROTOCOL_VERSION, extVersion: info.extVersion, nonce };
+    const helloAck = await ask(MSG_HELLO, hello);
+    if (helloAck === undefined || gen !== this.gen || settled) return;
+    const hv = interpretAck(helloAck);
+    if (!hv.accepted) {
+      reject(hv.reason, this.backoff.rejected(), "hello rejected");
+      return;
+    }
+    const proven = hv.auth === AUTH_SCHEME && (await cr.checkProof(secret, PROOF_LABEL_SERVER, nonce, hv.nonce, hv.proof));
+    if (gen !== this.gen || settled) return;
+    if (!proven) {
+      // Perhaps a `monkbrowse pair --reset`: ask the native host again,
+      // soon when the secret was an old one, slowly when it was fresh.
+      this.refreshSecret = true;
+      reject(notYourMonkbrowse(info.port), info.fresh ? this.backoff.rejected() : this.backoff.failure(), "the server could not prove the pairing");
+      return;
+    }
+
+    // Proven: now the server may send requests, and hears who we are.
     for (const type of WIRE_TYPES) {
       peer.handle(type, (payload, signal) => this.deps.exec(type, payload, signal));
     }
-
-    let ackRaw: unknown;
-    try {
-      ackRaw = await peer.request(MSG_HELLO, info.hello, { signal: requestTimeout(MSG_HELLO, HELLO_TIMEOUT_MS) });
-    } catch (e) {
-      if (gen !== this.gen || settled) return;
-      const why = e instanceof PeerClosedError ? "the server closed the connection" : errorText(e);
-      settled = true;
-      peer.close("hello failed");
-      this.peer = undefined;
-      this.failed(gen, `the monkbrowse server on 127.0.0.1:${info.port} did not accept the hello: ${why}`);
-      return;
-    }
-    if (gen !== this.gen) return;
+    const ackRaw = await ask(MSG_AUTH, { proof: await cr.proof(secret, PROOF_LABEL_EXTENSION, nonce, hv.nonce), ...info.profile });
+    if (ackRaw === undefined || gen !== this.gen || settled) return;
 
     const verdict = interpretAck(ackRaw);
     if (!verdict.accepted) {
-      settled = true;
-      this.connected = false;
-      peer.close("hello rejected");
-      this.peer = undefined;
-      this.setStatus("rejected", verdict.reason);
-      this.schedule(this.backoff.rejected(), gen);
+      if (verdict.reason.includes("could not prove it is paired")) this.refreshSecret = true;
+      reject(verdict.reason, this.backoff.rejected(), "auth rejected");
       return;
     }
 

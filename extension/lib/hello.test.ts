@@ -2,41 +2,42 @@ import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeFrame, type ResponseFrame } from "./frame";
-import { SERVER_TOO_OLD_REASON, buildHello, interpretAck } from "./hello";
+import { SERVER_TOO_OLD_REASON, buildProfile, interpretAck } from "./hello";
 import { PROTOCOL_VERSION } from "./protocol.gen";
 
 const ID = "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e";
 const tab = { tabId: 1843, slot: 1, url: "https://example.com/login", title: "Sign in", active: true, windowId: 7 };
 
-describe("buildHello", () => {
-  it("carries protocol, profileId, label, version and tabs", () => {
-    const h = buildHello({ settings: { port: 9222, label: "" }, identity: { profileId: ID }, tabs: [tab], extVersion: "0.3.0" });
-    expect(h).toEqual({ protocol: PROTOCOL_VERSION, profileId: ID, label: "", extVersion: "0.3.0", tabs: [tab] });
+describe("buildProfile", () => {
+  it("carries profileId, label and tabs (the auth's, never the hello's)", () => {
+    const h = buildProfile({ settings: { port: 9222, label: "" }, identity: { profileId: ID }, tabs: [tab], extVersion: "0.3.0" });
+    expect(h).toEqual({ profileId: ID, label: "", tabs: [tab] });
     expect("slug" in h).toBe(false);
   });
 
   it("re-announces the stored slug while the label is unchanged", () => {
     const identity = { profileId: ID, assignedLabel: "Work", assignedSlug: "work" };
-    expect(buildHello({ settings: { port: 1, label: "Work" }, identity, tabs: [], extVersion: "1" }).slug).toBe("work");
+    expect(buildProfile({ settings: { port: 1, label: "Work" }, identity, tabs: [], extVersion: "1" }).slug).toBe("work");
     // a default name (no label set) is kept too
     const dflt = { profileId: ID, assignedLabel: "chrome-2", assignedSlug: "chrome-2" };
-    expect(buildHello({ settings: { port: 1, label: "" }, identity: dflt, tabs: [], extVersion: "1" }).slug).toBe("chrome-2");
+    expect(buildProfile({ settings: { port: 1, label: "" }, identity: dflt, tabs: [], extVersion: "1" }).slug).toBe("chrome-2");
     // renamed: let the server derive a new slug
-    expect(buildHello({ settings: { port: 1, label: "Home" }, identity, tabs: [], extVersion: "1" }).slug).toBeUndefined();
+    expect(buildProfile({ settings: { port: 1, label: "Home" }, identity, tabs: [], extVersion: "1" }).slug).toBeUndefined();
   });
 
-  it("matches the golden hello request's payload", () => {
-    const f = join(__dirname, "..", "..", "protocol", "testdata", "frames", "hello.req.json");
+  it("matches the golden auth request's payload (but the proof)", () => {
+    const f = join(__dirname, "..", "..", "protocol", "testdata", "frames", "auth.req.json");
     if (!existsSync(f)) return;
     const frame = decodeFrame(readFileSync(f, "utf8"));
     const golden = (frame as { payload: { tabs: typeof tab[]; profileId: string } }).payload;
-    const h = buildHello({
+    const h = buildProfile({
       settings: { port: 9222, label: "Work" },
       identity: { profileId: golden.profileId, assignedLabel: "Work", assignedSlug: "work" },
       tabs: golden.tabs,
       extVersion: "0.3.0",
     });
-    expect(JSON.stringify(h)).toBe(JSON.stringify(golden));
+    const { proof: _proof, ...rest } = golden as unknown as Record<string, unknown>;
+    expect(JSON.stringify(h)).toBe(JSON.stringify(rest));
   });
 });
 
@@ -47,18 +48,23 @@ function goldenResult(name: string): unknown {
 
 describe("interpretAck", () => {
   it("accepts and returns the assigned label and slug", () => {
-    expect(interpretAck({ ok: true, protocol: 1, serverVersion: "0.3.0", assignedLabel: "Work", assignedSlug: "work" })).toEqual({
+    expect(interpretAck({ ok: true, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", assignedLabel: "Work", assignedSlug: "work" })).toEqual({
       accepted: true,
       assignedLabel: "Work",
       assignedSlug: "work",
       serverVersion: "0.3.0",
+      auth: "",
+      nonce: "",
+      proof: "",
     });
-    const g = goldenResult("hello.res.accepted.json");
+    const g = goldenResult("auth.res.accepted.json");
     if (g) expect(interpretAck(g)).toMatchObject({ accepted: true, assignedSlug: "work" });
+    const h = goldenResult("hello.res.accepted.json");
+    if (h) expect(interpretAck(h)).toMatchObject({ accepted: true, auth: "hmac-sha256-v1", nonce: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
   it("surfaces the reason of a rejection", () => {
-    const r = interpretAck({ ok: false, protocol: 1, serverVersion: "0.3.0", reason: "profile cap of 20 reached" });
+    const r = interpretAck({ ok: false, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", reason: "profile cap of 20 reached" });
     expect(r).toEqual({ accepted: false, reason: "profile cap of 20 reached", serverVersion: "0.3.0" });
     const g = goldenResult("hello.res.rejected.json");
     if (g) expect(interpretAck(g)).toMatchObject({ accepted: false, reason: expect.stringContaining("protocol mismatch") });
@@ -73,11 +79,11 @@ describe("interpretAck", () => {
   });
 
   it("refuses an accepted ack of another protocol, naming both numbers", () => {
-    const r = interpretAck({ ok: true, protocol: 2, serverVersion: "0.9.0", assignedLabel: "a", assignedSlug: "a" });
+    const r = interpretAck({ ok: true, protocol: 3, serverVersion: "0.9.0", assignedLabel: "a", assignedSlug: "a" });
     expect(r.accepted).toBe(false);
     if (!r.accepted) {
-      expect(r.reason).toContain("protocol 1");
       expect(r.reason).toContain("protocol 2");
+      expect(r.reason).toContain("protocol 3");
       expect(r.reason).toContain("update the monkbrowse extension");
     }
   });

@@ -1,6 +1,7 @@
-// Building the hello and reading its ack (DESIGN §5.2, §5.3).
+// Building the profile the auth carries and reading the hello's and the
+// auth's acks (DESIGN §5.2, §5.3).
 
-import { PROTOCOL_VERSION, type Hello, type TabInfo } from "./protocol.gen";
+import { PROTOCOL_VERSION, type Auth, type TabInfo } from "./protocol.gen";
 import type { Identity, Settings } from "./storage";
 
 export const SERVER_INSTALL_COMMAND =
@@ -18,30 +19,30 @@ export interface HelloInput {
   chromeProfileName?: string;
 }
 
+/** The profile half of the auth request: everything but the proof. */
+export type AuthProfile = Omit<Auth, "proof">;
+
 /**
- * buildHello makes the first request of a socket. The stored slug is
- * re-announced (so it survives server restarts) only while it still belongs
- * to the current label: after the person renames the profile, the server
- * derives a new one.
+ * buildProfile makes what the auth carries once the server proved itself
+ * (the hello carries none of it). The stored slug is re-announced (so it
+ * survives server restarts) only while it still belongs to the current
+ * label: after the person renames the profile, the server derives a new one.
  */
-export function buildHello(input: HelloInput): Hello {
+export function buildProfile(input: HelloInput): AuthProfile {
   const { settings, identity } = input;
   const labelMatches = settings.label === "" || identity.assignedLabel === settings.label;
   // Keys in the Go struct's order, so the frame reads like the golden vectors.
-  const hello: Hello = {
-    protocol: PROTOCOL_VERSION,
+  return {
     profileId: identity.profileId,
     label: settings.label,
     ...(identity.assignedSlug && labelMatches ? { slug: identity.assignedSlug } : {}),
     ...(input.chromeProfileName ? { chromeProfileName: input.chromeProfileName } : {}),
-    extVersion: input.extVersion,
     tabs: input.tabs,
   };
-  return hello;
 }
 
 export type AckVerdict =
-  | { accepted: true; assignedLabel: string; assignedSlug: string; serverVersion: string }
+  | { accepted: true; assignedLabel: string; assignedSlug: string; serverVersion: string; auth: string; nonce: string; proof: string }
   | { accepted: false; reason: string; serverVersion?: string };
 
 /** interpretAck reads the result of the hello request (whatever the server sent). */
@@ -79,5 +80,8 @@ export function interpretAck(result: unknown): AckVerdict {
     assignedLabel: typeof o.assignedLabel === "string" ? o.assignedLabel : "",
     assignedSlug: typeof o.assignedSlug === "string" ? o.assignedSlug : "",
     serverVersion: serverVersion ?? "",
+    auth: typeof o.auth === "string" ? o.auth : "",
+    nonce: typeof o.nonce === "string" ? o.nonce : "",
+    proof: typeof o.proof === "string" ? o.proof : "",
   };
 }

@@ -4,7 +4,8 @@
 // Every message carries `to` ("bg" = service worker, "off" = offscreen
 // document) and `kind`; receivers ignore messages not addressed to them.
 
-import type { ConsoleEntry, Dialog, Hello, TabInfo, WireType } from "./protocol.gen";
+import type { ConnectInfo } from "./connection";
+import type { ConsoleEntry, Dialog, TabInfo, WireType } from "./protocol.gen";
 import { CodedError } from "./peer";
 import type { Status } from "./storage";
 
@@ -15,8 +16,8 @@ export type Reply<T> = { ok: true; result: T } | { ok: false; error: string; cod
 
 /** Messages to the service worker, with the result each one answers. */
 export interface BgMessages {
-  /** offscreen → bg: what to connect to and the hello to send first. */
-  "connect-info": { req: Empty; res: { port: number; hello: Hello } };
+  /** offscreen → bg: what to connect to, the profile and the pairing secret (refresh: ask the native host again). */
+  "connect-info": { req: { refresh: boolean }; res: ConnectInfo };
   /** offscreen → bg: run one wire request from the server. */
   exec: { req: { type: WireType | string; payload: unknown; callId?: string }; res: unknown };
   /** offscreen → bg: the server cancelled the exec with this callId: stop what can be abandoned. */

@@ -2,7 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Connection } from "./connection";
 import { pipe, type PeerSocket } from "./peer";
 import { decodeFrame, encodeFrame } from "./frame";
-import type { Hello } from "./protocol.gen";
+import type { AuthProfile } from "./hello";
+import { TEST_SECRET, nodeCrypto, proofAck } from "./pairing-testing";
+import { PROTOCOL_VERSION } from "./protocol.gen";
 import { needsReconnect, type Served } from "./settings-sync";
 import type { Settings, Status } from "./storage";
 
@@ -37,7 +39,7 @@ describe("settings changed before the first status", () => {
   let served: Served | undefined;
   let statuses: Status[];
   let conn: Connection;
-  const hello = (label: string): Hello => ({ protocol: 1, profileId: "p", label, extVersion: "0.3.0", tabs: [] });
+  const profile = (label: string): AuthProfile => ({ profileId: "p", label, tabs: [] });
 
   const openSocket = async (url: string): Promise<PeerSocket> => {
     urls.push(url);
@@ -46,8 +48,9 @@ describe("settings changed before the first status", () => {
     const [server, client] = pipe();
     server.onMessage((text) => {
       const f = decodeFrame(text);
-      if (f?.k === "req" && f.type === "hello") {
-        server.send(encodeFrame({ k: "res", id: f.id, ok: true, result: { ok: true, protocol: 1, serverVersion: "0.3.0", assignedLabel: "x", assignedSlug: "x" } }));
+      if (f?.k === "req" && f.type === "hello") server.send(encodeFrame({ k: "res", id: f.id, ok: true, result: proofAck(TEST_SECRET, f.payload) }));
+      if (f?.k === "req" && f.type === "auth") {
+        server.send(encodeFrame({ k: "res", id: f.id, ok: true, result: { ok: true, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", assignedLabel: "x", assignedSlug: "x" } }));
       }
       if (f?.k === "png") server.send('{"k":"pog"}');
     });
@@ -73,8 +76,9 @@ describe("settings changed before the first status", () => {
       // remembers what it served.
       connectInfo: async () => {
         served = { port: stored.port, label: stored.label };
-        return { port: stored.port, hello: hello(stored.label) };
+        return { port: stored.port, extVersion: "0.3.0", profile: profile(stored.label), secret: TEST_SECRET, fresh: true };
       },
+      crypto: nodeCrypto,
       openSocket,
       exec: async () => null,
       accepted: async () => undefined,

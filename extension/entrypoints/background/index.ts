@@ -4,7 +4,8 @@
 
 import { defineBackground } from "wxt/utils/define-background";
 import { Executor } from "../../lib/executor";
-import { buildHello } from "../../lib/hello";
+import { buildProfile } from "../../lib/hello";
+import { NATIVE_HOST_NAME, parseHostReply, resolveSecret, type SecretSource } from "../../lib/pairing";
 import { ensureIdentity, withAssigned } from "../../lib/identity";
 import { isBgMessage, senderMayAsk, SLEEP_MAX_MS, type BgMessage, type BgMessages, type OffMessage, type Reply } from "../../lib/messages";
 import { CodedError, errorCode, errorText } from "../../lib/peer";
@@ -340,14 +341,42 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * The pairing secret (DESIGN §5.2): fetched from monkbrowse's native host
+ * (registered by `monkbrowse install`) and kept in session storage, which
+ * Chrome holds in memory only, until the browser quits.
+ */
+const SECRET_KEY = "pairingSecret";
+const secretSource: SecretSource = {
+  cached: async () => {
+    const v = (await chrome.storage.session.get(SECRET_KEY))[SECRET_KEY];
+    return typeof v === "string" && v !== "" ? v : undefined;
+  },
+  store: async (secret) => {
+    await chrome.storage.session.set({ [SECRET_KEY]: secret });
+  },
+  fetchNative: async () => {
+    try {
+      return parseHostReply(await chrome.runtime.sendNativeMessage(NATIVE_HOST_NAME, { type: "pairing" }));
+    } catch (e) {
+      throw new Error(e instanceof Error ? e.message : String(e));
+    }
+  },
+};
+
 type Handlers = { [K in keyof BgMessages]: (m: BgMessage<K>) => Promise<BgMessages[K]["res"]> };
 
 const handlers: Handlers = {
-  "connect-info": async () => {
-    const [settings, identity, tabs] = await Promise.all([readSettings(), readIdentity(), listTabs()]);
-    const hello = buildHello({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version });
+  "connect-info": async (m) => {
+    const [settings, identity, tabs, pairing] = await Promise.all([
+      readSettings(),
+      readIdentity(),
+      listTabs(),
+      resolveSecret(secretSource, m.refresh === true),
+    ]);
+    const profile = buildProfile({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version });
     served = { port: settings.port, label: settings.label };
-    return { port: settings.port, hello };
+    return { port: settings.port, extVersion: chrome.runtime.getManifest().version, profile, ...pairing };
   },
   exec: async (m) => {
     const ctl = new AbortController();

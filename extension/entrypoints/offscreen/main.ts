@@ -77,7 +77,7 @@ setDiagSink((e) => {
 let nextCallId = 0;
 
 const conn = new Connection({
-  connectInfo: () => toBg({ to: "bg", kind: "connect-info" }),
+  connectInfo: (refresh) => toBg({ to: "bg", kind: "connect-info", refresh }),
   openSocket,
   exec: (type, payload, signal) => {
     // The service worker aborts this exec when the server cancels it.
