@@ -70,7 +70,7 @@ func TestForeignExtensionIDRefused(t *testing.T) {
 	if ext.ID == s.p.ext.ID {
 		t.Fatal("the copy has the same id")
 	}
-	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: s.p.chromium, Extension: ext, Output: logSink(), Name: "chromium-foreign"})
+	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: s.p.chromium, Monkbrowse: s.p.bin, Extension: ext, Output: logSink(), Name: "chromium-foreign"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 func TestExtensionLoads(t *testing.T) {
 	p := needBrowser(t)
 	ctx := testContext(t, testTimeout)
-	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Extension: p.ext, Output: logSink(), Name: "chromium-launcher"})
+	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Monkbrowse: p.bin, Extension: p.ext, Output: logSink(), Name: "chromium-launcher"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ type profile struct {
 
 func launchProfile(ctx context.Context, t *testing.T, p *prerequisites, name string, port int, label string) *profile {
 	t.Helper()
-	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Extension: p.ext, Output: logSink(), Name: name})
+	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Monkbrowse: p.bin, Extension: p.ext, Output: logSink(), Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

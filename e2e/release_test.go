@@ -99,7 +99,7 @@ func TestReleaseArtifacts(t *testing.T) {
 	}
 	trackServer(srv)
 	t.Cleanup(func() { _ = srv.Close() })
-	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Extension: harness.Extension{Dir: unpacked, ID: p.ext.ID}, Output: logSink(), Name: "chromium-release"})
+	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Monkbrowse: p.bin, Extension: harness.Extension{Dir: unpacked, ID: p.ext.ID}, Output: logSink(), Name: "chromium-release"})
 	if err != nil {
 		t.Fatalf("the released extension does not load with id %s: %v", p.ext.ID, err)
 	}

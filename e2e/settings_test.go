@@ -40,7 +40,7 @@ func TestSettingsAppliedBeforeFirstStatus(t *testing.T) {
 	trackServer(srv)
 	defer srv.Close()
 	for i := range 4 {
-		b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Extension: p.ext, Output: logSink(), Name: "chromium-settings"})
+		b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Monkbrowse: p.bin, Extension: p.ext, Output: logSink(), Name: "chromium-settings"})
 		if err != nil {
 			t.Fatal(err)
 		}

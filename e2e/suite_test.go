@@ -53,7 +53,7 @@ func newSuite(ctx context.Context, t testing.TB, p *prerequisites, fx *harness.F
 		return nil, err
 	}
 	trackServer(s.server)
-	s.browser, err = harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Extension: p.ext, Output: logSink(), Name: "chromium-" + label})
+	s.browser, err = harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Monkbrowse: p.bin, Extension: p.ext, Output: logSink(), Name: "chromium-" + label})
 	if err != nil {
 		s.close()
 		return nil, err

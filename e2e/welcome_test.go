@@ -27,7 +27,7 @@ func TestWelcomePageOnInstall(t *testing.T) {
 	if err := os.Remove(filepath.Join(ext.Dir, harness.NoWelcomeMarker)); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
-	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Extension: ext, Welcome: true, Output: logSink(), Name: "chromium-welcome"})
+	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Monkbrowse: p.bin, Extension: ext, Welcome: true, Output: logSink(), Name: "chromium-welcome"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestWelcomePageOnInstall(t *testing.T) {
 	}
 
 	// With the marker (every other test), no welcome page opens.
-	quiet, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Extension: p.ext, Output: logSink(), Name: "chromium-no-welcome"})
+	quiet, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Monkbrowse: p.bin, Extension: p.ext, Output: logSink(), Name: "chromium-no-welcome"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,11 @@ type BrowserConfig struct {
 	Name string
 	// Width and Height are the window size; 0 means 1280×800.
 	Width, Height int
+	// Monkbrowse is the monkbrowse binary whose pairing host the profile
+	// gets (InstallNativeHost); Chromium then runs with a home holding
+	// PairingSecret, so the extension pairs with every server StartServer
+	// started. Empty: no host, and the extension stays unpaired.
+	Monkbrowse string
 	// Welcome lets the extension open its welcome page on installation, as
 	// it does for a person. Off (the default), Launch writes the
 	// extension's "no-welcome" marker file into Extension.Dir first.
@@ -54,6 +59,8 @@ type Browser struct {
 	// Dir is the profile directory in use.
 	Dir       string
 	removeDir bool
+	// hostHome holds the pairing host's secret and script (Monkbrowse).
+	hostHome string
 
 	allocCtx    context.Context
 	allocCancel context.CancelFunc
@@ -94,6 +101,25 @@ func Launch(ctx context.Context, cfg BrowserConfig) (*Browser, error) {
 			return nil, err
 		}
 		b.Dir, b.removeDir = d, true
+	}
+	if cfg.Monkbrowse != "" {
+		home, err := os.MkdirTemp("", "monkbrowse-e2e-browser-home-")
+		b.hostHome = home
+		if err == nil {
+			err = SeedPairing(home)
+		}
+		if err == nil {
+			err = InstallNativeHost(ctx, cfg.Monkbrowse, home, b.Dir)
+		}
+		if err != nil {
+			if b.removeDir {
+				_ = os.RemoveAll(b.Dir)
+			}
+			if home != "" {
+				_ = os.RemoveAll(home)
+			}
+			return nil, err
+		}
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(cfg.ExecPath),
@@ -185,6 +211,9 @@ func (b *Browser) Close() {
 	}
 	if b.pid != 0 {
 		unregisterProcess(b.pid)
+	}
+	if b.hostHome != "" {
+		_ = os.RemoveAll(b.hostHome)
 	}
 	if b.removeDir {
 		for i := 0; i < 5; i++ {

@@ -95,6 +95,9 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if cfg.Bin == "" || cfg.Home == "" {
 		return nil, errors.New("harness: ServerConfig needs Bin and Home")
 	}
+	if err := SeedPairing(cfg.Home); err != nil {
+		return nil, err
+	}
 	if cfg.LogLevel == "" {
 		cfg.LogLevel = "debug"
 	}

@@ -37,6 +37,9 @@ func StartRawServer(ctx context.Context, cfg ServerConfig) (*RawServer, error) {
 	if cfg.Bin == "" || cfg.Home == "" {
 		return nil, errors.New("harness: ServerConfig needs Bin and Home")
 	}
+	if err := SeedPairing(cfg.Home); err != nil {
+		return nil, err
+	}
 	if cfg.LogLevel == "" {
 		cfg.LogLevel = "debug"
 	}

@@ -43,6 +43,12 @@ func newServer(cfg Config, key string) (*servers.Server, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		// The browser's pairing host hands over the harness's secret
+		// (issue 24): the server's home holds the same one.
+		if err := harness.SeedPairing(home); err != nil {
+			_ = os.RemoveAll(home)
+			return nil, nil, err
+		}
 		return servers.NewMonkbrowse(cfg.Paths, port, cport, home), func() { _ = os.RemoveAll(home) }, nil
 	}
 	return nil, nil, fmt.Errorf("unknown server %q (want %s, %s or %s)", key, servers.Monkbrowse, servers.Playwright, servers.ChromeDevtools)
@@ -94,11 +100,12 @@ func startSession(ctx context.Context, cfg Config, key string, fx *fixtures.Serv
 		lctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
 		b, err := harness.Launch(lctx, harness.BrowserConfig{
-			ExecPath:  cfg.Paths.Chromium,
-			Extension: harness.Extension{Dir: cfg.ExtDir, ID: cfg.ExtID},
-			Output:    bout,
-			Name:      "chromium (bench)",
-			Width:     1280, Height: 720,
+			ExecPath:   cfg.Paths.Chromium,
+			Monkbrowse: cfg.Paths.Monkbrowse,
+			Extension:  harness.Extension{Dir: cfg.ExtDir, ID: cfg.ExtID},
+			Output:     bout,
+			Name:       "chromium (bench)",
+			Width:      1280, Height: 720,
 		})
 		if err != nil {
 			s.close()

@@ -118,7 +118,7 @@ func run() error {
 	defer srv.Close()
 
 	step("starting %s (%s) with the extension %s", chromium, mode, ext.ID)
-	browser, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: chromium, Extension: ext, Headed: *headed, Name: "chromium"})
+	browser, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: chromium, Monkbrowse: bin, Extension: ext, Headed: *headed, Name: "chromium"})
 	if err != nil {
 		return err
 	}
