@@ -191,4 +191,3 @@ func TestPairingRealExtension(t *testing.T) {
 		}
 	}
 }
-
