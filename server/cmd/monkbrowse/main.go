@@ -171,6 +171,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return doctor.Run(ctx, doctor.Options{
 			Port: cfg.port, ControlPort: cfg.controlPort, Out: stdout,
 			QueryOwner: queryOwner,
+			Pairing: func() (string, error) {
+				_, path, err := control.EnsurePairingSecret("")
+				return path, err
+			},
+			NativeHost: func() (ok, problems []string) {
+				env, err := install.EnvFromOS(runtime.GOOS)
+				if err != nil {
+					return nil, []string{err.Error()}
+				}
+				self, _ := os.Executable()
+				return install.CheckNativeHost(install.HostDirs(env), self)
+			},
 		})
 	}
 	if !listenIP.IsLoopback() {

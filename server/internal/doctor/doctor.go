@@ -43,6 +43,12 @@ type Options struct {
 	Timeout time.Duration
 	// GOOS picks the steps for loading the extension (empty: this OS).
 	GOOS string
+	// Pairing reports the pairing secret's file, or why there is none
+	// (nil: not checked).
+	Pairing func() (path string, err error)
+	// NativeHost reports the pairing host's manifests that are right and
+	// the problems of the others (nil: not checked).
+	NativeHost func() (ok, problems []string)
 }
 
 // Run prints the diagnosis and returns the exit code: 0 when everything
@@ -132,6 +138,32 @@ func Run(ctx context.Context, o Options) int {
 		fmt.Fprintln(w, "Profiles:       unknown (this doctor cannot ask the owner yet); call browser_list_tabs from your AI app to see them")
 	default:
 		fmt.Fprintln(w, "Profiles:       none (no monkbrowse owner is running)")
+	}
+
+	// 4. Pairing (DESIGN §5.2): the secret, and the host that hands it to
+	// the extension.
+	if o.Pairing != nil {
+		if path, err := o.Pairing(); err != nil {
+			fmt.Fprintf(w, "Pairing:        no pairing secret: %v\n", err)
+			next = append(next, "monkbrowse has no pairing secret, so no extension can pair: fix the folder named above (it must be yours, not a symlink, mode 0700), then run monkbrowse pair --reset.")
+		} else {
+			fmt.Fprintf(w, "Pairing:        secret in %s\n", path)
+		}
+	}
+	if o.NativeHost != nil {
+		ok, problems := o.NativeHost()
+		switch {
+		case len(ok) == 0 && len(problems) == 0:
+			fmt.Fprintln(w, "Pairing host:   no Chrome, Chromium, Edge or Brave profile folder found")
+		case len(ok) > 0:
+			fmt.Fprintf(w, "Pairing host:   registered for %d browser(s)\n", len(ok))
+		}
+		for _, p := range problems {
+			fmt.Fprintf(w, "Pairing host:   %s\n", p)
+		}
+		if len(problems) > 0 {
+			next = append(next, "The extension fetches the pairing secret from monkbrowse's native-messaging host: run monkbrowse install (or monkbrowse install --native-host-only), then reload the extension from chrome://extensions.")
+		}
 	}
 
 	if !ctlHeld && !extHeld {

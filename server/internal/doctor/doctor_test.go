@@ -3,6 +3,7 @@ package doctor
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -91,4 +92,28 @@ func freePortForTest(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestDoctorChecksPairing: doctor names the pairing secret's file or why
+// there is none, and the pairing host's problems, each with a next step.
+func TestDoctorChecksPairing(t *testing.T) {
+	var out bytes.Buffer
+	code := Run(context.Background(), Options{Port: freePort(t), ControlPort: freePort(t), Out: &out, Timeout: 200 * time.Millisecond,
+		Pairing:    func() (string, error) { return "", errors.New("~/.monkbrowse is a symlink") },
+		NativeHost: func() ([]string, []string) { return nil, []string{"/x/NativeMessagingHosts/com.monkbrowse.pairing.json is missing: run monkbrowse install"} },
+	})
+	s := out.String()
+	for _, want := range []string{"no pairing secret: ~/.monkbrowse is a symlink", "monkbrowse pair --reset", "com.monkbrowse.pairing.json is missing", "--native-host-only"} {
+		if code != 1 || !strings.Contains(s, want) {
+			t.Errorf("exit %d, output lacks %q:\n%s", code, want, s)
+		}
+	}
+	out.Reset()
+	Run(context.Background(), Options{Port: freePort(t), ControlPort: freePort(t), Out: &out, Timeout: 200 * time.Millisecond,
+		Pairing:    func() (string, error) { return "/h/.monkbrowse/pairing-secret", nil },
+		NativeHost: func() ([]string, []string) { return []string{"a", "b"}, nil },
+	})
+	if s := out.String(); !strings.Contains(s, "secret in /h/.monkbrowse/pairing-secret") || !strings.Contains(s, "registered for 2 browser(s)") {
+		t.Errorf("output:\n%s", s)
+	}
 }
