@@ -99,8 +99,10 @@ func freePortForTest(t *testing.T) int {
 func TestDoctorChecksPairing(t *testing.T) {
 	var out bytes.Buffer
 	code := Run(context.Background(), Options{Port: freePort(t), ControlPort: freePort(t), Out: &out, Timeout: 200 * time.Millisecond,
-		Pairing:    func() (string, error) { return "", errors.New("~/.monkbrowse is a symlink") },
-		NativeHost: func() ([]string, []string) { return nil, []string{"/x/NativeMessagingHosts/com.monkbrowse.pairing.json is missing: run monkbrowse install"} },
+		Pairing: func() (string, error) { return "", errors.New("~/.monkbrowse is a symlink") },
+		NativeHost: func() ([]string, []string) {
+			return nil, []string{"/x/NativeMessagingHosts/com.monkbrowse.pairing.json is missing: run monkbrowse install"}
+		},
 	})
 	s := out.String()
 	for _, want := range []string{"no pairing secret: ~/.monkbrowse is a symlink", "monkbrowse pair --reset", "com.monkbrowse.pairing.json is missing", "--native-host-only"} {
