@@ -178,6 +178,25 @@ type ScreenshotRequest struct {
 	TabID    int    `json:"tabId,omitempty"`
 	Ref      string `json:"ref,omitempty"`
 	FullPage bool   `json:"fullPage,omitempty"`
+	// Format is jpeg (the default when empty), png or webp.
+	Format string `json:"format,omitempty"`
+	// Quality is 1-100 for jpeg and webp (0: the extension's default, 80).
+	Quality int `json:"quality,omitempty"`
+	// FullSize keeps the capture's device pixels; otherwise the image is
+	// scaled down to at most MaxScreenshotPixels (about 1,000 image tokens).
+	FullSize bool `json:"fullSize,omitempty"`
+}
+
+// MaxScreenshotPixels is the default size rule for screenshots: width ×
+// height at most this many pixels, so an image costs at most ~1,000 image
+// tokens by Anthropic's estimate tokens ≈ width × height / 750 (about
+// 1155×650 for 16:9). Generated into the extension.
+const MaxScreenshotPixels = 750_000
+
+// ImageTokens estimates what an image of w×h pixels costs an AI app
+// (Anthropic's published estimate, width × height / 750, rounded up).
+func ImageTokens(w, h int) int {
+	return (w*h + 749) / 750
 }
 
 // FormFieldValue is one field of a fill-form request.
@@ -357,6 +376,15 @@ type ScreenshotResult struct {
 	TabID int    `json:"tabId"`
 	Data  string `json:"data"`
 	Note  string `json:"note,omitempty"`
+	// MimeType is image/jpeg, image/png or image/webp (empty from an
+	// older extension: image/png).
+	MimeType string `json:"mimeType,omitempty"`
+	// Width and Height are the image's pixels.
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
+	// Scale is image pixels per CSS pixel of the page: a point (x, y) read
+	// off a visible-area image is (x/Scale, y/Scale) in viewport CSS pixels.
+	Scale float64 `json:"scale,omitempty"`
 }
 
 // SnapshotResult is the page's accessibility snapshot in one round trip.

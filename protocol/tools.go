@@ -101,6 +101,9 @@ type (
 		Element  string `json:"element,omitempty" jsonschema_description:"What the element is."`
 		Ref      string `json:"ref,omitempty" jsonschema_description:"Capture only this element."`
 		FullPage bool   `json:"fullPage,omitempty" jsonschema_description:"The whole scrollable page."`
+		Format   string `json:"format,omitempty" jsonschema:"enum=jpeg,enum=png,enum=webp" jsonschema_description:"Default jpeg; png for exact pixels."`
+		Quality  int    `json:"quality,omitempty" jsonschema:"minimum=1,maximum=100" jsonschema_description:"jpeg/webp quality, default 80."`
+		FullSize bool   `json:"fullSize,omitempty" jsonschema_description:"Full resolution, not scaled to ~1,000 image tokens."`
 		Target
 	}
 	FormField struct {
@@ -117,6 +120,7 @@ type (
 		Y      float64 `json:"y" jsonschema:"minimum=0" jsonschema_description:"CSS pixels from the viewport's top edge."`
 		Button string  `json:"button,omitempty" jsonschema:"enum=left,enum=right,enum=middle" jsonschema_description:"Default left."`
 		Double bool    `json:"double,omitempty" jsonschema_description:"Double-click."`
+		Scale  float64 `json:"scale,omitempty" jsonschema:"exclusiveMinimum=0" jsonschema_description:"x and y are pixels of a scaled screenshot: its caption's scale (they are divided by it)."`
 		Target
 	}
 	DragXYArgs struct {
@@ -124,6 +128,7 @@ type (
 		StartY float64 `json:"startY" jsonschema:"minimum=0" jsonschema_description:"Start, from the top."`
 		EndX   float64 `json:"endX" jsonschema:"minimum=0" jsonschema_description:"End, from the left."`
 		EndY   float64 `json:"endY" jsonschema:"minimum=0" jsonschema_description:"End, from the top."`
+		Scale  float64 `json:"scale,omitempty" jsonschema:"exclusiveMinimum=0" jsonschema_description:"Points are pixels of a scaled screenshot: its caption's scale."`
 		Target
 	}
 	NetworkRequestsArgs struct {
@@ -273,7 +278,7 @@ var Tools = []Tool{
 	{Name: "browser_get_text", Title: "Get text", Args: GetTextArgs{}, ReadOnly: true, Idempotent: true,
 		Description: "Read the visible text of an element or the whole page, for articles, tables and messages in full."},
 	{Name: "browser_screenshot", Title: "Screenshot", Args: ScreenshotArgs{}, ReadOnly: true, Idempotent: true,
-		Description: "Take a PNG of the visible area, one element or the whole page. Use it for layout, images, charts and canvas the snapshot cannot describe."},
+		Description: "Take an image (JPEG by default, ~1,000 image tokens) of the visible area, one element or the whole page. Use it for layout, images, charts and canvas the snapshot cannot describe."},
 	{Name: "browser_get_console_logs", Title: "Console logs", Args: TabArgs{}, ReadOnly: true, Idempotent: true,
 		Description: "Read the page's console messages, uncaught errors and the dialogs monkbrowse answered. Use it when a page misbehaves."},
 	{Name: "browser_network_requests", Title: "Network requests", Args: NetworkRequestsArgs{}, ReadOnly: true, Idempotent: true, Cap: CapNetwork,

@@ -12,12 +12,15 @@ func TextResult(text string) protocol.CallToolResult {
 	return protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: text}}}
 }
 
-// ImageResult is a successful result holding a caption and a PNG image
-// (base64 without a data: prefix).
-func ImageResult(caption, pngBase64 string) protocol.CallToolResult {
+// ImageResult is a successful result holding a caption and an image
+// (base64 without a data: prefix; image/png when mimeType is empty).
+func ImageResult(caption, base64Data, mimeType string) protocol.CallToolResult {
+	if mimeType == "" {
+		mimeType = "image/png"
+	}
 	return protocol.CallToolResult{Content: []protocol.ContentItem{
 		{Type: "text", Text: caption},
-		{Type: "image", Data: pngBase64, MimeType: "image/png"},
+		{Type: "image", Data: base64Data, MimeType: mimeType},
 	}}
 }
 

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
@@ -11,7 +13,8 @@ func (d dispatch) screenshot(ctx context.Context, a protocol.ScreenshotArgs) (pr
 	var res protocol.ScreenshotResult
 	t, err := d.read(ctx, a.Target, protocol.MsgScreenshot,
 		func(t Target) any {
-			return protocol.ScreenshotRequest{TabID: t.TabID, Ref: a.Ref, FullPage: a.FullPage}
+			return protocol.ScreenshotRequest{TabID: t.TabID, Ref: a.Ref, FullPage: a.FullPage,
+				Format: a.Format, Quality: a.Quality, FullSize: a.FullSize}
 		}, &res)
 	if err != nil {
 		return protocol.CallToolResult{}, err
@@ -26,9 +29,55 @@ func (d dispatch) screenshot(ctx context.Context, a protocol.ScreenshotArgs) (pr
 	case a.FullPage:
 		what = "whole page"
 	}
-	caption := fmt.Sprintf("Screenshot of %s (%s, PNG).", t.String(), what)
+	caption := fmt.Sprintf("Screenshot of %s (%s, %s).", t.String(), what, imageFacts(res))
+	if hint := scaleHint(res, a.Ref == "" && !a.FullPage); hint != "" {
+		caption += " " + hint
+	}
 	if res.Note != "" {
 		caption += " " + clipTokens(res.Note, 500)
 	}
-	return ImageResult(caption, res.Data), nil
+	return ImageResult(caption, res.Data, res.MimeType), nil
+}
+
+// imageFacts says an image's format, size, token estimate and scale:
+// "JPEG 1155×650 px, ~1,001 image tokens, scale 0.6".
+func imageFacts(r protocol.ScreenshotResult) string {
+	format := "PNG"
+	if r.MimeType != "" {
+		format = strings.ToUpper(strings.TrimPrefix(r.MimeType, "image/"))
+	}
+	if r.Width <= 0 || r.Height <= 0 {
+		return format
+	}
+	s := fmt.Sprintf("%s %d×%d px, ~%s image tokens", format, r.Width, r.Height, thousands(protocol.ImageTokens(r.Width, r.Height)))
+	if r.Scale > 0 {
+		s += ", scale " + formatScale(r.Scale)
+	}
+	return s
+}
+
+// scaleHint tells the AI how to turn points it reads off the image into
+// the CSS pixels the coordinate tools take, when they differ.
+func scaleHint(r protocol.ScreenshotResult, viewport bool) string {
+	if r.Scale <= 0 || formatScale(r.Scale) == "1" {
+		return ""
+	}
+	if !viewport {
+		return fmt.Sprintf("One CSS pixel is %s image pixels.", formatScale(r.Scale))
+	}
+	return fmt.Sprintf("One CSS pixel is %s image pixels: pass scale %s with points read off this image to browser_click_xy and browser_drag_xy.", formatScale(r.Scale), formatScale(r.Scale))
+}
+
+// formatScale writes a scale with up to four significant digits, enough
+// to map a point on a 4,000-pixel image back to within a pixel.
+func formatScale(s float64) string {
+	return strconv.FormatFloat(s, 'g', 4, 64)
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

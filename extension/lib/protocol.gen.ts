@@ -17,6 +17,8 @@ export const DEFAULT_EXTENSION_PORT = 9222;
 export const HELLO_TIMEOUT_MS = 10000;
 export const PING_INTERVAL_MS = 10000;
 export const DIALOG_ARM_TTL_MS = 60000;
+/** Screenshots' default size rule: width × height at most this (≈1,000 image tokens). */
+export const MAX_SCREENSHOT_PIXELS = 750000;
 /** Address completion (protocol/urls.go): schemes kept without "//", an address with its scheme, a bare loopback host. */
 export const KEPT_SCHEMES: readonly string[] = ["about:", "blob:", "chrome:", "data:", "file:", "javascript:", "mailto:", "view-source:"];
 export const SCHEME_URL_RE = new RegExp("^[a-zA-Z][a-zA-Z0-9+.-]*://");
@@ -116,12 +118,19 @@ export interface ScreenshotRequest {
   tabId?: number;
   ref?: string;
   fullPage?: boolean;
+  format?: string;
+  quality?: number;
+  fullSize?: boolean;
 }
 
 export interface ScreenshotResult {
   tabId: number;
   data: string;
   note?: string;
+  mimeType?: string;
+  width?: number;
+  height?: number;
+  scale?: number;
 }
 
 export interface SnapshotResult {

@@ -67,7 +67,7 @@ type captureCaller struct{ got chan protocol.CallTool }
 
 func (c captureCaller) CallTool(_ context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
 	c.got <- call
-	return tools.ImageResult("shot", "AAAA"), nil
+	return tools.ImageResult("shot", "AAAA", "image/png"), nil
 }
 
 // TestCallerGetsTheCall: the Caller receives the tool, its arguments and
