@@ -129,7 +129,7 @@ func TestDebuggerMode(t *testing.T) {
 	}
 
 	// Full page in one capture.
-	img := decodePNG(t, s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot, "fullPage": true}))
+	img := decodePNG(t, s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot, "fullPage": true, "format": "png", "fullSize": true}))
 	if h := js[int](ctx, t, tab, "document.documentElement.scrollHeight"); img.Bounds().Dy() < h {
 		t.Errorf("the debugger's full-page capture is %d pixels tall, the page %d", img.Bounds().Dy(), h)
 	}

@@ -136,7 +136,7 @@ func TestScreenshotElementAndFullPage(t *testing.T) {
 	snap := s.snapshot(ctx, t, slot)
 	btn := ref(t, snap, "button", "Trusted only")
 	dpr := js[float64](ctx, t, tab, "devicePixelRatio")
-	img := decodePNG(t, s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot, "ref": btn, "element": "Trusted only button"}))
+	img := decodePNG(t, s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot, "ref": btn, "element": "Trusted only button", "format": "png", "fullSize": true}))
 	if b := img.Bounds(); b.Dx() != int(200*dpr) || b.Dy() != int(60*dpr) {
 		t.Errorf("the element screenshot is %dx%d, want the button's 200x60 (dpr %g)", b.Dx(), b.Dy(), dpr)
 	}
@@ -147,7 +147,7 @@ func TestScreenshotElementAndFullPage(t *testing.T) {
 	if height <= vh {
 		t.Fatalf("the fixture is not taller than the viewport (%d <= %d)", height, vh)
 	}
-	res := s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot, "fullPage": true})
+	res := s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot, "fullPage": true, "format": "png", "fullSize": true})
 	img = decodePNG(t, res)
 	if b := img.Bounds(); b.Dy() != int(float64(height)*dpr) {
 		t.Errorf("the full-page screenshot is %d pixels tall, want the page's %d", b.Dy(), height)

@@ -170,7 +170,7 @@ func TestScreenshot(t *testing.T) {
 	if v := js[string](ctx, t, shot, "document.visibilityState"); v != "hidden" {
 		t.Fatalf("the tab to capture should start in the background, it is %s", v)
 	}
-	res := s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot})
+	res := s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot, "format": "png"})
 	if res.IsError {
 		t.Fatalf("browser_screenshot failed: %s", res.Text)
 	}

@@ -6,6 +6,7 @@ import { CodedError } from "./peer";
 import { shareTab } from "./slots";
 import type { Consent, Shares } from "./storage";
 import type { DownloadsRequest } from "./protocol.gen";
+import type { ShotOptions } from "./shot-size";
 
 class FakeBrowser implements BrowserPort {
   ownExtensionId = "emkgfnickjohaibbledibfemnfkoamdj";
@@ -76,16 +77,16 @@ class FakeBrowser implements BrowserPort {
   async saveRefBase(id: number, high: number) {
     this.refBases.set(id, high);
   }
-  async screenshot(t: TabLike) {
-    this.calls.push(`screenshot ${t.id}`);
-    return "iVBORw0KGgo=";
+  async screenshot(t: TabLike, o: ShotOptions) {
+    this.calls.push(`screenshot ${t.id} ${JSON.stringify(o)}`);
+    return { data: "iVBORw0KGgo=", mimeType: "image/png" };
   }
-  async screenshotElement(t: TabLike, ref: string) {
-    this.calls.push(`screenshotElement ${t.id} ${ref}`);
+  async screenshotElement(t: TabLike, ref: string, o: ShotOptions) {
+    this.calls.push(`screenshotElement ${t.id} ${ref} ${o.format}`);
     return { data: "ELEM", note: "part" };
   }
-  async screenshotFullPage(t: TabLike) {
-    this.calls.push(`screenshotFullPage ${t.id}`);
+  async screenshotFullPage(t: TabLike, o: ShotOptions) {
+    this.calls.push(`screenshotFullPage ${t.id} ${o.format}`);
     return { data: "FULL" };
   }
   async network(id: number, opts: { filter?: string; since?: number; includeBodies?: boolean }) {
@@ -246,7 +247,11 @@ describe("Executor", () => {
     await expect(x.execute("browser_get_console_logs", { tabId: 10 })).resolves.toEqual({ tabId: 10, logs: [{ level: "log", text: "hi", time: 1 }] });
     await expect(x.execute("getUrl", { tabId: 12 })).resolves.toEqual({ tabId: 12, url: "chrome://settings/" });
     await expect(x.execute("getTitle", { tabId: 11 })).resolves.toEqual({ tabId: 11, title: "T11" });
-    await expect(x.execute("browser_screenshot", { tabId: 11 })).resolves.toEqual({ tabId: 11, data: "iVBORw0KGgo=" });
+    await expect(x.execute("browser_screenshot", { tabId: 11 })).resolves.toEqual({ tabId: 11, data: "iVBORw0KGgo=", mimeType: "image/png" });
+    await x.execute("browser_screenshot", { tabId: 11, format: "webp", quality: 50, fullSize: true });
+    expect(b.calls).toContain('screenshot 11 {"format":"jpeg","quality":0.8,"fullSize":false}');
+    expect(b.calls).toContain('screenshot 11 {"format":"webp","quality":0.5,"fullSize":true}');
+    await expect(x.execute("browser_screenshot", { tabId: 11, format: "gif" })).rejects.toThrow(/jpeg, png or webp/);
     await expect(x.execute("browser_evaluate", { expression: "6*2", tabId: 10 })).resolves.toEqual({ tabId: 10, result: 12 });
     expect(b.calls).toContain('cs 10 get_text {"ref":"e2"}');
   });
@@ -266,7 +271,7 @@ describe("Executor", () => {
     await expect(x.execute("browser_screenshot", { tabId: 11, ref: "e3" })).resolves.toEqual({ tabId: 11, data: "ELEM", note: "part" });
     await expect(x.execute("browser_screenshot", { tabId: 11, fullPage: true })).resolves.toEqual({ tabId: 11, data: "FULL" });
     await expect(x.execute("browser_screenshot", { tabId: 11, ref: "e3", fullPage: true })).rejects.toThrow(/either ref/);
-    expect(b.calls).toEqual(expect.arrayContaining(["screenshotElement 11 e3", "screenshotFullPage 11"]));
+    expect(b.calls).toEqual(expect.arrayContaining(["screenshotElement 11 e3 jpeg", "screenshotFullPage 11 jpeg"]));
   });
 
   it("fills forms and clicks at coordinates through the content script; checks their arguments", async () => {

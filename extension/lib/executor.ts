@@ -6,10 +6,11 @@
 import type { ActionOp, CsOp, CsOps, PageNotes } from "./messages";
 import { CodedError, errorText } from "./peer";
 import { ERROR_CODES, WIRE_TYPES } from "./protocol.gen";
-import type { Dialog, DownloadsRequest, DownloadsResult, NetworkRequestsResult, TabInfo, TabResult, WireRequests, WireResponses, WireType } from "./protocol.gen";
+import type { Dialog, DownloadsRequest, ScreenshotResult, DownloadsResult, NetworkRequestsResult, TabInfo, TabResult, WireRequests, WireResponses, WireType } from "./protocol.gen";
 import { DEFAULT_NAV_TIMING, isLostReply, NavigationWatch, type NavTiming, type WatchNavigation } from "./navigation";
 import { navigableReason, normalizeUrl, restrictedReason } from "./urls";
 import type { Consent, Shares } from "./storage";
+import { shotOptions, type ShotOptions } from "./shot-size";
 
 export interface TabLike {
   id: number;
@@ -18,6 +19,9 @@ export interface TabLike {
   title: string;
   active: boolean;
 }
+
+/** A screenshot as the wire answers it (ScreenshotResult without tabId). */
+export type Shot = Omit<ScreenshotResult, "tabId">;
 
 export interface BrowserPort {
   ownExtensionId?: string;
@@ -43,12 +47,12 @@ export interface BrowserPort {
   /** The highest snapshot ref handed out in this tab so far, across its documents (0 when none). */
   refBase(tabId: number): Promise<number>;
   saveRefBase(tabId: number, high: number): Promise<void>;
-  /** Captures the tab as base64 PNG (no data: prefix), restoring the person's active tab. */
-  screenshot(tab: TabLike): Promise<string>;
+  /** Captures the tab's visible area (restoring the person's active tab), scaled and encoded per o. */
+  screenshot(tab: TabLike, o: ShotOptions): Promise<Shot>;
   /** One element (by ref), cropped; a note when only part of it is visible. */
-  screenshotElement(tab: TabLike, ref: string): Promise<{ data: string; note?: string }>;
+  screenshotElement(tab: TabLike, ref: string, o: ShotOptions): Promise<Shot>;
   /** The whole page, stitched from viewport captures (bounded). */
-  screenshotFullPage(tab: TabLike): Promise<{ data: string; note?: string }>;
+  screenshotFullPage(tab: TabLike, o: ShotOptions): Promise<Shot>;
   /** The tab's requests since its page loaded (lib/netlog.ts). */
   network(tabId: number, opts: { filter?: string; since?: number; includeBodies?: boolean }): Promise<Omit<NetworkRequestsResult, "tabId">>;
   /** Downloads of shared tabs, optionally waiting for one to finish. */
@@ -321,9 +325,10 @@ export class Executor {
       const tab = await this.resolveTab(optionalTabId(p));
       const ref = typeof p.ref === "string" && p.ref !== "" ? p.ref : undefined;
       if (ref !== undefined && p.fullPage) throw new Error("pass either ref (one element) or fullPage (the whole page), not both");
-      if (ref !== undefined) return { tabId: tab.id, ...(await this.port.screenshotElement(tab, ref)) };
-      if (p.fullPage === true) return { tabId: tab.id, ...(await this.port.screenshotFullPage(tab)) };
-      return { tabId: tab.id, data: await this.port.screenshot(tab) };
+      const o = shotOptions(p);
+      if (ref !== undefined) return { tabId: tab.id, ...(await this.port.screenshotElement(tab, ref, o)) };
+      if (p.fullPage === true) return { tabId: tab.id, ...(await this.port.screenshotFullPage(tab, o)) };
+      return { tabId: tab.id, ...(await this.port.screenshot(tab, o)) };
     },
     browser_fill_form: (p) => {
       const fields = p.fields;

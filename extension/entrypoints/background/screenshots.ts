@@ -7,6 +7,8 @@ import { errorText } from "../../lib/peer";
 import { contentOp } from "./content-ops";
 import { debuggerEnabled, withDebugger } from "./debugger";
 import { reported } from "../../lib/diag";
+import { fitScale, scaledSize, type ShotOptions } from "../../lib/shot-size";
+import type { Shot } from "../../lib/executor";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -36,6 +38,7 @@ async function captureDataUrl(tab: TabLike): Promise<string> {
     if (wait > 0) await sleep(wait);
     lastCapture = Date.now();
     try {
+      // Lossless: the image is scaled and encoded once, by render().
       return await chrome.tabs.captureVisibleTab(tab.windowId, { format: "png" });
     } catch (e) {
       if (attempt < 3 && /MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/.test(errorText(e))) {
@@ -47,33 +50,66 @@ async function captureDataUrl(tab: TabLike): Promise<string> {
   }
 }
 
-function stripDataUrl(dataUrl: string): string {
-  const comma = dataUrl.indexOf(",");
-  return comma >= 0 ? dataUrl.slice(comma + 1) : dataUrl;
-}
-
 async function bitmapOf(dataUrl: string): Promise<ImageBitmap> {
   const blob = await (await fetch(dataUrl)).blob();
   return createImageBitmap(blob);
 }
 
-async function pngBase64(canvas: OffscreenCanvas): Promise<string> {
-  const blob = await canvas.convertToBlob({ type: "image/png" });
-  const bytes = new Uint8Array(await blob.arrayBuffer());
+function base64Of(bytes: Uint8Array): string {
   let bin = "";
   for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(bin);
 }
 
-export async function screenshot(tab: TabLike): Promise<string> {
-  return withTabShown(tab, async () => stripDataUrl(await captureDataUrl(tab)));
+/**
+ * Draws a region of a capture (device pixels) at the size rule's scale and
+ * encodes it. devicePerCss is the capture's device pixels per CSS pixel,
+ * so the answer's scale is image pixels per CSS pixel.
+ */
+async function render(
+  src: ImageBitmap | OffscreenCanvas,
+  region: { x: number; y: number; width: number; height: number },
+  devicePerCss: number,
+  o: ShotOptions,
+): Promise<Shot> {
+  const f = fitScale(region.width, region.height, o.fullSize);
+  const { width, height } = scaledSize(region.width, region.height, f);
+  const canvas = new OffscreenCanvas(width, height);
+  const ctx = canvas.getContext("2d")!;
+  ctx.imageSmoothingEnabled = true;
+  ctx.imageSmoothingQuality = "high";
+  ctx.drawImage(src, region.x, region.y, region.width, region.height, 0, 0, width, height);
+  const type = `image/${o.format}`;
+  const blob = await canvas.convertToBlob(o.format === "png" ? { type } : { type, quality: o.quality });
+  // A browser that cannot encode the type falls back to PNG silently.
+  if (blob.type !== type) throw new Error(`this browser cannot encode ${o.format} images; ask for format png or jpeg`);
+  return {
+    data: base64Of(new Uint8Array(await blob.arrayBuffer())),
+    mimeType: type,
+    width,
+    height,
+    scale: (width / region.width) * devicePerCss,
+  };
+}
+
+/** The visible area, scaled to the size rule unless fullSize. */
+export async function screenshot(tab: TabLike, o: ShotOptions): Promise<Shot> {
+  const m = await contentOp(tab.id, "metrics", {});
+  return withTabShown(tab, async () => {
+    const bmp = await bitmapOf(await captureDataUrl(tab));
+    try {
+      return await render(bmp, { x: 0, y: 0, width: bmp.width, height: bmp.height }, m.dpr || 1, o);
+    } finally {
+      bmp.close();
+    }
+  });
 }
 
 /** The most viewports a stitched full-page screenshot captures. */
 export const MAX_STITCH = 10;
 /** The largest canvas side we stitch into (Chrome's canvas limit is higher; PNGs this big are already huge). */
 const MAX_CANVAS_SIDE = 16_384;
-export async function screenshotElement(tab: TabLike, ref: string): Promise<{ data: string; note?: string }> {
+export async function screenshotElement(tab: TabLike, ref: string, o: ShotOptions): Promise<Shot> {
   return withTabShown(tab, async () => {
     const box = await contentOp(tab.id, "rect", { ref });
     const v = box.visible;
@@ -85,21 +121,26 @@ export async function screenshotElement(tab: TabLike, ref: string): Promise<{ da
     const sy = Math.round(v.y * scale);
     const w = Math.max(1, Math.min(bmp.width - sx, Math.round(v.width * scale)));
     const h = Math.max(1, Math.min(bmp.height - sy, Math.round(v.height * scale)));
-    const canvas = new OffscreenCanvas(w, h);
-    canvas.getContext("2d")!.drawImage(bmp, sx, sy, w, h, 0, 0, w, h);
-    bmp.close();
+    let shot: Shot;
+    try {
+      shot = await render(bmp, { x: sx, y: sy, width: w, height: h }, scale, o);
+    } finally {
+      bmp.close();
+    }
     const cut = v.width < box.width - 1 || v.height < box.height - 1;
     return {
-      data: await pngBase64(canvas),
+      ...shot,
       note: cut ? `The element is larger than the visible area (${Math.round(box.width)}×${Math.round(box.height)} CSS pixels): only its visible part is shown.` : undefined,
     };
   });
 }
 
 /** A whole-page screenshot: one capture in the debugger mode, else stitched from viewport captures. */
-export async function screenshotFullPage(tab: TabLike): Promise<{ data: string; note?: string }> {
+export async function screenshotFullPage(tab: TabLike, o: ShotOptions): Promise<Shot> {
   const m = await contentOp(tab.id, "metrics", {});
   if (await debuggerEnabled()) {
+    // One lossless capture, then the same scaling and encoding as the
+    // others, so the size rule and the reported scale are exact.
     const r = await withDebugger(tab.id, (send) =>
       send<{ data: string }>("Page.captureScreenshot", {
         format: "png",
@@ -107,7 +148,14 @@ export async function screenshotFullPage(tab: TabLike): Promise<{ data: string; 
         clip: { x: 0, y: 0, width: m.width, height: Math.min(m.height, MAX_CANVAS_SIDE), scale: 1 },
       }),
     );
-    return { data: r.data, note: m.height > MAX_CANVAS_SIDE ? `Cut at ${MAX_CANVAS_SIDE} CSS pixels of the page's ${m.height}.` : undefined };
+    const bmp = await bitmapOf(`data:image/png;base64,${r.data}`);
+    let shot: Shot;
+    try {
+      shot = await render(bmp, { x: 0, y: 0, width: bmp.width, height: bmp.height }, bmp.width / Math.max(1, m.width), o);
+    } finally {
+      bmp.close();
+    }
+    return { ...shot, note: m.height > MAX_CANVAS_SIDE ? `Cut at ${MAX_CANVAS_SIDE} CSS pixels of the page's ${m.height}.` : undefined };
   }
   const screens = Math.ceil(m.height / Math.max(1, m.viewportHeight));
   if (screens > MAX_STITCH) {
@@ -139,8 +187,9 @@ export async function screenshotFullPage(tab: TabLike): Promise<{ data: string; 
     } finally {
       await contentOp(tab.id, "scroll_to", home).catch(reported("screenshot: scrolling back after a full-page capture"));
     }
+    const shot = await render(canvas!, { x: 0, y: 0, width: canvas!.width, height: canvas!.height }, scale, o);
     return {
-      data: await pngBase64(canvas!),
+      ...shot,
       note: screens > 1 ? `Stitched from ${screens} screens; fixed or sticky elements may repeat.` : undefined,
     };
   });
