@@ -137,10 +137,17 @@ func TestScreenshotFormatsAndSize(t *testing.T) {
 		}
 		t.Logf("%-40s %s %4d×%-4d %7d bytes  ~%4d image tokens  scale %g", v.name, res.Images[0].MIMEType, w, h, len(res.Images[0].Data), tokens, scale)
 	}
-	// Element and full-page captures follow the same rule.
-	js[bool](ctx, t, tab, "(scrollTo(0, 0), true)")
-	if _, w, h, _ := shotFacts(t, s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot, "fullPage": true})); (w*h+749)/750 > 1000 {
+	// Element and full-page captures follow the same rule (the canvas
+	// fixture is 2,000 CSS pixels tall, large.html over 10 screens).
+	_, cslot := s.openShared(ctx, t, "/canvas.html")
+	if _, w, h, _ := shotFacts(t, s.call(ctx, t, "browser_screenshot", map[string]any{"tab": cslot, "fullPage": true})); (w*h+749)/750 > 1000 {
 		t.Errorf("the default full-page screenshot is %d×%d, over 1,000 image tokens", w, h)
+	} else {
+		t.Logf("full page (canvas.html, 2,000 CSS px tall), default: %d×%d ~%d image tokens", w, h, (w*h+749)/750)
+	}
+	big := map[string]any{"tab": cslot, "fullPage": true, "format": "png", "fullSize": true}
+	if _, w, h, _ := shotFacts(t, s.call(ctx, t, "browser_screenshot", big)); (w*h+749)/750 <= 1000 {
+		t.Errorf("a fullSize full-page screenshot is only %d×%d", w, h)
 	}
 	if msg := s.fails(ctx, t, "browser_screenshot", map[string]any{"tab": slot, "format": "gif"}); !strings.Contains(msg, "jpeg") {
 		t.Errorf("format gif: %s", msg)
@@ -157,8 +164,8 @@ func TestScaledScreenshotCoordinates(t *testing.T) {
 	// The harness window (1280×800) is over the size rule, so the default
 	// capture is scaled.
 	img, _, _, scale := shotFacts(t, s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot}))
-	if scale >= 0.999 {
-		t.Skipf("the default screenshot is not scaled here (scale %g): nothing to map", scale)
+	if w := img.Bounds().Dx(); w >= js[int](ctx, t, tab, "innerWidth") {
+		t.Fatalf("the default screenshot of the 1280-wide window is not scaled (%d pixels wide, scale %g)", w, scale)
 	}
 	// Read the board (#eef, CSS 100..500 × 80..380) off the image, as an AI would.
 	minX, minY, maxX, maxY := math.MaxInt, math.MaxInt, -1, -1
