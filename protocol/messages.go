@@ -80,6 +80,17 @@ type TabRequest struct {
 	TabID int `json:"tabId,omitempty"`
 }
 
+// SnapshotRequest asks for the tab's snapshot. StopAfterChars, when not 0,
+// is a traversal limit: the extension stops reading the page once the
+// snapshot's lines come to about this many characters (the server passes a
+// multiple of what its token budget serves), answers what it read with
+// Limited set, and so spends time in proportion to what is served. 0 reads
+// the whole page (browser_find, element parts, action diffs).
+type SnapshotRequest struct {
+	TabID          int `json:"tabId,omitempty"`
+	StopAfterChars int `json:"stopAfterChars,omitempty"`
+}
+
 // NavigateRequest loads URL in the tab.
 type NavigateRequest struct {
 	URL   string `json:"url"`
@@ -397,6 +408,10 @@ type SnapshotResult struct {
 	// (within half a screen of it). The server shows them first when the
 	// snapshot is over the token budget.
 	Viewport []string `json:"viewport,omitempty"`
+	// Limited says the extension stopped at the request's StopAfterChars:
+	// Snapshot holds the page's first lines only (it ends with a line
+	// saying so).
+	Limited bool `json:"limited,omitempty"`
 	// Dialogs the page opened since the last report.
 	Dialogs []Dialog `json:"dialogs,omitempty"`
 }

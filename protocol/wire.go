@@ -45,7 +45,7 @@ var WireMessages = []Wire{
 	{Type: MsgUploadFile, Request: UploadFileRequest{}, Response: TabResult{}, Timeout: DefaultTimeout},
 	{Type: MsgGetConsoleLogs, Request: TabRequest{}, Response: ConsoleLogsResult{}, Timeout: DefaultTimeout},
 	{Type: MsgScreenshot, Request: ScreenshotRequest{}, Response: ScreenshotResult{}, Timeout: ScreenshotTimeout},
-	{Type: MsgSnapshot, Request: TabRequest{}, Response: SnapshotResult{}, Timeout: DefaultTimeout, Retryable: true},
+	{Type: MsgSnapshot, Request: SnapshotRequest{}, Response: SnapshotResult{}, Timeout: DefaultTimeout, Retryable: true},
 	{Type: MsgGetText, Request: GetTextRequest{}, Response: TextResult{}, Timeout: DefaultTimeout, Retryable: true},
 	{Type: MsgEvaluate, Request: EvaluateRequest{}, Response: EvaluateResult{}, Timeout: DefaultTimeout},
 	{Type: MsgGetURL, Request: TabRequest{}, Response: URLResult{}, Timeout: DefaultTimeout, Retryable: true},

@@ -382,12 +382,14 @@ export class Executor {
       // Refs keep counting across the tab's documents, so a ref from an
       // earlier page is unknown on this one instead of naming another element.
       const refBase = await this.port.refBase(tab.id);
-      const r = await this.port.content(tab.id, "snapshot", { refBase });
+      const stop = typeof p.stopAfterChars === "number" && Number.isInteger(p.stopAfterChars) && p.stopAfterChars > 0 ? p.stopAfterChars : undefined;
+      const r = await this.port.content(tab.id, "snapshot", stop === undefined ? { refBase } : { refBase, stopAfterChars: stop });
       if (typeof r?.refHigh === "number" && r.refHigh > refBase) await this.port.saveRefBase(tab.id, r.refHigh);
       // The URL and title are read after the snapshot so they describe the same page.
       const after = (await this.port.getTab(tab.id)) ?? tab;
       const res: WireResponses["browser_snapshot"] = { tabId: tab.id, url: after.url, title: after.title, snapshot: String(r?.snapshot ?? ""), ...dialogsOf(r) };
       if (Array.isArray(r?.viewport)) res.viewport = r.viewport.filter((x) => typeof x === "string");
+      if (r?.limited === true) res.limited = true;
       return res;
     },
     browser_get_text: async (p) => {

@@ -129,7 +129,7 @@ export type ActionOp = (typeof ACTION_OPS)[number];
  */
 export interface CsOps {
   /** refBase: the highest ref earlier documents of this tab handed out; refHigh: this document's highest. */
-  snapshot: { args: { refBase?: number }; result: { snapshot: string; viewport?: string[]; refHigh?: number } & PageNotes };
+  snapshot: { args: { refBase?: number; stopAfterChars?: number }; result: { snapshot: string; viewport?: string[]; refHigh?: number; limited?: boolean } & PageNotes };
   click: { args: { ref: string }; result: PageNotes };
   hover: { args: { ref: string }; result: PageNotes };
   type: { args: { ref: string; text: string; submit?: boolean }; result: PageNotes };

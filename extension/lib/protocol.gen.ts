@@ -133,12 +133,18 @@ export interface ScreenshotResult {
   scale?: number;
 }
 
+export interface SnapshotRequest {
+  tabId?: number;
+  stopAfterChars?: number;
+}
+
 export interface SnapshotResult {
   tabId: number;
   url: string;
   title: string;
   snapshot: string;
   viewport?: string[];
+  limited?: boolean;
   dialogs?: Dialog[];
 }
 
@@ -360,7 +366,7 @@ export interface WireRequests {
   browser_upload_file: UploadFileRequest;
   browser_get_console_logs: TabRequest;
   browser_screenshot: ScreenshotRequest;
-  browser_snapshot: TabRequest;
+  browser_snapshot: SnapshotRequest;
   browser_get_text: GetTextRequest;
   browser_evaluate: EvaluateRequest;
   getUrl: TabRequest;

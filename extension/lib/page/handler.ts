@@ -61,11 +61,13 @@ type Handlers = { [K in PageOp]: (ctx: PageContext, args: CsOps[K]["args"]) => P
 // The service worker checked every field against the wire request before
 // sending (lib/executor.ts); the table's types hold it to that.
 const handlers: Handlers = {
-  snapshot: async (ctx, { refBase }) => {
+  snapshot: async (ctx, { refBase, stopAfterChars }) => {
     ctx.refs.sweep();
     if (typeof refBase === "number") ctx.refs.advanceTo(refBase);
     const viewport: string[] = [];
-    return { snapshot: buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport }), viewport, refHigh: ctx.refs.high };
+    const limit = typeof stopAfterChars === "number" && stopAfterChars > 0 ? { chars: stopAfterChars, stopped: false } : undefined;
+    const snapshot = buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport, limit });
+    return { snapshot, viewport, refHigh: ctx.refs.high, ...(limit?.stopped ? { limited: true } : {}) };
   },
   click: (ctx, { ref }) => done(click(ctx.refs, ref)),
   hover: (ctx, { ref }) => done(hover(ctx.refs, ref)),

@@ -55,6 +55,21 @@ export interface SnapshotOptions {
    * when the snapshot is over its token budget.
    */
   viewport?: string[];
+  /**
+   * A traversal limit: when given, the walk stops once the lines built so
+   * far come to about limit.chars characters (counted from below: role,
+   * name, ref and the visible text, each text capped at maxText), sets
+   * limit.stopped, and the snapshot ends with a line saying so. A page
+   * whose whole snapshot is shorter than limit.chars is built exactly as
+   * without the limit.
+   */
+  limit?: TraversalLimit;
+}
+
+/** See SnapshotOptions.limit. */
+export interface TraversalLimit {
+  chars: number;
+  stopped: boolean;
 }
 
 /** The separator pushed around block-level collapsed wrappers so their text is not glued to neighbours. */
@@ -116,6 +131,17 @@ interface Ctx {
   style: (el: Element) => CSSStyleDeclaration;
   depth: number;
   viewport: string[] | undefined;
+  limit: TraversalLimit | undefined;
+  /** Characters counted against limit so far. */
+  read: number;
+}
+
+/** Counts n characters against the traversal limit; true once it is reached. */
+function spend(ctx: Ctx, n: number): boolean {
+  if (ctx.limit === undefined) return false;
+  ctx.read += n;
+  if (ctx.read >= ctx.limit.chars) ctx.limit.stopped = true;
+  return ctx.limit.stopped;
 }
 
 /** Builds the snapshot of doc (the top document and its same-origin iframes). */
@@ -140,12 +166,17 @@ export function buildSnapshot(doc: Document, refs: RefRegistry, opts: SnapshotOp
     },
     depth: 0,
     viewport: opts.viewport,
+    limit: opts.limit,
+    read: 0,
   };
+  if (ctx.limit) ctx.limit.stopped = false;
   const top = documentChildren(doc, ctx);
   const lines: string[] = [];
   const budget = { left: opts.maxChars || 1_500_000, cut: false };
   emitChildren(top, "", lines, budget);
-  if (budget.cut) {
+  if (ctx.limit?.stopped) {
+    lines.push(`- text: "… the page goes on: monkbrowse read it only this far (far more than one part serves)"`);
+  } else if (budget.cut) {
     lines.push(`- text: "… the snapshot was cut here (page too large); use browser_get_text, or scroll and snapshot again"`);
   }
   return lines.join("\n");
@@ -178,9 +209,14 @@ function flatChildren(el: Element, ctx: Ctx): ArrayLike<Node> {
 function visitChildren(el: Element, out: Child[], ctx: Ctx, visible: boolean, cursor: string): void {
   const kids = flatChildren(el, ctx);
   for (let i = 0; i < kids.length; i++) {
+    if (ctx.limit?.stopped) return;
     const node = kids[i]!;
     if (node.nodeType === 3) {
-      if (visible) out.push(node.nodeValue ?? "");
+      if (visible) {
+        const text = node.nodeValue ?? "";
+        out.push(text);
+        if (ctx.limit) spend(ctx, Math.min(text.trim().length, ctx.maxText));
+      }
     } else if (node.nodeType === 1) {
       visitElement(node as Element, out, ctx, cursor);
     }
@@ -369,6 +405,8 @@ function makeNode(el: Element, role: string, ctx: Ctx, extra: string[], skipName
     : truncate(fallbackName(el, treeitemName(el, role, spacedName(el, role, accessibleName(el, ctx), ctx.style), ctx.style)), ctx.maxText);
   const ref = ctx.refs.refFor(el);
   if (ctx.viewport && nearViewport(el)) ctx.viewport.push(ref);
+  // "- role "name" [ref=eN]": at least the role, the name and 8 more.
+  if (ctx.limit) spend(ctx, role.length + name.length + 8 + ref.length);
   return {
     role,
     name,
