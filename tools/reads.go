@@ -29,8 +29,13 @@ func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protoc
 			return protocol.CallToolResult{}, err
 		}
 	}
+	req := tabOnly
+	if ref == "" {
+		// The whole page: read in proportion to what the budget serves.
+		req = limitedRequest(budget)
+	}
 	var snap protocol.SnapshotResult
-	t, err := d.read(ctx, a.Target, protocol.MsgSnapshot, tabOnly, &snap)
+	t, err := d.read(ctx, a.Target, protocol.MsgSnapshot, req, &snap)
 	if err != nil {
 		return protocol.CallToolResult{}, err
 	}
@@ -46,10 +51,18 @@ func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protoc
 		return TextResult(head + "\n\n" + d.renderSnapshot(snap, sub, snapshotView{heading: "- Snapshot of " + ref + " and what is inside it:",
 			maxTokens: budget - EstimateTokens(head) - 1, scope: ref})), nil
 	}
-	d.snaps.remember(d.snapKey(t), snap)
+	hint := ""
+	if snap.Limited {
+		// Only the page's first lines: they are not a diff base (the next
+		// action would report the rest as new), so the last complete
+		// snapshot stays the base.
+		hint = limitedNote
+	} else {
+		d.snaps.remember(d.snapKey(t), snap)
+	}
 	head := fmt.Sprintf("Snapshot of %s:", t.String())
 	return TextResult(head + "\n\n" + d.renderSnapshot(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:",
-		maxTokens: budget - EstimateTokens(head) - 1, lead: formatDialogs(snap.Dialogs)})), nil
+		maxTokens: budget - EstimateTokens(head) - 1, lead: formatDialogs(snap.Dialogs), hint: hint})), nil
 }
 
 var snapshotRefRe = regexp.MustCompile(`^e[1-9]\d*$`)

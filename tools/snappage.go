@@ -173,6 +173,9 @@ func (d *Dispatcher) cursorPage(cursor string, maxTokens int) (string, error) {
 		maxTokens = e.maxTokens
 	}
 	v := snapshotView{maxTokens: maxTokens, scope: e.scope}
+	if e.snap.Limited {
+		v.hint = limitedNote
+	}
 	of := "the page"
 	if e.scope != "" {
 		of = e.scope
@@ -180,12 +183,12 @@ func (d *Dispatcher) cursorPage(cursor string, maxTokens int) (string, error) {
 	heading := fmt.Sprintf("- Page Snapshot (the continuation of the snapshot of %s taken at %s UTC, from cursor %s: the lines the earlier parts left out, in page order, each under its ancestors' lines; refs are those of that snapshot, so if the page changed since, call browser_snapshot again):",
 		of, e.taken.UTC().Format("15:04:05"), cursor)
 	header := formatSnapshotWith(e.snap, "", heading, "x")
-	body, next := nextPage(e.lines, e.rest, from, pageOpts{maxTokens: maxTokens, header: header})
+	body, next := nextPage(e.lines, e.rest, from, pageOpts{maxTokens: maxTokens, header: header + v.hint})
 	out := formatSnapshotWith(e.snap, "", heading, body)
 	if next < len(e.rest) {
-		out += "\n" + leftOutLine(e.lines, e.rest, next, id, v)
+		out += "\n" + leftOutLine(e.lines, e.rest, next, id, v) + v.hint
 	} else {
-		out += "\nThat was the last part of this snapshot."
+		out += "\nThat was the last part of this snapshot." + v.hint
 	}
 	return out, nil
 }
