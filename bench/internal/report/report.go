@@ -277,7 +277,7 @@ func method(r *run.Results, keys []string, label map[string]string) string {
 	b.WriteString("- **Memory** from /proc: VmRSS of the server process; private memory (USS) and PSS from smaps_rollup summed over the browser's process tree.\n\n")
 	b.WriteString("Tools used per step:\n\n| step | " + join(keys, func(k string) string { return label[k] }) + " |\n|---" + strings.Repeat("|---", len(keys)) + "|\n")
 	tools := map[string]map[string]string{
-		servers.Monkbrowse:     {"navigate": "`browser_navigate {url}`", "snapshot": "`browser_snapshot {}`", "click": "`browser_click {element, ref}`", "type": "`browser_type {element, ref, text}`", "screenshot": "`browser_screenshot {}`"},
+		servers.Monkbrowse:     {"navigate": "`browser_navigate {url}`", "snapshot": "`browser_snapshot {}`", "click": "`browser_click {element, ref}`", "type": "`browser_type {element, ref, text}`", "screenshot": "`browser_screenshot {}` (JPEG, ≤ ~1,000 image tokens)"},
 		servers.Playwright:     {"navigate": "`browser_navigate {url}`", "snapshot": "`browser_snapshot {}`", "click": "`browser_click {element, target}`", "type": "`browser_type {element, target, text}`", "screenshot": "`browser_take_screenshot {}` (PNG)"},
 		servers.ChromeDevtools: {"navigate": "`navigate_page {type:url, url, pageId}`", "snapshot": "`take_snapshot {pageId}`", "click": "`click {uid, pageId}`", "type": "`fill {uid, value, pageId}`", "screenshot": "`take_screenshot {pageId}` (PNG)"},
 	}

@@ -185,8 +185,9 @@ func (s *Server) TypeArgs(ref, element, text string) map[string]any {
 	return s.with(s.typeText(ref, element, text))
 }
 
-// ScreenshotArgs are the screenshot tool's arguments (defaults: PNG of the
-// viewport, for all three).
+// ScreenshotArgs are the screenshot tool's arguments: each server's default
+// capture of the viewport (monkbrowse: JPEG within ~1,000 image tokens; the
+// other two: PNG at full size).
 func (s *Server) ScreenshotArgs() map[string]any { return s.with(map[string]any{}) }
 
 // EvaluateArgs runs a JavaScript expression in the page.
