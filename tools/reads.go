@@ -16,6 +16,7 @@ func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protoc
 	if strings.TrimSpace(a.Cursor) != "" {
 		// Served from memory: the page is not asked again, and the diff
 		// base stays the full snapshot it was cut from.
+		d.readPastLimit(ctx, a.Cursor)
 		out, err := d.cursorPage(a.Cursor, a.MaxTokens)
 		if err != nil {
 			return protocol.CallToolResult{}, err
@@ -62,7 +63,8 @@ func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protoc
 	}
 	head := fmt.Sprintf("Snapshot of %s:", t.String())
 	return TextResult(head + "\n\n" + d.renderSnapshot(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:",
-		maxTokens: budget - EstimateTokens(head) - 1, lead: formatDialogs(snap.Dialogs), hint: hint})), nil
+		maxTokens: budget - EstimateTokens(head) - 1, lead: formatDialogs(snap.Dialogs), hint: hint,
+		source: protocol.Target{Profile: t.Slug, Tab: t.Slot}})), nil
 }
 
 var snapshotRefRe = regexp.MustCompile(`^e[1-9]\d*$`)

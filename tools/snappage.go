@@ -30,6 +30,9 @@ type cursorEntry struct {
 	rest      []int // lines the first part left out, in page order
 	maxTokens int
 	taken     time.Time
+	// source is the tab a limited snapshot came from: its first cursor
+	// call reads the whole page there (readPastLimit).
+	source protocol.Target
 }
 
 type cursorStore struct {
@@ -102,6 +105,8 @@ type snapshotView struct {
 	// lead is page-controlled text shown after the note, above the page
 	// header (the dialogs an action opened); its cost is in the budget.
 	lead string
+	// source is the tab the snapshot came from, kept for a limited one.
+	source protocol.Target
 }
 
 // renderSnapshot formats body (the page's snapshot or one element's part of
@@ -132,7 +137,7 @@ func (d *Dispatcher) renderSnapshot(s protocol.SnapshotResult, body string, v sn
 	if len(rest) == 0 {
 		return formatSnapshotWith(s, v.lead, heading, page)
 	}
-	id := d.cursors.add(&cursorEntry{snap: s, scope: v.scope, lines: lines, rest: rest, maxTokens: v.maxTokens})
+	id := d.cursors.add(&cursorEntry{snap: s, scope: v.scope, lines: lines, rest: rest, maxTokens: v.maxTokens, source: v.source})
 	return formatSnapshotWith(s, v.lead, heading, page) + "\n" + leftOutLine(lines, rest, 0, id, v) + v.hint
 }
 

@@ -271,6 +271,10 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
     const kids: Child[] = [];
     visitChildren(el, kids, ctx, true, cursor);
     node.children = normalizeChildren(kids, ctx);
+    // The traversal limit stopped the walk before any of its content: its
+    // line would differ from a whole read's (no content), so it is left
+    // for the rest of the page rather than shown half-read.
+    if (ctx.limit?.stopped && node.children.length === 0 && el.firstChild !== null) return;
     if (contentNamed && node.children.every((c) => typeof c === "string")) {
       // Text only: the name is the text, on one line as before.
       node.name = truncate(spacedName(el, role, accessibleName(el, ctx), ctx.style), ctx.maxText);
