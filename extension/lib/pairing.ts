@@ -10,6 +10,7 @@
 // tabs to a server whose proof does not hold.
 
 import { NONCE_SIZE } from "./protocol.gen";
+import { reported } from "./diag";
 
 /** The name of monkbrowse's native-messaging host (server/internal/install). */
 export const NATIVE_HOST_NAME = "com.monkbrowse.pairing";
@@ -112,11 +113,11 @@ export interface SecretSource {
  * the host just now; problem says why the host could not answer.
  */
 export async function resolveSecret(src: SecretSource, refresh: boolean): Promise<{ secret?: string; fresh: boolean; problem?: string }> {
-  const cached = await src.cached().catch(() => undefined);
+  const cached = await src.cached().catch(reported("pairing: reading the cached secret"));
   if (cached && !refresh) return { secret: cached, fresh: false };
   try {
     const s = await src.fetchNative();
-    await src.store(s).catch(() => undefined);
+    await src.store(s).catch(reported("pairing: caching the secret"));
     return { secret: s, fresh: true };
   } catch (e) {
     const problem = e instanceof Error ? e.message : String(e);
