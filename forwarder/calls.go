@@ -44,7 +44,7 @@ func (c *Client) CallTool(ctx context.Context, call protocol.CallTool) (protocol
 	}
 	ref := strconv.FormatUint(c.refSeq.Add(1), 10)
 	c.smu.Lock()
-	c.sent[ref] = false
+	c.sent[ref] = &sentState{ctx: ctx}
 	c.smu.Unlock()
 	defer func() {
 		c.smu.Lock()
@@ -92,7 +92,7 @@ func (c *Client) CallTool(ctx context.Context, call protocol.CallTool) (protocol
 		// leaves for the extension, and the handler has run by then: a
 		// call it never told about did not reach the browser.
 		c.smu.Lock()
-		reached := c.sent[ref]
+		reached := c.sent[ref].sent
 		c.smu.Unlock()
 		return protocol.CallToolResult{}, &InterruptedError{Tool: name, NotSent: c.tellsSent && !reached}
 	}

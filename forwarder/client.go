@@ -72,7 +72,15 @@ type Client struct {
 	tellsSent bool
 	refSeq    atomic.Uint64
 	smu       sync.Mutex
-	sent      map[string]bool // by call ref, for calls in flight: true once the owner said call_sent
+	sent      map[string]*sentState // by call ref, for calls in flight
+}
+
+// sentState is one call in flight, under Client.smu: its context (once it
+// has ended, call_sent is refused with code cancelled) and whether the
+// owner was let send it.
+type sentState struct {
+	ctx  context.Context
+	sent bool
 }
 
 // Done is closed once the connection itself has closed; after owner_leaving

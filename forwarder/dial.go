@@ -102,7 +102,7 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		hungAfter: o.HungAfter,
 		hbDone:    make(chan struct{}),
 		running:   map[*struct{}]context.CancelCauseFunc{},
-		sent:      map[string]bool{},
+		sent:      map[string]*sentState{},
 	}
 	// Frames from the other side are small until it has proven itself.
 	sock := wsconn.New(ws, &wsconn.Options{UnprovenLimit: protocol.MaxUnprovenFrame})
@@ -120,11 +120,17 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		if err := json.Unmarshal(payload, &cs); err != nil {
 			return nil, fmt.Errorf("call_sent payload is not valid: %v", err)
 		}
+		// The forwarder's one place where an abort is honoured (DESIGN
+		// §5.5): under smu, the call is either let go (and counts as sent
+		// from now on) or refused because its client cancelled it (or it
+		// has already returned): cancelled means never sent.
 		c.smu.Lock()
-		if _, ok := c.sent[cs.Ref]; ok {
-			c.sent[cs.Ref] = true
+		defer c.smu.Unlock()
+		st := c.sent[cs.Ref]
+		if st == nil || st.ctx.Err() != nil {
+			return nil, messaging.WithCode(protocol.CodeCancelled, fmt.Errorf("call %s was cancelled by its MCP client (or has already been answered): do not send it", cs.Ref))
 		}
-		c.smu.Unlock()
+		st.sent = true
 		return struct{}{}, nil
 	})
 	c.peer.Start()

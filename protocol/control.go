@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -131,8 +132,11 @@ type CallTool struct {
 	Ref string `json:"ref,omitempty"`
 	// Sent, if set, is called once, just before the call's first request
 	// leaves for the extension, and the request waits for it (the owner
-	// asks its forwarder call_sent). It is not sent.
-	Sent func(context.Context) `json:"-"`
+	// asks its forwarder call_sent). An error means the call must not be
+	// sent at all (its forwarder answered that its client cancelled it, or
+	// did not answer): the request fails with that error, which says so.
+	// It is not sent.
+	Sent func(context.Context) error `json:"-"`
 }
 
 // Caller runs an AI-facing tool call. Tool failures (bad arguments, unknown
@@ -150,11 +154,15 @@ func ErrorResult(message string) CallToolResult {
 	return CallToolResult{Content: []ContentItem{{Type: "text", Text: message}}, IsError: true}
 }
 
-// CallSent (request, owner → forwarder; answered with {}) says that the
-// call_tool named Ref is about to send its first request to the extension.
-// The owner waits for the answer (at most a couple of seconds) before it
-// sends, so after an owner's death a forwarder knows that a call it was
-// never told about did not reach the browser.
+// CallSent (request, owner → forwarder) says that the call_tool named Ref
+// is about to send its first request to the extension. The owner waits for
+// the answer (at most a couple of seconds) before it sends, so after an
+// owner's death a forwarder knows that a call it was never told about did
+// not reach the browser. The forwarder answers {} to let it go, or ok:false
+// with code CodeCancelled when its own client has already cancelled the
+// call (issue 21). An owner sends the call only on {}: a refusal or no
+// answer in time means the call is not sent and is answered "not run"
+// (DESIGN §5.5).
 type CallSent struct {
 	Ref string `json:"ref"`
 }
@@ -211,4 +219,45 @@ type ProfileStatus struct {
 	// Queued counts the calls waiting for their turn behind a running
 	// call, on all the profile's tabs.
 	Queued int `json:"queued,omitempty"`
+}
+
+// AbortError is the cause a call's context is cancelled with
+// (context.WithCancelCause) when monkbrowse stops the call on purpose: one
+// mechanism for every reason (DESIGN §5.5). Code is one of CodeCancelled,
+// CodeUnshared, CodePaused, CodeOwnerLeaving; Reason is the sentence for
+// the AI saying why ("the person stopped sharing tab 2"), without what
+// became of the call: the place that honours the abort adds whether the
+// call was not sent or was stopped.
+type AbortError struct {
+	Code   string
+	Reason string
+}
+
+func (e *AbortError) Error() string { return e.Reason }
+
+// Abort returns an *AbortError.
+func Abort(code, reason string) *AbortError { return &AbortError{Code: code, Reason: reason} }
+
+// ClientCancelled is the abort of a call its MCP client cancelled
+// (notifications/cancelled, directly or through forwarders).
+var ClientCancelled = Abort(CodeCancelled, "the AI app (its MCP client) cancelled the call")
+
+// Aborted reports why ctx's call was stopped: the *AbortError ctx was
+// cancelled with, or ClientCancelled for a plain cancellation (mcp-go
+// cancels a handler's context without a cause, and so does a peer's wire
+// cancel). It returns nil while ctx is live and when ctx ended by a
+// deadline (the call's budget or a request timeout have their own words).
+func Aborted(ctx context.Context) *AbortError {
+	if ctx.Err() == nil {
+		return nil
+	}
+	cause := context.Cause(ctx)
+	var ae *AbortError
+	if errors.As(cause, &ae) {
+		return ae
+	}
+	if errors.Is(ctx.Err(), context.Canceled) && errors.Is(cause, context.Canceled) {
+		return ClientCancelled
+	}
+	return nil
 }

@@ -11,18 +11,25 @@ type sentKey struct{}
 // once, just before the call's first request is sent to the extension
 // (issue 12, "sent or not": the owner tells a forwarder that its call is
 // leaving for the browser). fn runs synchronously: the request waits for it.
-func withSent(ctx context.Context, fn func(context.Context)) context.Context {
+func withSent(ctx context.Context, fn func(context.Context) error) context.Context {
 	var once sync.Once
-	return context.WithValue(ctx, sentKey{}, func(ctx context.Context) { once.Do(func() { fn(ctx) }) })
+	var err error
+	return context.WithValue(ctx, sentKey{}, func(ctx context.Context) error {
+		once.Do(func() { err = fn(ctx) })
+		return err
+	})
 }
 
 // MarkSent runs the call's Sent function the first time it is called for
-// the call; later calls, and calls without one, do nothing. A session calls
-// it before every request it sends.
-func MarkSent(ctx context.Context) {
-	if fn, ok := ctx.Value(sentKey{}).(func(context.Context)); ok {
-		fn(ctx)
+// the call and returns its error, then and every later time; calls without
+// one return nil. A session calls it before every request it sends, and
+// sends nothing when it fails (issue 21: the call was cancelled, or its
+// forwarder did not confirm it).
+func MarkSent(ctx context.Context) error {
+	if fn, ok := ctx.Value(sentKey{}).(func(context.Context) error); ok {
+		return fn(ctx)
 	}
+	return nil
 }
 
 type appKey struct{}

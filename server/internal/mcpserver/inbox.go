@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
@@ -59,6 +60,10 @@ const (
 	// LogWaitingCallCancelled: a call still waiting in its FIFO was
 	// cancelled; it will never run.
 	LogWaitingCallCancelled = "a waiting tool call was cancelled: it will never run"
+	// LogRunningCallCancelled: a call already started was cancelled; its
+	// context is cancelled (with protocol.ClientCancelled as the cause) by
+	// the time this is logged.
+	LogRunningCallCancelled = "a running tool call was cancelled: its context is cancelled"
 )
 
 // callQueue is one tab's FIFO of calls. A goroutine runs it only while it
@@ -76,7 +81,8 @@ type call struct {
 	readAt    time.Time
 	ctx       context.Context // ends at readAt + tools.CallBudget
 	cancel    context.CancelFunc
-	cancelled bool // by notifications/cancelled: never run, or no response
+	abort     context.CancelCauseFunc // cancels ctx with a *protocol.AbortError (DESIGN §5.5)
+	cancelled bool                    // by notifications/cancelled: never run, or no response
 	started   bool
 }
 
@@ -341,7 +347,9 @@ func (ib *inbox) enqueue(c *call) {
 		return
 	}
 	// The budget counts from the read, so time queued is included.
-	c.ctx, c.cancel = context.WithDeadlineCause(ib.base, c.readAt.Add(ib.s.opts.CallBudget), tools.ErrCallBudget)
+	dl, cancelDL := context.WithDeadlineCause(ib.base, c.readAt.Add(ib.s.opts.CallBudget), tools.ErrCallBudget)
+	c.ctx, c.abort = context.WithCancelCause(dl)
+	c.cancel = func() { c.abort(nil); cancelDL() }
 	ib.byID[c.id] = c
 	if c.key == "" {
 		c.started = true
@@ -482,13 +490,19 @@ func (ib *inbox) cancel(id string) {
 		return // finished already, or never known
 	}
 	c.cancelled = true
+	c.abort(protocol.ClientCancelled)
 	c.cancel()
-	if !c.started {
-		if e := ib.s.log.Debug(); e.Enabled() {
+	if e := ib.s.log.Debug(); e.Enabled() {
+		if c.started {
+			e.Str("tool", toolName(c.msg)).Msg(LogRunningCallCancelled)
+		} else {
 			e.Str("tool", toolName(c.msg)).Msg(LogWaitingCallCancelled)
 		}
 	}
 }
+
+// appGone is the abort of the calls of an AI app that closed its side.
+var appGone = protocol.Abort(protocol.CodeCancelled, "the AI app closed its connection to monkbrowse")
 
 // shutdown stops taking calls, cancels every queued and running one (the
 // AI app is gone) and waits for them.
@@ -499,6 +513,7 @@ func (ib *inbox) shutdown() {
 		if !c.started {
 			c.cancelled = true // the app is gone: never start it
 		}
+		c.abort(appGone)
 		c.cancel()
 	}
 	ib.mu.Unlock()

@@ -41,6 +41,7 @@ func (b browser) WithProfile(ctx context.Context, ref string, fn func(context.Co
 	if err != nil {
 		return err
 	}
+	b.o.gate.place(ctx, t.ProfileID, 0, true)
 	return fn(ctx, t, &session{c: c, t: t})
 }
 
@@ -91,8 +92,12 @@ func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(cont
 // profile to come back (up to ReconnectWait after the disconnect) and runs
 // on the new connection; nothing was sent before, so nothing is repeated.
 func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(context.Context, tools.Target, tools.Session) error) error {
+	b.o.gate.place(ctx, t.ProfileID, t.TabID, false)
 	release, err := c.prof.queues.acquire(ctx, t.TabID)
 	if err != nil {
+		if ae := protocol.Aborted(ctx); ae != nil {
+			return &abortedError{cause: ae, where: t.String()}
+		}
 		if errors.Is(context.Cause(ctx), tools.ErrCallBudget) {
 			return fmt.Errorf("This call waited for its turn on %s until monkbrowse's %s limit per call ran out (earlier calls to the tab were slow); nothing was sent to the page. Take a browser_snapshot to see the tab's state, then try again.", t.String(), tools.CallBudget)
 		}
@@ -102,8 +107,12 @@ func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(con
 		return err
 	}
 	defer release()
+	b.o.gate.place(ctx, t.ProfileID, t.TabID, true)
 	if ctx.Err() != nil {
 		// Cancelled as its turn came: nothing is sent.
+		if ae := protocol.Aborted(ctx); ae != nil {
+			return &abortedError{cause: ae, where: t.String()}
+		}
 		return fmt.Errorf("the call was cancelled before its turn on %s; nothing was sent: %w", t.String(), ctx.Err())
 	}
 	if c.peer.Err() != nil {

@@ -59,10 +59,9 @@ var _ tools.Session = (*session)(nil)
 // tools.ErrCallBudget (which the dispatcher words for the AI).
 func (s *session) Request(ctx context.Context, typ string, payload, out any) error {
 	timeout := s.c.o.timeoutFor(typ)
-	// A forwarded call's forwarder hears that the call leaves for the
-	// browser before it does (call_sent), so after this process's death it
-	// knows which calls never reached the extension.
-	tools.MarkSent(ctx)
+	if err := s.depart(ctx); err != nil {
+		return err
+	}
 	s.sent.Add(1)
 	wire := withApp(payload, tools.AppOf(ctx))
 	raw, err := s.send(ctx, typ, wire, timeout)
@@ -81,6 +80,35 @@ func (s *session) Request(ctx context.Context, typ string, payload, out any) err
 		if err := json.Unmarshal(raw, out); err != nil {
 			return fmt.Errorf("The browser's answer to %s could not be read (%v). The monkbrowse extension and server may not match: update both to the same version.", typ, err)
 		}
+	}
+	return nil
+}
+
+// depart is the extension-call path's one place where an abort is honoured
+// (DESIGN §5.5): a request leaves for the extension only if the call was not
+// aborted (cancelled, paused, unshared, the owner leaving) and, for a
+// forwarded call's first request, its forwarder confirmed it still wants it
+// (call_sent: cancelled means never sent, and so does no answer). After
+// this, an abort reaches the extension as the wire cancel of the request
+// in flight.
+func (s *session) depart(ctx context.Context) error {
+	if ae := protocol.Aborted(ctx); ae != nil {
+		return &abortedError{cause: ae, where: s.t.String(), sent: s.sent.Load() > 0}
+	}
+	// A forwarded call's forwarder hears that the call leaves for the
+	// browser before it does (call_sent), so after this process's death it
+	// knows which calls never reached the extension.
+	if err := tools.MarkSent(ctx); err != nil {
+		if ae := protocol.Aborted(ctx); ae != nil {
+			return &abortedError{cause: ae, where: s.t.String()}
+		}
+		return err
+	}
+	// The forwarder may have let the call go just as its client cancelled:
+	// the cancel arrived after the call was sent, as far as it is
+	// concerned, but nothing has left yet, so nothing is sent.
+	if ae := protocol.Aborted(ctx); ae != nil {
+		return &abortedError{cause: ae, where: s.t.String(), sent: s.sent.Load() > 0}
 	}
 	return nil
 }
@@ -168,6 +196,9 @@ func (s *session) explain(ctx context.Context, typ string, retried bool, err err
 		return fmt.Errorf("Browser profile %q disconnected while %s was running (Chrome closed, the extension reloaded, or the computer slept), so it is unknown whether it happened. When the profile is back (browser_list_tabs), take a browser_snapshot to check before trying again.",
 			s.c.slug, typ)
 	case ctx.Err() != nil:
+		if ae := protocol.Aborted(ctx); ae != nil {
+			return &abortedError{cause: ae, where: s.t.String(), sent: true}
+		}
 		return fmt.Errorf("%s was cancelled: %w", typ, ctx.Err())
 	}
 	return fmt.Errorf("Sending %s to the browser failed: %v. Try again; if it keeps failing, reload the monkbrowse extension.", typ, err)

@@ -2,6 +2,7 @@ package owner
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -9,7 +10,11 @@ import (
 )
 
 // gate is the owner's Caller: it counts in-flight calls so that Shutdown can
-// drain them, refuses calls once closed, and cancels the stragglers.
+// drain them, refuses calls once closed, and holds every call's abort: each
+// call's context is cancelled with a cause (a *protocol.AbortError) by
+// whatever stops it — the owner leaving (cancelAll), the person pausing
+// the AI (Owner.Pause, Owner.PauseApp), the person unsharing the call's tab
+// (abortTab). The queue and the extension-call path honour it (DESIGN §5.5).
 type gate struct {
 	next protocol.Caller
 
@@ -17,46 +22,98 @@ type gate struct {
 	closed   bool
 	inflight int
 	idle     chan struct{} // closed when inflight drops to 0; nil when none is waited for
-	// hard is cancelled by cancelAll: every call still running is
-	// cancelled with it.
-	hard       context.Context
-	cancelHard context.CancelFunc
+	calls    map[*callRec]struct{}
+	// leaving is set by cancelAll: calls starting after it are aborted
+	// at once.
+	leaving bool
 }
 
+// callRec is one call in flight, under gate.mu: its abort, and the profile
+// and tab it was resolved to (set by the browser once known).
+type callRec struct {
+	client    string
+	abort     context.CancelCauseFunc
+	profileID string
+	tabID     int
+	running   bool // holds its tab's turn (or needs none)
+}
+
+type callRecKey struct{}
+
 func newGate(next protocol.Caller) *gate {
-	hard, cancel := context.WithCancel(context.Background())
-	return &gate{next: next, hard: hard, cancelHard: cancel}
+	return &gate{next: next, calls: map[*callRec]struct{}{}}
 }
 
 func (g *gate) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+	// A forwarded call has no deadline of its own: give it the budget
+	// here (a direct one already has it from the MCP reading layer).
+	ctx, cancelBudget := context.WithTimeoutCause(ctx, tools.CallBudget, tools.ErrCallBudget)
+	defer cancelBudget()
+	ctx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	rec := &callRec{client: call.Client, abort: abort}
+
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
 		return protocol.ErrorResult(errShuttingDown.Error()), nil
 	}
 	g.inflight++
+	g.calls[rec] = struct{}{}
+	if g.leaving {
+		abort(abortLeaving)
+	}
 	g.mu.Unlock()
-	defer g.done()
-
-	// A forwarded call has no deadline of its own: give it the budget
-	// here (a direct one already has it from the MCP reading layer).
-	ctx, cancelBudget := context.WithTimeoutCause(ctx, tools.CallBudget, tools.ErrCallBudget)
-	defer cancelBudget()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(g.hard, cancel)
-	defer stop()
-	return g.next.CallTool(ctx, call)
+	defer g.done(rec)
+	return g.next.CallTool(context.WithValue(ctx, callRecKey{}, rec), call)
 }
 
-func (g *gate) done() {
+func (g *gate) done(rec *callRec) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	delete(g.calls, rec)
 	g.inflight--
 	if g.inflight == 0 && g.idle != nil {
 		close(g.idle)
 		g.idle = nil
 	}
+}
+
+// place records the profile and tab ctx's call was resolved to (tabID 0:
+// the profile only) and whether it runs (false: it waits for its tab's
+// turn), so that an abort by profile or tab finds it.
+func (g *gate) place(ctx context.Context, profileID string, tabID int, running bool) {
+	rec, ok := ctx.Value(callRecKey{}).(*callRec)
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	rec.profileID, rec.tabID, rec.running = profileID, tabID, running
+	g.mu.Unlock()
+}
+
+// abortQueued aborts the calls waiting for the turn of profileID's tab
+// tabID: the person unshared it (or closed it), so they are never sent.
+// A running call there is stopped by the extension itself.
+func (g *gate) abortQueued(profileID string, tabID int, cause *protocol.AbortError) int {
+	return g.abort(func(r *callRec) bool {
+		return r.profileID == profileID && r.tabID == tabID && !r.running
+	}, cause)
+}
+
+// abort cancels, with cause, every call in flight that match selects, and
+// counts them.
+func (g *gate) abort(match func(*callRec) bool, cause *protocol.AbortError) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for rec := range g.calls {
+		if match(rec) {
+			rec.abort(cause)
+			n++
+		}
+	}
+	return n
 }
 
 func (g *gate) close() {
@@ -83,4 +140,42 @@ func (g *gate) wait(ctx context.Context) {
 	}
 }
 
-func (g *gate) cancelAll() { g.cancelHard() }
+// abortedError answers a call stopped by an abort (DESIGN §5.5): why, and
+// whether anything had been sent for it.
+type abortedError struct {
+	cause *protocol.AbortError
+	where string // the call's target, "tab 2 of profile \"work\""
+	sent  bool
+}
+
+func (e *abortedError) Error() string {
+	if !e.sent {
+		return fmt.Sprintf("Not run: %s; nothing had been sent to %s, so nothing happened on the page.", e.cause.Reason, e.where)
+	}
+	return fmt.Sprintf("Stopped: %s while this call was running in %s; what it had done until then stays done. Take a browser_snapshot to see the page's state.", e.cause.Reason, e.where)
+}
+
+// Unwrap returns the *protocol.AbortError: errors.As finds its code.
+func (e *abortedError) Unwrap() error { return e.cause }
+
+// abortLeaving stops the calls still running when the owner's drain time
+// is over.
+var abortLeaving = protocol.Abort(protocol.CodeOwnerLeaving, errShuttingDown.Error())
+
+func (g *gate) cancelAll() {
+	g.mu.Lock()
+	g.leaving = true
+	g.mu.Unlock()
+	g.abort(func(*callRec) bool { return true }, abortLeaving)
+}
+
+// pausedAbort is the cause of calls stopped because the person paused the AI.
+func pausedAbort(who string) *protocol.AbortError {
+	return protocol.Abort(protocol.CodePaused, fmt.Sprintf("the person paused the AI %s; wait until they resume it, and do not repeat the call on your own", who))
+}
+
+// unsharedAbort is the cause of calls stopped because the person stopped
+// sharing their tab.
+func unsharedAbort(t string) *protocol.AbortError {
+	return protocol.Abort(protocol.CodeUnshared, "the person stopped sharing "+t)
+}

@@ -189,7 +189,13 @@ func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()
 			o.log.Warn().Err(err).Str("profile", c.slug).Msg("malformed tabs_changed dropped")
 			return
 		}
-		o.reg.setTabs(c, tc.Tabs)
+		// Calls waiting for the turn of a tab that left the shared tabs
+		// are never sent (issue 21); the extension stops the running one.
+		for _, t := range o.reg.setTabs(c, tc.Tabs) {
+			if n := o.gate.abortQueued(c.prof.id, t.TabID, unsharedAbort(fmt.Sprintf("tab %d", t.Slot))); n > 0 {
+				o.log.Debug().Str("profile", c.slug).Int("tabId", t.TabID).Int("calls", n).Msg(LogUnsharedQueuedAborted)
+			}
+		}
 	})
 	o.mu.Lock()
 	if o.stopping() {

@@ -268,6 +268,31 @@ func (o *Owner) Port() int { return o.ln.Addr().(*net.TCPAddr).Port }
 // new calls with a tool error.
 func (o *Owner) Caller() protocol.Caller { return o.gate }
 
+// LogUnsharedQueuedAborted is logged (debug) when calls waiting for a tab's
+// turn are aborted because the tab left the shared tabs.
+const LogUnsharedQueuedAborted = "calls waiting for a tab that is no longer shared were aborted: never sent"
+
+// Pause stops every call in flight on browser profile profileID ("": on
+// every profile, and calls not yet resolved to one) because the person
+// paused the AI: waiting calls are never sent, running ones get the wire
+// cancel; each is answered with code paused's sentence (DESIGN §5.5). It
+// returns how many calls it stopped. It refuses nothing later: the control
+// that keeps the AI paused (a later issue) decides that.
+func (o *Owner) Pause(profileID string) int {
+	who := "in this browser"
+	if profileID != "" {
+		who = "in this browser profile"
+	}
+	return o.gate.abort(func(r *callRec) bool { return profileID == "" || r.profileID == profileID }, pausedAbort(who))
+}
+
+// PauseApp is Pause for the calls of one AI app, on every profile: client
+// is protocol.CallTool.Client ("" is the app this process serves over
+// stdio; a forwarder's calls are "forwarder pid N").
+func (o *Owner) PauseApp(client string) int {
+	return o.gate.abort(func(r *callRec) bool { return r.client == client }, pausedAbort("for this AI app"))
+}
+
 // Profiles lists every known profile with its cached shared tabs.
 func (o *Owner) Profiles() []tools.ProfileInfo { return o.reg.list() }
 

@@ -419,8 +419,9 @@ func TestQueueNotStuckAfterFailurePanicOrCancel(t *testing.T) {
 	}()
 	waitQueued(t, o, 101, 1)
 	cancel()
-	if err := recv(t, cancelled); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled waiter: %v", err)
+	var ae *protocol.AbortError
+	if err := recv(t, cancelled); !errors.As(err, &ae) || ae.Code != protocol.CodeCancelled {
+		t.Fatalf("cancelled waiter: %v, want an abort with code cancelled", err)
 	}
 	release()
 	<-done

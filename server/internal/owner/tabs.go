@@ -1,6 +1,7 @@
 package owner
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -8,16 +9,24 @@ import (
 )
 
 // setTabs replaces the tab cache of c's profile, if c is still its
-// connection.
-func (r *registry) setTabs(c *conn, tabs []protocol.TabInfo) {
+// connection, and returns the tabs that were shared and are not any more
+// (the person switched Share off, or closed them).
+func (r *registry) setTabs(c *conn, tabs []protocol.TabInfo) (gone []protocol.TabInfo) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := c.prof
 	if p == nil || (p.conn != c && p.pending != c) {
-		return
+		return nil
 	}
-	p.tabs = sharedTabs(tabs)
+	next := sharedTabs(tabs)
+	for _, old := range p.tabs {
+		if !slices.ContainsFunc(next, func(t protocol.TabInfo) bool { return t.TabID == old.TabID }) {
+			gone = append(gone, old)
+		}
+	}
+	p.tabs = next
 	r.notifyLocked()
+	return gone
 }
 
 // updateTabs edits the tab cache of c's profile with fn.
