@@ -94,6 +94,7 @@ func (c *Client) CallTool(ctx context.Context, call protocol.CallTool) (protocol
 		c.smu.Lock()
 		reached := c.sent[ref].sent
 		c.smu.Unlock()
+		c.log.Debug("forwarder: a call was interrupted", "tool", name, "sent", reached, "err", err.Error())
 		return protocol.CallToolResult{}, &InterruptedError{Tool: name, NotSent: c.tellsSent && !reached}
 	}
 }

@@ -618,8 +618,24 @@ func (p *Peer) send(ctx context.Context, frame []byte) error {
 		return ErrClosed
 	}
 	defer func() { <-p.writeLock }()
-	return p.sock.Send(ctx, frame)
+	// The frame is committed once the write lock is held: a cancellation
+	// now must not interrupt the write, since a socket can abandon a write
+	// only by closing the connection (wsconn), which would fail every
+	// other call on it (issue 21: a cancel at the wrong moment dropped the
+	// extension and the forwarders). The caller's deadline still bounds the
+	// write, and so does sendTimeout.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendTimeout)
+	defer cancel()
+	if dl, ok := ctx.Deadline(); ok {
+		var cancelDL context.CancelFunc
+		wctx, cancelDL = context.WithDeadline(wctx, dl)
+		defer cancelDL()
+	}
+	return p.sock.Send(wctx, frame)
 }
+
+// sendTimeout bounds one committed write.
+const sendTimeout = 30 * time.Second
 
 // shutdown closes the peer once. cause is the socket error that ended the
 // read loop, or nil for a local Close.

@@ -22,9 +22,9 @@ const (
 	// ("the person stopped sharing tab N"). Not repeated on another tab.
 	CodeUnshared = "unshared"
 	// CodeCancelled: the call was cancelled by its MCP client (directly or
-	// through a forwarder) before it was sent on: nothing was done.
-	// Reserved for issue 21's cancel-before-send rule (a forwarder answering
-	// call_sent with it), which is not built yet.
+	// through a forwarder) before it was sent on: nothing was done. A
+	// forwarder answers call_sent with it for a call its client cancelled,
+	// and the owner then does not send the call (DESIGN §5.5).
 	CodeCancelled = "cancelled"
 	// CodePaused: the person pressed Stop in the extension's popup (issue
 	// 28): the call was not run, or was stopped, and every call is refused

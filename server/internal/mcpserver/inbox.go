@@ -55,6 +55,8 @@ type inbox struct {
 // Debug log lines tests wait on (a queue's state, observed rather than slept
 // for).
 const (
+	// LogCallRead: a tools/call was read and taken in (queued or started).
+	LogCallRead = "a tool call was read"
 	// LogCallWaits: a call joined a FIFO whose call is running.
 	LogCallWaits = "a tool call waits behind the running call on its tab"
 	// LogWaitingCallCancelled: a call still waiting in its FIFO was
@@ -351,6 +353,9 @@ func (ib *inbox) enqueue(c *call) {
 	c.ctx, c.abort = context.WithCancelCause(dl)
 	c.cancel = func() { c.abort(nil); cancelDL() }
 	ib.byID[c.id] = c
+	if e := ib.s.log.Debug(); e.Enabled() {
+		e.Str("tool", toolName(c.msg)).Msg(LogCallRead)
+	}
 	if c.key == "" {
 		c.started = true
 		ib.wg.Add(1)
