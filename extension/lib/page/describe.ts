@@ -2,6 +2,7 @@
 
 import { computeAccessibleName, getRole } from "dom-accessibility-api";
 import { normalizeSpace, tagOf, truncate } from "./dom";
+import { SecretValues } from "./secret";
 
 /** `button "Continue"` — a short description of an element for error messages. */
 export function describeElement(el: Element): string {
@@ -14,6 +15,8 @@ export function describeElement(el: Element): string {
   let name = "";
   try {
     name = normalizeSpace(computeAccessibleName(el));
+    // A name computed from a label that embeds a secret field carries its value.
+    name = SecretValues.of(el.ownerDocument)?.maskName(el, name) ?? name;
   } catch {
     name = "";
   }

@@ -6,6 +6,7 @@
 import type { CsOp, CsOps, CsReply, Empty } from "../messages";
 import { errorText } from "../peer";
 import type { ConsoleBuffer } from "./console";
+import { maskSecretsIn } from "./secret";
 import { fillForm } from "./fillform";
 import { elementRect, pageMetrics, scrollToPoint } from "./geometry";
 import { pressKey } from "./keyboard";
@@ -78,7 +79,8 @@ const handlers: Handlers = {
   drag: (ctx, args) => done(drag(ctx.refs, args)),
   upload: (ctx, args) => done(upload(ctx.refs, args)),
   get_text: async (ctx, args) => getText(ctx.refs, ctx.doc, args),
-  console_logs: async (ctx) => ({ logs: ctx.logs.list() }),
+  // A page that logs a field's value (console.log(pw.value)) does not pass a secret on.
+  console_logs: async (ctx) => ({ logs: ctx.logs.list().map((e) => ({ ...e, text: maskSecretsIn(ctx.doc, e.text) })) }),
   fill_form: async (ctx, { fields }) => fillForm(ctx.refs, fields),
   click_xy: async (ctx, args) => clickAt(ctx.doc, args),
   drag_xy: async (ctx, args) => dragAt(ctx.doc, args),

@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { getText } from "./text";
 import { RefRegistry } from "./refs";
-import { isSecretField } from "./secret";
+import { isSecretField, maskSecretsIn } from "./secret";
 import { buildSnapshot } from "./snapshot";
 
 describe("secret fields", () => {
@@ -26,5 +26,80 @@ describe("secret fields", () => {
     expect(getText(refs, document, { ref: refOf("Password") }).text).toBe("•••••••");
     expect(getText(refs, document, { ref: refOf("Name") }).text).toBe("Ada");
     expect(isSecretField(document.getElementById("name")!)).toBe(false);
+  });
+});
+
+describe("isSecretField: each field kind", () => {
+  const kinds: [string, string][] = [
+    ["type=password", `<input id="f" type="password">`],
+    ["autocomplete current-password", `<input id="f" autocomplete="current-password">`],
+    ["autocomplete new-password (with a section token)", `<input id="f" autocomplete="section-signup new-password">`],
+    ["autocomplete one-time-code", `<input id="f" autocomplete="one-time-code">`],
+    ["autocomplete cc-number", `<input id="f" autocomplete="cc-number">`],
+    ["autocomplete cc-csc", `<input id="f" autocomplete="billing cc-csc">`],
+    ["a box of a one-character OTP group", `<div><input id="f" maxlength="1"><input maxlength="1"><input maxlength="1"><input maxlength="1"></div>`],
+  ];
+  for (const [name, html] of kinds) {
+    it(`masks ${name} in a snapshot and get_text`, () => {
+      document.body.innerHTML = `<label>Secret ${html}</label>`;
+      const f = document.getElementById("f") as HTMLInputElement;
+      f.value = "s3cr3tvalue";
+      expect(isSecretField(f)).toBe(true);
+      const refs = new RefRegistry();
+      const snap = buildSnapshot(document, refs);
+      expect(snap).not.toContain("s3cr3tvalue");
+      const ref = /textbox[^\n]*\[ref=(e\d+)\]/.exec(snap)?.[1] ?? "";
+      expect(getText(refs, document, { ref }).text).not.toContain("s3cr3tvalue");
+    });
+  }
+
+  afterEach(() => vi.restoreAllMocks());
+
+  // happy-dom drops -webkit-text-security from styles; Chromium computes it
+  // (the e2e TestMasking checks the real one). Here the computed style says it.
+  it("masks a field shown masked by -webkit-text-security in a snapshot and get_text", () => {
+    document.body.innerHTML = `<label>PIN <input id="f" class="dots"></label>`;
+    const f = document.getElementById("f") as HTMLInputElement;
+    f.value = "s3cr3tvalue";
+    const real = window.getComputedStyle.bind(window);
+    vi.spyOn(window, "getComputedStyle").mockImplementation((el: Element, pseudo?: string | null) => {
+      const cs = real(el, pseudo);
+      if (el !== f) return cs;
+      return new Proxy(cs, {
+        get: (t, k) => (k === "getPropertyValue" ? (p: string) => (p === "-webkit-text-security" ? "disc" : t.getPropertyValue(p)) : Reflect.get(t, k)),
+      });
+    });
+    expect(isSecretField(f)).toBe(true);
+    const refs = new RefRegistry();
+    const snap = buildSnapshot(document, refs);
+    expect(snap).not.toContain("s3cr3tvalue");
+    const ref = /textbox[^\n]*\[ref=(e\d+)\]/.exec(snap)?.[1] ?? "";
+    expect(getText(refs, document, { ref }).text).not.toContain("s3cr3tvalue");
+  });
+
+  it("masks the digits of an OTP group in the names the boxes take from their label", () => {
+    document.body.innerHTML = `<label>Code <input maxlength="1"><input maxlength="1"><input maxlength="1"><input maxlength="1"></label>`;
+    document.querySelectorAll<HTMLInputElement>("input").forEach((el, i) => (el.value = String(7 - i)));
+    const snap = buildSnapshot(document, new RefRegistry());
+    expect(snap).toContain("textbox");
+    expect(snap.replace(/\[ref=e\d+\]/g, "")).not.toMatch(/[4-7]/);
+  });
+
+  it("leaves ordinary fields alone: a text box, cc-name, two one-character boxes, text-security none", () => {
+    document.body.innerHTML = `
+      <input id="a"><input id="b" autocomplete="cc-name"><input id="c" style="-webkit-text-security: none">
+      <div><input id="d" maxlength="1"><input maxlength="1"></div>`;
+    for (const id of ["a", "b", "c", "d"]) expect(isSecretField(document.getElementById(id)!), id).toBe(false);
+  });
+
+  it("masks secret values quoted in text (console lines), OTP groups by their joined value", () => {
+    document.body.innerHTML = `
+      <input id="pw" type="password"><input id="name">
+      <div><input maxlength="1"><input maxlength="1"><input maxlength="1"><input maxlength="1"></div>`;
+    (document.getElementById("pw") as HTMLInputElement).value = "hunter2";
+    (document.getElementById("name") as HTMLInputElement).value = "Ada";
+    document.querySelectorAll<HTMLInputElement>("div input").forEach((el, i) => (el.value = String(4 + i)));
+    const out = maskSecretsIn(document, "pw=hunter2 name=Ada code=4567");
+    expect(out).toBe("pw=••••••• name=Ada code=••••");
   });
 });

@@ -1,17 +1,133 @@
-// Values the AI is never shown: what a person types into a password field or
-// a one-time-code field (autocomplete="one-time-code"). Snapshots and
-// get_text show bullets instead (one per character, at most 12).
+// Values the AI is never shown: what a person types into a password-like or a
+// card field. The one rule (isSecretField) is used by snapshots, get_text,
+// find, fill_form answers and the console (maskSecretsIn); a later activity
+// log reuses it. Snapshots and get_text show bullets instead (one per
+// character, at most 12).
+//
+// A field is secret when it is
+//   - <input type=password>;
+//   - autocomplete current-password, new-password or one-time-code (any
+//     section/hint tokens around it), or cc-number or cc-csc (card number and
+//     security code);
+//   - shown masked by CSS (-webkit-text-security other than none), the way
+//     pages build password fields out of type=text;
+//   - one box of a group of one-character boxes (an OTP input split into
+//     digits): a text-like input limited to one character whose parent holds
+//     at least OTP_GROUP_MIN such inputs.
 
-/** A field whose value is a secret. */
+/** autocomplete tokens that mark a secret value. */
+const SECRET_AUTOCOMPLETE: ReadonlySet<string> = new Set(["current-password", "new-password", "one-time-code", "cc-number", "cc-csc"]);
+
+/** A one-character box counts as an OTP digit when its parent holds at least this many. */
+export const OTP_GROUP_MIN = 4;
+
+const TEXTLIKE = new Set(["", "text", "tel", "number", "password", "search"]);
+
+function isOneCharBox(el: Element): boolean {
+  if (el.tagName.toLowerCase() !== "input") return false;
+  const input = el as HTMLInputElement;
+  if (!TEXTLIKE.has((el.getAttribute("type") ?? "").toLowerCase())) return false;
+  return input.maxLength === 1 || el.getAttribute("maxlength") === "1";
+}
+
+function textSecurity(el: Element): string {
+  const inline = (el as HTMLElement).style?.getPropertyValue?.("-webkit-text-security") ?? "";
+  if (inline) return inline.trim().toLowerCase();
+  try {
+    const view = el.ownerDocument.defaultView;
+    return (view?.getComputedStyle(el).getPropertyValue("-webkit-text-security") ?? "").trim().toLowerCase();
+  } catch {
+    return "";
+  }
+}
+
+/** A field whose value is a secret (see the rule above). */
 export function isSecretField(el: Element): boolean {
   const tag = el.tagName.toLowerCase();
   if (tag !== "input" && tag !== "textarea") return false;
   if (tag === "input" && (el as HTMLInputElement).type === "password") return true;
   const ac = (el.getAttribute("autocomplete") ?? "").toLowerCase().split(/\s+/);
-  return ac.includes("one-time-code");
+  if (ac.some((t) => SECRET_AUTOCOMPLETE.has(t))) return true;
+  const ts = textSecurity(el);
+  if (ts !== "" && ts !== "none" && ts !== "initial" && ts !== "unset") return true;
+  if (isOneCharBox(el)) {
+    const parent = el.parentElement;
+    if (parent) {
+      let boxes = 0;
+      for (const sib of Array.from(parent.querySelectorAll("input"))) if (isOneCharBox(sib)) boxes++;
+      if (boxes >= OTP_GROUP_MIN) return true;
+    }
+  }
+  return false;
 }
 
 /** The masked form of a secret value ("" stays ""). */
 export function maskSecret(value: string): string {
   return "•".repeat(Math.min(value.length, 12));
+}
+
+/**
+ * The non-empty values of doc's secret fields, for masking them where the
+ * page's own structure repeats them: an accessible name computed from a label
+ * that embeds a field takes that field's value (accname's embedded-control
+ * rule), so `<label>Code <input maxlength=1>…</label>` names every box of an
+ * OTP group after the digits typed in the others. Undefined when doc has none
+ * (the usual case: nothing more is done per name).
+ */
+export class SecretValues {
+  private constructor(private readonly fields: (HTMLInputElement | HTMLTextAreaElement)[]) {}
+
+  static of(doc: Document): SecretValues | undefined {
+    const fields: (HTMLInputElement | HTMLTextAreaElement)[] = [];
+    for (const el of Array.from(doc.querySelectorAll("input, textarea"))) {
+      if ((el as HTMLInputElement).value && isSecretField(el)) fields.push(el as HTMLInputElement);
+    }
+    return fields.length ? new SecretValues(fields) : undefined;
+  }
+
+  /**
+   * name (el's accessible name) with the value of every secret field it may
+   * have taken in masked: fields inside el, inside its labels or inside the
+   * elements its aria-labelledby names. Values of 3 characters or more are
+   * masked wherever they appear in the name.
+   */
+  maskName(el: Element, name: string): string {
+    if (!name) return name;
+    const roots: Element[] = [el, ...Array.from((el as HTMLInputElement).labels ?? [])];
+    for (const id of (el.getAttribute("aria-labelledby") ?? "").split(/\s+/)) {
+      const r = id ? el.ownerDocument.getElementById(id) : null;
+      if (r) roots.push(r);
+    }
+    const values = new Set<string>();
+    for (const f of this.fields) {
+      if (f.value.length >= 3 || roots.some((r) => r.contains(f))) values.add(f.value);
+    }
+    return maskAll(name, values);
+  }
+}
+
+function maskAll(text: string, values: Iterable<string>): string {
+  let out = text;
+  for (const v of Array.from(values).sort((a, b) => b.length - a.length)) out = out.split(v).join(maskSecret(v));
+  return out;
+}
+
+/**
+ * Text that may quote the value of a secret field (a console line, an error
+ * message) with every non-empty secret value of doc replaced by its mask.
+ * Values shorter than 3 characters are left (an OTP digit would mask every
+ * digit of the text); the group's joined value is masked instead.
+ */
+export function maskSecretsIn(doc: Document, text: string): string {
+  const values = new Set<string>();
+  const groups = new Map<Element, string>();
+  for (const el of Array.from(doc.querySelectorAll("input, textarea"))) {
+    if (!isSecretField(el)) continue;
+    const v = (el as HTMLInputElement).value;
+    if (!v) continue;
+    if (v.length >= 3) values.add(v);
+    if (isOneCharBox(el) && el.parentElement) groups.set(el.parentElement, (groups.get(el.parentElement) ?? "") + v);
+  }
+  for (const g of groups.values()) if (g.length >= 3) values.add(g);
+  return maskAll(text, values);
 }

@@ -32,7 +32,7 @@ import {
 } from "./dom";
 import type { RefRegistry } from "./refs";
 import { emitChildren, type SNode } from "./snapshot-yaml";
-import { isSecretField, maskSecret } from "./secret";
+import { isSecretField, maskSecret, SecretValues } from "./secret";
 
 export interface SnapshotOptions {
   /**
@@ -134,6 +134,8 @@ interface Ctx {
   limit: TraversalLimit | undefined;
   /** Characters counted against limit so far. */
   read: number;
+  /** The page's typed secrets, masked in names that embed them (secret.ts); undefined when none. */
+  secrets: SecretValues | undefined;
 }
 
 /** Counts n characters against the traversal limit; true once it is reached. */
@@ -148,6 +150,7 @@ function spend(ctx: Ctx, n: number): boolean {
 export function buildSnapshot(doc: Document, refs: RefRegistry, opts: SnapshotOptions = {}): string {
   const styles = new Map<Element, CSSStyleDeclaration>();
   const ctx: Ctx = {
+    secrets: SecretValues.of(doc),
     refs,
     shadowRoot: opts.shadowRoot ?? ((el) => (el as HTMLElement).shadowRoot ?? null),
     maxText: opts.maxText || 200,
@@ -385,6 +388,11 @@ function roleOf(el: Element, t: string, style: CSSStyleDeclaration, parentCursor
 }
 
 function accessibleName(el: Element, ctx: Ctx): string {
+  const name = computedName(el, ctx);
+  return ctx.secrets ? ctx.secrets.maskName(el, name) : name;
+}
+
+function computedName(el: Element, ctx: Ctx): string {
   try {
     return normalizeSpace(
       computeAccessibleName(el, {

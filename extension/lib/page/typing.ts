@@ -10,6 +10,7 @@ import { charKey, parseKeyCombo } from "./keys";
 import { PageError, type RefRegistry } from "./refs";
 import { describeElement } from "./describe";
 import { report } from "../diag";
+import { isSecretField, maskSecret } from "./secret";
 
 /** Waits (bounded) for the selectionchange the browser fires after a selection move, so editors see it. */
 function selectionSettled(doc: Document): Promise<void> {
@@ -144,7 +145,7 @@ async function fillField(el: HTMLInputElement | HTMLTextAreaElement, text: strin
     if (text !== "" && el.value === "") {
       const hint = isInput(el) ? INPUT_FORMATS[el.type] : undefined;
       throw new PageError(
-        `the field rejected ${JSON.stringify(truncate(text, 60))}${hint ? `; an <input type=${(el as HTMLInputElement).type}> expects ${hint}` : ""}`,
+        `the field rejected ${isSecretField(el) ? maskSecret(text) : JSON.stringify(truncate(text, 60))}${hint ? `; an <input type=${(el as HTMLInputElement).type}> expects ${hint}` : ""}`,
       );
     }
   }
