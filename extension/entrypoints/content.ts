@@ -5,7 +5,7 @@
 // worker into shared tabs only (not in the manifest); unsharing disposes it.
 
 import { defineContentScript } from "wxt/utils/define-content-script";
-import { ConsoleBuffer, EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, parseDialog, parseEntry, parseReplay, type PageDialog } from "../lib/page/console";
+import { ConsoleBuffer, channelOf, isSecret, parseDialog, parseEntry, parseReplay, type Channel, type PageDialog } from "../lib/page/console";
 import { isCsMessage, respond, SETTLING_OPS, type PageContext } from "../lib/page/handler";
 import { workProbe } from "../lib/page/pagework";
 import { RefRegistry } from "../lib/page/refs";
@@ -27,6 +27,12 @@ export default defineContentScript({
 interface Instance {
   alive(): boolean;
   dispose(): void;
+  /**
+   * Listens to the hooks on the channel of secret (the service worker calls
+   * it right after claiming the hooks with the same secret: inject.ts).
+   * Before it, nothing from the page is taken for the hooks' word.
+   */
+  connect(secret: unknown): boolean;
 }
 const KEY = "__monkbrowseContentScript";
 
@@ -134,16 +140,29 @@ function start(): Instance {
     }
   };
   const onReplay = (ev: Event) => logs.replace(parseReplay((ev as CustomEvent).detail));
-  doc.addEventListener(EVT_ENTRY, onEntry);
-  doc.addEventListener(EVT_REPLAY, onReplay);
-  // The MAIN-world hooks ran at document_start; ask them for what they saw so far.
-  doc.dispatchEvent(new CustomEvent(EVT_HELLO));
+  let channel: Channel | null = null;
+  const disconnect = () => {
+    if (!channel) return;
+    doc.removeEventListener(channel.entry, onEntry);
+    doc.removeEventListener(channel.replay, onReplay);
+    channel = null;
+  };
+  const connect = (secret: unknown): boolean => {
+    if (!isSecret(secret)) return false;
+    disconnect();
+    channel = channelOf(secret);
+    doc.addEventListener(channel.entry, onEntry);
+    doc.addEventListener(channel.replay, onReplay);
+    // The MAIN-world hooks ran first; ask them for what they saw so far.
+    doc.dispatchEvent(new CustomEvent(channel.hello));
+    return true;
+  };
 
   const onMessage = (msg: unknown, _sender: chrome.runtime.MessageSender, sendResponse: (r: unknown) => void) => {
     if (!isCsMessage(msg)) return false;
     if (msg.op === "native_dialogs") {
       // Handled here, not in lib/page: it only relays to the MAIN-world hooks.
-      doc.dispatchEvent(new CustomEvent(EVT_NATIVE_DIALOGS, { detail: (msg.args as { on?: unknown } | undefined)?.on === true ? "1" : "0" }));
+      if (channel) doc.dispatchEvent(new CustomEvent(channel.native, { detail: (msg.args as { on?: unknown } | undefined)?.on === true ? "1" : "0" }));
       sendResponse({ ok: true, result: {} });
       return false;
     }
@@ -181,9 +200,9 @@ function start(): Instance {
       } catch (e) {
         report("content script: removing its message listener", e);
       }
-      doc.removeEventListener(EVT_ENTRY, onEntry);
-      doc.removeEventListener(EVT_REPLAY, onReplay);
+      disconnect();
     },
+    connect,
   };
 }
 

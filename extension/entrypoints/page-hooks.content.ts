@@ -4,11 +4,13 @@
 // errors and unhandled rejections, and answer alert/confirm/prompt without
 // blocking the page (recording them as "dialog" entries). Entries go to the
 // isolated content script of the top frame as CustomEvents on the top
-// document (see lib/page/console.ts). Runs with the page's privileges and no
-// extension APIs. Not in the manifest: nothing runs in tabs that are not shared.
+// document, on the private channel of the secret the service worker claims
+// the hooks with (lib/page/console.ts channelOf; nothing is sent before a
+// claim). Runs with the page's privileges and no extension APIs. Not in the
+// manifest: nothing runs in tabs that are not shared.
 
 import { defineContentScript } from "wxt/utils/define-content-script";
-import { EVT_ENTRY, EVT_HELLO, EVT_NATIVE_DIALOGS, EVT_REPLAY, type HookEntry } from "../lib/page/console";
+import { channelOf, type Channel, type HookEntry } from "../lib/page/console";
 import { installPageHooks } from "../lib/page/page-hooks";
 
 export default defineContentScript({
@@ -20,7 +22,22 @@ export default defineContentScript({
   },
 });
 
-function setup(win: Window & typeof globalThis): void {
+/**
+ * Wires the hooks of win to the channel. Exported for tests. Everything the
+ * channel uses is taken here, when the hooks file runs: a page script that
+ * runs later and wraps dispatchEvent, addEventListener, CustomEvent or JSON
+ * sees nothing of the channel's event types.
+ */
+export function setup(win: Window & typeof globalThis): void {
+  const apply = Reflect.apply;
+  const proto = win.EventTarget.prototype;
+  const dispatch = proto.dispatchEvent;
+  const listen = proto.addEventListener;
+  const unlisten = proto.removeEventListener;
+  const Custom = win.CustomEvent;
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+
   const isTop = win === win.top;
   // Entries of a same-origin iframe go to the top document, marked with the frame.
   // A cross-origin frame's entries are not forwarded: posting them to the top
@@ -32,42 +49,57 @@ function setup(win: Window & typeof globalThis): void {
     topDoc = null;
   }
   const prefix = isTop ? "" : `[iframe ${truncateUrl(win.location.href)}] `;
+  let channel: Channel | null = null;
+  const fire = (target: Document, type: string, detail: string) => {
+    apply(dispatch, target, [new Custom(type, { detail })]);
+  };
 
   const send = (e: HookEntry) => {
-    if (!topDoc) return;
+    if (!topDoc || !channel) return;
     const entry = isTop ? e : { ...e, text: prefix + e.text, frame: true };
     try {
-      topDoc.dispatchEvent(new CustomEvent(EVT_ENTRY, { detail: JSON.stringify(entry) }));
+      fire(topDoc, channel.entry, stringify(entry));
     } catch {
       // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; the top document went away
     }
   };
   // Only the top frame's dialogs go native while the debugger is attached.
   let native = false;
-  const { hooks, fresh } = installPageHooks(win, send, () => native);
-  const buffer = hooks.buffer;
-  if (isTop && fresh) {
-    win.document.addEventListener(EVT_NATIVE_DIALOGS, (ev) => {
+  // The listeners of the current channel (a new claim replaces them).
+  let unwire = () => undefined as void;
+  const onClaim = (secret: string) => {
+    unwire();
+    channel = channelOf(secret);
+    if (!isTop) return;
+    const ch = channel;
+    const doc = win.document;
+    const onNative = (ev: Event) => {
       native = (ev as CustomEvent).detail === "1";
-    });
-  }
-
-  if (isTop && fresh) {
+    };
     // Keep frames' entries too, so a late isolated script gets the whole history.
-    win.document.addEventListener(EVT_ENTRY, (ev) => {
+    const onEntry = (ev: Event) => {
       const d = (ev as CustomEvent).detail;
       if (typeof d !== "string" || !d.includes('"frame":true')) return;
       try {
-        const o = JSON.parse(d) as HookEntry & { frame?: boolean };
-        if (o.frame) buffer.push({ level: String(o.level), text: String(o.text), time: Number(o.time) });
+        const o = parse(d) as HookEntry & { frame?: boolean };
+        if (o.frame) hooks?.buffer.push({ level: String(o.level), text: String(o.text), time: Number(o.time) });
       } catch {
         // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; not ours: any script in the page can dispatch this event
       }
-    });
-    win.document.addEventListener(EVT_HELLO, () => {
-      win.document.dispatchEvent(new CustomEvent(EVT_REPLAY, { detail: JSON.stringify(buffer.list()) }));
-    });
-  }
+    };
+    const onHello = () => {
+      if (hooks) fire(doc, ch.replay, stringify(hooks.buffer.list()));
+    };
+    apply(listen, doc, [ch.native, onNative]);
+    apply(listen, doc, [ch.entry, onEntry]);
+    apply(listen, doc, [ch.hello, onHello]);
+    unwire = () => {
+      apply(unlisten, doc, [ch.native, onNative]);
+      apply(unlisten, doc, [ch.entry, onEntry]);
+      apply(unlisten, doc, [ch.hello, onHello]);
+    };
+  };
+  const { hooks } = installPageHooks(win, send, () => native, onClaim);
 }
 
 function truncateUrl(u: string): string {

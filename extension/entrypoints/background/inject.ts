@@ -10,7 +10,7 @@
 // a busy loop) answers no executeScript; every call here is bounded, and
 // `probePage` is the probe the rest of the service worker uses to tell.
 
-import type { DialogArm } from "../../lib/page/console";
+import { newSecret, type DialogArm } from "../../lib/page/console";
 import { errorCode } from "../../lib/peer";
 import { ERROR_CODES } from "../../lib/protocol.gen";
 import { executeInTab } from "./gate";
@@ -63,21 +63,28 @@ async function run(
 }
 
 // These run in the page (MAIN) or in our isolated world; self-contained.
-function armInPage(a: DialogArm | null): void {
-  const h = (window as unknown as Record<string, { arm?: (a: DialogArm | null) => void } | undefined>).__monkbrowseHooks;
-  h?.arm?.(a);
+// The hooks are reached through their control function (lib/page/page-hooks.ts
+// CONTROL_KEY), whose controls need the tab's secret; the secret travels only
+// in executeScript's args, which the page cannot see.
+function claimInPage(secret: string): boolean {
+  const c = (window as unknown as Record<string, unknown>).__monkbrowseControl;
+  return typeof c === "function" && (c as (s: string, op: string) => unknown)(secret, "claim") === true;
 }
-function wakeInPage(): void {
-  const h = (window as unknown as Record<string, { wake?: () => void } | undefined>).__monkbrowseHooks;
-  h?.wake?.();
+function armInPage(secret: string, a: DialogArm | null): boolean {
+  const c = (window as unknown as Record<string, unknown>).__monkbrowseControl;
+  return typeof c === "function" && (c as (s: string, op: string, a: unknown) => unknown)(secret, "arm", a) === true;
 }
 function sleepInPage(): void {
-  const h = (window as unknown as Record<string, { deactivate?: () => void } | undefined>).__monkbrowseHooks;
-  h?.deactivate?.();
+  const c = (window as unknown as Record<string, unknown>).__monkbrowseControl;
+  if (typeof c === "function") (c as (s: null, op: string) => unknown)(null, "sleep");
 }
-function leavingInPage(): void {
-  const h = (window as unknown as Record<string, { leaving?: (on: boolean) => void } | undefined>).__monkbrowseHooks;
-  h?.leaving?.(true);
+function leavingInPage(secret: string): void {
+  const c = (window as unknown as Record<string, unknown>).__monkbrowseControl;
+  if (typeof c === "function") (c as (s: string, op: string) => unknown)(secret, "leaving");
+}
+function connectContentScript(secret: string): void {
+  const g = globalThis as unknown as Record<string, { connect?: (s: string) => boolean } | undefined>;
+  g.__monkbrowseContentScript?.connect?.(secret);
 }
 function disposeContentScript(): void {
   const g = globalThis as unknown as Record<string, { dispose?: () => void } | undefined>;
@@ -90,16 +97,41 @@ function disposeContentScript(): void {
 }
 
 /**
+ * The secret of each shared tab's channel between the hooks and the content
+ * script (lib/page/console.ts channelOf): new at each share and at each
+ * document the top frame commits; forgotten at unshare.
+ */
+const secrets = new Map<number, string>();
+
+/** The tab's secret, a new one when it has none (a fresh share, or the worker restarted). */
+function secretOf(tabId: number): { secret: string; fresh: boolean } {
+  const had = secrets.get(tabId);
+  if (had) return { secret: had, fresh: false };
+  const secret = newSecret();
+  secrets.set(tabId, secret);
+  return { secret, fresh: true };
+}
+
+/** Claims the hooks of target with the tab's secret and connects the top frame's content script to them. */
+async function claim(target: Target, top: Target | null, secret: string): Promise<void> {
+  await run(target, { world: "MAIN", func: claimInPage, args: [secret] });
+  if (top) await run(top, { func: connectContentScript, args: [secret] });
+}
+
+/**
  * Injects into a tab that was just shared: hooks into every frame's current
  * document, then the content script into the top frame. arm: a pending
  * browser_handle_dialog answer.
  */
 export async function injectTab(tabId: number, arm: DialogArm | null): Promise<void> {
+  const secret = newSecret();
+  secrets.set(tabId, secret);
   await run({ tabId, allFrames: true }, { world: "MAIN", files: [PAGE_HOOKS_FILE] });
-  // Hooks put to sleep by an earlier unshare refuse activate(); a fresh share wakes them.
-  await run({ tabId, allFrames: true }, { world: "MAIN", func: wakeInPage });
-  if (arm) await run({ tabId, frameIds: [0] }, { world: "MAIN", func: armInPage, args: [arm] });
+  // Hooks put to sleep by an earlier unshare refuse activate(); the claim of a fresh share wakes them.
+  await run({ tabId, allFrames: true }, { world: "MAIN", func: claimInPage, args: [secret] });
+  if (arm) await run({ tabId, frameIds: [0] }, { world: "MAIN", func: armInPage, args: [secret, arm] });
   await run({ tabId, frameIds: [0] }, { files: [CONTENT_SCRIPT_FILE] });
+  await run({ tabId, frameIds: [0] }, { func: connectContentScript, args: [secret] });
 }
 
 /** Injects into one document a shared tab has just committed. */
@@ -111,26 +143,41 @@ export async function injectDocument(
   // frame is never mistaken for this one.
   const target: Target = d.documentId ? { tabId: d.tabId, documentIds: [d.documentId] } : { tabId: d.tabId, frameIds: [d.frameId] };
   const outermost = d.frameId === 0 || d.parentFrameId === -1;
+  // A new top document gets a new secret; its frames' documents share it.
+  if (outermost) secrets.set(d.tabId, newSecret());
+  const { secret } = secretOf(d.tabId);
   await run(target, { world: "MAIN", files: [PAGE_HOOKS_FILE] });
+  await run(target, { world: "MAIN", func: claimInPage, args: [secret] });
   if (!outermost) return;
-  if (arm) await run(target, { world: "MAIN", func: armInPage, args: [arm] });
+  if (arm) await run(target, { world: "MAIN", func: armInPage, args: [secret, arm] });
   await run(target, { files: [CONTENT_SCRIPT_FILE] });
+  await run(target, { func: connectContentScript, args: [secret] });
 }
 
 /** A tab was unshared: native functions back in every frame, the content script gone. */
 export async function makeDormant(tabId: number): Promise<void> {
+  secrets.delete(tabId);
   await run({ tabId, allFrames: true }, { world: "MAIN", func: sleepInPage }, { evenUnshared: "to make it dormant" });
   await run({ tabId, frameIds: [0] }, { func: disposeContentScript }, { evenUnshared: "to make it dormant" });
 }
 
+/** The tab's secret, claiming its hooks again first when the worker lost it (a restart). */
+async function liveSecret(tabId: number): Promise<string> {
+  const { secret, fresh } = secretOf(tabId);
+  if (fresh) await claim({ tabId, allFrames: true }, { tabId, frameIds: [0] }, secret);
+  return secret;
+}
+
 /** Sets (or clears) the answer to the next dialog in the tab's top frame (same-origin frames share it). */
 export async function armTab(tabId: number, arm: DialogArm | null): Promise<void> {
-  await run({ tabId, frameIds: [0] }, { world: "MAIN", func: armInPage, args: [arm] });
+  const secret = await liveSecret(tabId);
+  await run({ tabId, frameIds: [0] }, { world: "MAIN", func: armInPage, args: [secret, arm] });
 }
 
 /** Before a navigation the AI asked for: beforeunload listeners do not run (for 10 s). */
 export async function beforeLeaving(tabId: number): Promise<void> {
-  await run({ tabId, allFrames: true }, { world: "MAIN", func: leavingInPage });
+  const secret = await liveSecret(tabId);
+  await run({ tabId, allFrames: true }, { world: "MAIN", func: leavingInPage, args: [secret] });
 }
 
 /**

@@ -2,9 +2,8 @@
 import { describe, expect, it, vi } from "vitest";
 import {
   ConsoleBuffer,
-  EVT_ENTRY,
-  EVT_HELLO,
-  EVT_REPLAY,
+  channelOf,
+  newSecret,
   formatArgs,
   formatDialog,
   parseDialog,
@@ -60,7 +59,8 @@ describe("installPageHooks", () => {
     (win as unknown as Record<string, unknown>).alert = vi.fn();
     (win as unknown as Record<string, unknown>).prompt = vi.fn(() => "typed");
     const sent: HookEntry[] = [];
-    const { hooks, fresh } = installPageHooks(win, (e) => sent.push(e));
+    const { hooks: h, fresh } = installPageHooks(win, (e) => sent.push(e));
+    const hooks = h!;
     expect(fresh).toBe(true);
     const again = installPageHooks(win, () => {});
     expect(again.hooks).toBe(hooks); // idempotent
@@ -98,14 +98,15 @@ describe("installPageHooks", () => {
     expect(win.confirm("Late?")).toBe(false);
 
     // The isolated side's replay handshake, as the page-hooks entrypoint wires it.
-    document.addEventListener(EVT_HELLO, () =>
-      document.dispatchEvent(new CustomEvent(EVT_REPLAY, { detail: JSON.stringify(buffer.list()) })),
+    const ch = channelOf(newSecret());
+    document.addEventListener(ch.hello, () =>
+      document.dispatchEvent(new CustomEvent(ch.replay, { detail: JSON.stringify(buffer.list()) })),
     );
     let replayed: ConsoleEntry[] = [];
-    document.addEventListener(EVT_REPLAY, (ev) => (replayed = parseReplay((ev as CustomEvent).detail)));
-    document.dispatchEvent(new CustomEvent(EVT_HELLO));
+    document.addEventListener(ch.replay, (ev) => (replayed = parseReplay((ev as CustomEvent).detail)));
+    document.dispatchEvent(new CustomEvent(ch.hello));
     expect(replayed).toEqual(buffer.list());
-    expect(EVT_ENTRY).toMatch(/monkbrowse/);
+    expect(ch.entry).toMatch(/^__monkbrowse:[0-9a-f]{32}:entry$/);
 
     // Dormant (the tab was unshared): the natives are back and nothing is recorded.
     const n = sent.length;

@@ -4,27 +4,47 @@
 //
 // The two worlds share the DOM but not JavaScript objects, so entries cross
 // as CustomEvents on the top document whose `detail` is a JSON string
-// (primitives cross worlds; objects do not). A CustomEvent with a private
-// type reaches only listeners for that type, unlike window.postMessage, whose
-// messages every page `message` handler would see (and might choke on).
-// A page script could dispatch these events too and forge entries: harmless,
-// it can only write into its own log.
+// (primitives cross worlds; objects do not). The page shares that DOM too, so
+// the events' types carry the tab's secret (channelOf): a random value the
+// service worker hands to both worlds through executeScript's args
+// (entrypoints/background/inject.ts). A listener only hears the types it asks
+// for and the hooks dispatch with natives they took before any later page
+// script could wrap them, so a page that runs after the hooks can neither read
+// nor forge what crosses (DESIGN §8, "the private channel").
 
 import type { ConsoleEntry } from "../protocol.gen";
 
 export type { ConsoleEntry };
 
-/** MAIN → isolated: one entry ({level, text, time}). Also used by same-origin iframes' hooks. */
-export const EVT_ENTRY = "__monkbrowse:console-entry";
-/** Isolated → MAIN: "I am listening now"; the top frame's hooks answer with EVT_REPLAY. */
-export const EVT_HELLO = "__monkbrowse:console-hello";
-/**
- * Isolated world → MAIN world: detail "1" while the extension's debugger is
- * attached to the tab and answers dialogs natively, "0" after.
- */
-export const EVT_NATIVE_DIALOGS = "__monkbrowse:native-dialogs";
-/** MAIN → isolated: JSON array of every buffered entry so far. */
-export const EVT_REPLAY = "__monkbrowse:console-replay";
+/** The four event types of the channel between the worlds for one secret. */
+export interface Channel {
+  /** MAIN → isolated: one entry ({level, text, time, dialog?}). Also used by same-origin iframes' hooks. */
+  entry: string;
+  /** Isolated → MAIN: "I am listening now"; the top frame's hooks answer with replay. */
+  hello: string;
+  /** Isolated → MAIN: detail "1" while the debugger is attached and answers dialogs natively, "0" after. */
+  native: string;
+  /** MAIN → isolated: JSON array of every buffered entry so far. */
+  replay: string;
+}
+
+/** The channel's event types for secret. */
+export function channelOf(secret: string): Channel {
+  const p = `__monkbrowse:${secret}:`;
+  return { entry: `${p}entry`, hello: `${p}hello`, native: `${p}native`, replay: `${p}replay` };
+}
+
+/** A secret for a channel: 128 random bits, hex. */
+export function newSecret(): string {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether v can be a channel secret (what newSecret makes). */
+export function isSecret(v: unknown): v is string {
+  return typeof v === "string" && /^[0-9a-f]{32}$/.test(v);
+}
 
 export const MAX_ENTRIES = 1000;
 export const MAX_ENTRY_TEXT = 5000;

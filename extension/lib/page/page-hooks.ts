@@ -9,6 +9,7 @@ import {
   formatDialog,
   formatRejection,
   formatUncaught,
+  isSecret,
   type ConsoleEntry,
   type DialogArm,
   type HookEntry,
@@ -16,7 +17,11 @@ import {
 } from "./console";
 import { trackPageWork } from "./pagework";
 
-/** The hooks of one window, kept on it under HOOKS_KEY (not enumerable). */
+/**
+ * The hooks of one window. The object stays in the hooks' closure; the page
+ * (and the service worker's scripts) reach them only through the control
+ * function under CONTROL_KEY, whose controls need the channel's secret.
+ */
 export interface PageHooks {
   readonly buffer: ConsoleBuffer;
   /** Hooked (the tab is shared) or dormant (native functions back). */
@@ -37,7 +42,24 @@ export interface PageHooks {
   leaving(on: boolean): void;
 }
 
-export const HOOKS_KEY = "__monkbrowseHooks";
+/**
+ * The window property holding the hooks' control function (not enumerable,
+ * not configurable, not writable): control(secret, op, arg). Ops:
+ * - "activate": hooks again unless put to sleep (a re-injection); no secret;
+ * - "sleep": the tab was unshared: natives back; no secret (a page may only
+ *   turn off its own hooks);
+ * - "claim": takes the channel with a new secret (isSecret) and wakes the
+ *   hooks: a fresh share or a new top document (inject.ts). Whoever claims
+ *   last holds the channel: a page that claims gets its own console back and
+ *   the service worker's next control fails (it is told false);
+ * - "arm" (a DialogArm or null), "leaving", "take-arm" (same-origin frames
+ *   take the top window's armed answer): only with the current secret;
+ *   anything else answers false.
+ */
+export const CONTROL_KEY = "__monkbrowseControl";
+
+/** The control function under CONTROL_KEY. */
+export type HooksControl = (secret: unknown, op: unknown, arg?: unknown) => unknown;
 
 /** How long an AI-requested navigation keeps beforeunload powerless. */
 const LEAVING_MS = 10_000;
@@ -80,16 +102,23 @@ function neuterBeforeUnload(win: Window & typeof globalThis, ms: number): void {
  * a fresh share's wake() hooks a dormant document again). Returns the hooks and whether they
  * were installed by this call.
  */
+const installed = new WeakMap<object, PageHooks>();
+
 export function installPageHooks(
   win: Window & typeof globalThis,
   send: (e: HookEntry) => void,
   nativeDialogs: () => boolean = () => false,
-): { hooks: PageHooks; fresh: boolean } {
-  const existing = (win as unknown as Record<string, unknown>)[HOOKS_KEY] as PageHooks | undefined;
-  if (existing && typeof existing.activate === "function") {
-    existing.activate();
-    return { hooks: existing, fresh: false };
+  onClaim: (secret: string) => void = () => undefined,
+): { hooks: PageHooks | undefined; fresh: boolean } {
+  const existing = (win as unknown as Record<string, unknown>)[CONTROL_KEY];
+  if (typeof existing === "function") {
+    // A second run of the hooks file (a new script instance): the first hooks serve on.
+    (existing as HooksControl)(null, "activate");
+    return { hooks: installed.get(win), fresh: false };
   }
+  // The secret of the channel (set by a claim), and the top window's control for frames.
+  let secret: string | null = null;
+  const apply = Reflect.apply;
   const buffer = new ConsoleBuffer();
   let active = false;
   // Put to sleep by deactivate (the tab was unshared): only wake() hooks again.
@@ -117,8 +146,11 @@ export function installPageHooks(
   const takeArm = (): DialogArm | null => {
     if (win !== win.top) {
       try {
-        const top = (win.top as unknown as Record<string, unknown> | null)?.[HOOKS_KEY] as PageHooks | undefined;
-        if (top && typeof top.takeArm === "function") return top.takeArm();
+        const top = (win.top as unknown as Record<string, unknown> | null)?.[CONTROL_KEY];
+        if (typeof top === "function" && secret !== null) {
+          const a = apply(top as HooksControl, undefined, [secret, "take-arm"]) as DialogArm | null | false;
+          return a ? a : null;
+        }
       } catch {
         // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; a cross-origin top: this frame keeps its own
       }
@@ -293,11 +325,42 @@ export function installPageHooks(
       }
     },
   };
+  const control: HooksControl = (key, op, arg) => {
+    if (op === "activate") {
+      hooks.activate();
+      return true;
+    }
+    if (op === "sleep") {
+      hooks.deactivate();
+      return true;
+    }
+    if (op === "claim") {
+      if (!isSecret(key)) return false;
+      secret = key;
+      hooks.wake();
+      onClaim(key);
+      return true;
+    }
+    if (secret === null || key !== secret) return false;
+    if (op === "arm") {
+      hooks.arm((arg ?? null) as DialogArm | null);
+      return true;
+    }
+    if (op === "leaving") {
+      hooks.leaving(true);
+      return true;
+    }
+    if (op === "take-arm") return ownArm();
+    return false;
+  };
   try {
-    Object.defineProperty(win, HOOKS_KEY, { value: hooks, enumerable: false, configurable: false, writable: false });
+    Object.defineProperty(win, CONTROL_KEY, { value: control, enumerable: false, configurable: false, writable: false });
   } catch {
-    // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; a frozen window: still hook, we just cannot mark it
+    // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log.
+    // The page defined the property first (it ran before the hooks), or the window is frozen: no
+    // claim can reach these hooks, so they send nothing (DESIGN §8).
   }
+  installed.set(win, hooks);
   hooks.activate();
   return { hooks, fresh: true };
 }

@@ -24,7 +24,7 @@ describe("the page's work during an action (MAIN-world hooks ↔ isolated probe)
     const net = pendingFetch();
     w.fetch = net.fetch;
     const nativeSetTimeout = win.setTimeout;
-    const { hooks } = installPageHooks(win, () => {});
+    const hooks = installPageHooks(win, () => {}).hooks!;
     const probe = workProbe(document);
     expect(probe.query()).toEqual({ pending: 0, lastDone: -1, requests: 0, layout: true }); // hooks after load: cannot know
 
