@@ -37,6 +37,7 @@ class FakeBrowser implements BrowserPort {
     return this.consent;
   }
   async share(id: number) {
+    this.calls.push(`share ${id}`);
     const r = shareTab(this.shares, id);
     this.shares = r.shares;
     return r.slot;
@@ -331,13 +332,14 @@ describe("Executor", () => {
     b.shares = { "10": 1, "11": 3 };
     await expect(x.execute("browser_new_tab", { url: "https://example.com/new" })).resolves.toEqual({ tabId: 500, slot: 2 });
     await expect(x.execute("browser_new_tab", {})).resolves.toEqual({ tabId: 501, slot: 4 });
-    expect(b.calls).toEqual(["open https://example.com/new", "open about:blank"]);
+    // Shared before it loads the URL, so its first requests are recorded.
+    expect(b.calls).toEqual(["open about:blank", "share 500", "navigate 500 https://example.com/new", "open about:blank", "share 501"]);
     await expect(x.execute("browser_switch_tab", { tabId: 500 })).resolves.toEqual({ activeTabId: 500 });
     await expect(x.execute("browser_close_tab", { tabId: 501 })).resolves.toEqual({ tabId: 501 });
     await expect(x.execute("browser_close_tab", { tabId: 13 })).rejects.toThrow("not shared");
     await expect(x.execute("browser_go_back", { tabId: 500 })).resolves.toEqual({ tabId: 500 });
     await expect(x.execute("browser_reload", {})).resolves.toEqual({ tabId: 10 });
-    expect(b.calls.slice(2)).toEqual(["activate 500", "close 501", "back 500", "reload 10"]);
+    expect(b.calls.slice(5)).toEqual(["activate 500", "close 501", "back 500", "reload 10"]);
   });
 });
 

@@ -422,8 +422,13 @@ export class Executor {
       const url = p.url ? normalizeUrl(p.url) : "about:blank";
       const why = navigableReason(url);
       if (why) throw new Error(why);
-      const tab = await this.port.openTab(url);
-      return { tabId: tab.id, slot: await this.port.share(tab.id) };
+      // Opened blank and shared before it loads anything: the network log
+      // (which records shared tabs only) and the hooks then see the page's
+      // first load, its boot requests included.
+      const tab = await this.port.openTab("about:blank");
+      const slot = await this.port.share(tab.id);
+      if (url !== "about:blank") await this.port.navigate(tab.id, url);
+      return { tabId: tab.id, slot };
     },
     browser_handle_dialog: async (p) => {
       if (typeof p.accept !== "boolean") throw new Error("accept is required and must be true or false");

@@ -15,13 +15,19 @@ interface Fake {
   others: Set<number>;
   detachCalls: number[];
   attachCalls: number[];
+  /** Fires a chrome.debugger event of tabId's session. */
+  fireEvent(tabId: number, method: string, params: unknown): void;
   fireDetach(tabId: number, reason: string): void;
 }
 
 function fakeChrome(consent: Record<string, unknown>): Fake {
   const changed: Listener[] = [];
   const onDetach: Listener[] = [];
+  const onEvent: Listener[] = [];
   const f: Fake = {
+    fireEvent: (tabId, method, params) => {
+      for (const l of onEvent) l({ tabId }, method, params);
+    },
     local: { consent },
     session: {},
     ours: new Set(),
@@ -73,9 +79,9 @@ function fakeChrome(consent: Record<string, unknown>): Fake {
         const all = new Set([...f.ours, ...f.others, 99]);
         return [...all].map((tabId) => ({ tabId, type: "page", id: `t${tabId}`, attached: f.ours.has(tabId) || f.others.has(tabId), title: "", url: "" }));
       },
-      sendCommand: async () => ({}),
+      sendCommand: async (_t: unknown, method: string) => (method === "Network.getResponseBody" ? { body: "the page's answer", base64Encoded: false } : {}),
       onDetach: { addListener: (l: Listener) => onDetach.push(l) },
-      onEvent: { addListener: () => undefined },
+      onEvent: { addListener: (l: Listener) => onEvent.push(l) },
     },
   });
   return f;
@@ -169,6 +175,21 @@ describe("canceled_by_user", () => {
     await vi.advanceTimersByTimeAsync(d.CANCEL_GRACE_MS);
     expect((f.local.consent as Record<string, unknown>).debugger).toBe(true);
     await expect(d.takeCancelNotice()).resolves.toBeUndefined();
+  });
+
+  it("unsharing a tab drops the response bodies captured in it", async () => {
+    const f = fakeChrome({ debugger: true });
+    const d = await load();
+    d.installDebugger();
+    await settle();
+    await d.withDebugger(9, async () => {
+      f.fireEvent(9, "Network.responseReceived", { requestId: "r1", response: { url: "https://a.test/api/me" } });
+      f.fireEvent(9, "Network.loadingFinished", { requestId: "r1" });
+      await settle();
+    });
+    expect(d.bodiesOf(9).map((b) => b.body)).toEqual(["the page's answer"]);
+    await d.detachUnshared(new Set([10]));
+    expect(d.bodiesOf(9)).toEqual([]);
   });
 });
 

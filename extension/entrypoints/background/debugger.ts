@@ -220,6 +220,8 @@ export async function releaseAll(reason: string, which: (tabId: number) => boole
 
 /** A tab that is no longer shared is detached at once (never debugged while unshared). */
 export function detachUnshared(sharedIds: ReadonlySet<number>): Promise<void> {
+  // The response bodies of a tab that is no longer shared go with it.
+  for (const id of [...bodies.keys()]) if (!sharedIds.has(id)) bodies.delete(id);
   return releaseAll("unshared", (id) => !sharedIds.has(id));
 }
 
@@ -318,6 +320,8 @@ export function installDebugger(): void {
         .sendCommand({ tabId }, "Network.getResponseBody", { requestId: id })
         .then((res) => {
           const r = res as { body: string; base64Encoded: boolean };
+          // Unshared (or detached) while the body was on its way: not kept.
+          if (sessions.get(tabId) !== s) return;
           const list = bodies.get(tabId) ?? [];
           const truncated = r.body.length > BODY_MAX;
           list.push({ url: resp.url, body: truncated ? r.body.slice(0, BODY_MAX) : r.body, base64: r.base64Encoded, truncated });
