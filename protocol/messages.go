@@ -324,6 +324,10 @@ type DownloadsResult struct {
 	Downloads []DownloadInfo `json:"downloads"`
 	Waited    bool           `json:"waited,omitempty"`
 	Matched   int            `json:"matched,omitempty"`
+	// Ambiguous counts downloads left out because a tab that is not shared
+	// (or the browser itself) also requested their URL around their start:
+	// chrome.downloads names no tab, so they cannot be told apart.
+	Ambiguous int `json:"ambiguous,omitempty"`
 }
 
 // PDFResult names the PDF file saved on the browser's machine.

@@ -72,6 +72,9 @@ func FormatDownloads(slug string, wait *protocol.DownloadsWait, res protocol.Dow
 			head.WriteString("Check that the click started one (browser_network_requests shows the request), or wait again.\n")
 		}
 	}
+	if res.Ambiguous > 0 {
+		fmt.Fprintf(&head, "%d download(s) are not listed: a tab that is not shared also requested the same URL around then, so they may be the person's own.\n", res.Ambiguous)
+	}
 	if len(res.Downloads) == 0 {
 		fmt.Fprintf(&head, "No downloads from the shared tabs of profile %q in this browser session.", slug)
 		return withPage(strings.TrimRight(head.String(), "\n"), strings.Join(page, "\n"))

@@ -28,3 +28,17 @@ func TestFormatDownloads(t *testing.T) {
 		t.Errorf("%s", out)
 	}
 }
+
+// Downloads another tab may have started are left out and the answer says how many.
+func TestFormatDownloadsAmbiguous(t *testing.T) {
+	out := FormatDownloads("work", nil, protocol.DownloadsResult{Ambiguous: 2})
+	if !strings.Contains(out, "2 download(s) are not listed: a tab that is not shared also requested the same URL") {
+		t.Fatalf("the left-out downloads are not mentioned:\n%s", out)
+	}
+	if i, j := strings.Index(out, "not listed"), strings.Index(out, PageContentNote); j >= 0 && j < i {
+		t.Fatalf("our sentence is after the page-content note:\n%s", out)
+	}
+	if strings.Contains(FormatDownloads("work", nil, protocol.DownloadsResult{}), "not listed") {
+		t.Fatal("mentions left-out downloads when there are none")
+	}
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchTab, matchesWait, toDownloadInfo } from "./downloads";
+import { AMBIGUOUS_TAB, matchTab, matchesWait, toDownloadInfo } from "./downloads";
 import { MAX_PER_TAB, NetLog, statusText } from "./netlog";
 
 const req = (id: string, url: string, type = "xmlhttprequest", t = 1000) => ({
@@ -60,6 +60,22 @@ describe("downloads", () => {
     expect(matchTab(item, [{ url: "https://a.test/r.csv", tabId: 4, time: 10_000 - 120_000 }], {})).toBeUndefined();
     expect(matchTab(item, [], {})).toBeUndefined();
     expect(matchTab(item, [], { "9": 7 })).toBe(7);
+  });
+  it("leaves out a download whose URL a tab that is not shared also requested in the window", () => {
+    const shared = [{ url: "https://a.test/r.csv", tabId: 4, time: 9_000 }];
+    const log = new NetLog();
+    // The person's own tab (not shared) fetches the same URL a second later.
+    log.other("https://a.test/r.csv", 9_500);
+    expect(log.state.others![0]!.key).not.toContain("a.test"); // only a hash is kept
+    expect(matchTab(item, shared, {}, log.state.others)).toBe("ambiguous");
+    expect(matchTab({ ...item, finalUrl: "https://cdn.test/r.csv" }, [{ url: "https://cdn.test/r.csv", tabId: 4, time: 9_000 }], {}, log.state.others)).toBe("ambiguous");
+    // Another URL, or outside the window: the shared tab's.
+    const other = new NetLog();
+    other.other("https://a.test/other.csv", 9_500);
+    other.other("https://a.test/r.csv", 10_000 - 120_000);
+    expect(matchTab(item, shared, {}, other.state.others)).toBe(4);
+    // Once found ambiguous, it stays so (the other request may be forgotten).
+    expect(matchTab(item, shared, { "9": AMBIGUOUS_TAB })).toBe("ambiguous");
   });
   it("converts and matches waits on URL or file name", () => {
     const d = toDownloadInfo(item, 4);

@@ -35,9 +35,33 @@ export interface RecentRequest {
   time: number;
 }
 
+/**
+ * A request of a tab that is not shared (or of no tab: the browser's own,
+ * "Save link as…"), kept only to tell that a download may not be a shared
+ * tab's: its URL as a hash (urlKey), never the URL itself.
+ */
+export interface OtherRequest {
+  key: string;
+  time: number;
+}
+
 export interface NetState {
   tabs: Record<string, TabLog>;
   recent: RecentRequest[];
+  /** Absent in a state saved before it existed. */
+  others?: OtherRequest[];
+}
+
+/** A URL's key for OtherRequest: FNV-1a (53 bits), hex. Not reversible by reading the log. */
+export function urlKey(url: string): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (let i = 0; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193) >>> 0;
+    h2 = Math.imul(h2 ^ c, 0x85ebca6b) >>> 0;
+  }
+  return `${h1.toString(16)}${(h2 & 0x1fffff).toString(16)}`;
 }
 
 export interface BeforeRequest {
@@ -68,7 +92,7 @@ export interface ErrorInfo {
 }
 
 export function emptyState(): NetState {
-  return { tabs: {}, recent: [] };
+  return { tabs: {}, recent: [], others: [] };
 }
 
 function header(h: ResponseInfo["responseHeaders"], name: string): string | undefined {
@@ -182,6 +206,13 @@ export class NetLog {
     t.url = url;
   }
 
+  /** A request of a tab that is not shared, or of no tab (see OtherRequest). */
+  other(url: string, time: number): void {
+    const list = (this.state.others ??= []);
+    list.push({ key: urlKey(url), time });
+    if (list.length > MAX_RECENT) list.splice(0, list.length - MAX_RECENT);
+  }
+
   forget(tabId: number): void {
     delete this.state.tabs[String(tabId)];
   }
@@ -190,6 +221,8 @@ export class NetLog {
   prune(now: number): void {
     const keep = this.state.recent.filter((r) => now - r.time <= RECENT_MS);
     if (keep.length !== this.state.recent.length) this.state.recent = keep;
+    const others = (this.state.others ?? []).filter((r) => now - r.time <= RECENT_MS);
+    if (others.length !== (this.state.others ?? []).length) this.state.others = others;
   }
 
   list(tabId: number, opts: { filter?: string; since?: number }): { url: string; requests: Entry[]; total: number; dropped: number } {

@@ -280,6 +280,7 @@ export interface DownloadsResult {
   downloads: DownloadInfo[];
   waited?: boolean;
   matched?: number;
+  ambiguous?: number;
 }
 
 export interface DownloadInfo {

@@ -4,7 +4,7 @@
 // suspends the service worker when it is idle: a log kept only in memory
 // would be empty by the time the AI asks.
 
-import { matchesWait, matchTab, toDownloadInfo, type DownloadItemLike } from "../../lib/downloads";
+import { AMBIGUOUS_TAB, matchesWait, matchTab, toDownloadInfo, type DownloadItemLike } from "../../lib/downloads";
 import { NetLog, toWire, type NetState } from "../../lib/netlog";
 import { TIMEOUTS_MS, type DownloadInfo, type DownloadsRequest, type DownloadsResult, type NetworkRequest } from "../../lib/protocol.gen";
 import type { Shares } from "../../lib/storage";
@@ -81,9 +81,12 @@ export function installNetwork(readShares: () => Promise<Shares>): void {
   void load(readShares);
   chrome.webRequest.onBeforeRequest.addListener(
     (d) => {
-      if (d.tabId < 0) return undefined;
       apply(() => {
-        if (!shared.has(d.tabId)) return;
+        // Not a shared tab's: only a hash of the URL, to tell ambiguous downloads (lib/downloads.ts).
+        if (d.tabId < 0 || !shared.has(d.tabId)) {
+          log.other(d.url, d.timeStamp);
+          return;
+        }
         log.begin({ requestId: d.requestId, tabId: d.tabId, frameId: d.frameId, method: d.method, url: d.url, type: d.type, timeStamp: d.timeStamp });
       });
       return undefined;
@@ -119,8 +122,9 @@ export function installNetwork(readShares: () => Promise<Shares>): void {
   });
   chrome.downloads.onCreated.addListener((item) => {
     apply(() => {
-      const tab = matchTab(item as DownloadItemLike, log.state.recent, {});
-      if (tab !== undefined && shared.has(tab)) downloadTabs[String(item.id)] = tab;
+      const tab = matchTab(item as DownloadItemLike, log.state.recent, {}, log.state.others);
+      if (tab === "ambiguous") downloadTabs[String(item.id)] = AMBIGUOUS_TAB;
+      else if (tab !== undefined && shared.has(tab)) downloadTabs[String(item.id)] = tab;
     });
   });
 }
@@ -135,13 +139,23 @@ export async function networkRequests(
   return { ...r, requests: r.requests.map(toWire) };
 }
 
-async function sharedDownloads(): Promise<DownloadInfo[]> {
+async function sharedDownloads(): Promise<{ list: DownloadInfo[]; ambiguous: number }> {
   await load(readSharesFn);
   await chain;
   const items = (await chrome.downloads.search({ orderBy: ["-startTime"], limit: 500 })) as unknown as DownloadItemLike[];
   const out: DownloadInfo[] = [];
+  let ambiguous = 0;
   for (const it of items) {
-    const tab = matchTab(it, log.state.recent, downloadTabs);
+    const tab = matchTab(it, log.state.recent, downloadTabs, log.state.others);
+    if (tab === "ambiguous") {
+      // Ambiguous once, ambiguous for good (the other tab's request may be forgotten later).
+      if (downloadTabs[String(it.id)] !== AMBIGUOUS_TAB) {
+        downloadTabs[String(it.id)] = AMBIGUOUS_TAB;
+        save();
+      }
+      ambiguous++;
+      continue;
+    }
     // Only tabs shared now: a tab that was unshared takes its downloads with it.
     if (tab === undefined || !shared.has(tab)) continue;
     if (downloadTabs[String(it.id)] === undefined) {
@@ -150,23 +164,25 @@ async function sharedDownloads(): Promise<DownloadInfo[]> {
     }
     out.push(toDownloadInfo(it, tab));
   }
-  return out;
+  return { list: out, ambiguous };
 }
 
 export async function downloads(req: DownloadsRequest): Promise<DownloadsResult> {
   const wait = req.wait;
-  if (!wait) return { downloads: await sharedDownloads() };
+  const result = (r: { list: DownloadInfo[]; ambiguous: number }, more: Partial<DownloadsResult> = {}): DownloadsResult =>
+    r.ambiguous > 0 ? { downloads: r.list, ambiguous: r.ambiguous, ...more } : { downloads: r.list, ...more };
+  if (!wait) return result(await sharedDownloads());
   const timeout = Math.min(Math.max(wait.timeoutMs ?? 30_000, 1), MAX_WAIT_MS);
   const asked = Date.now();
   const deadline = asked + timeout;
   const satisfied = (list: DownloadInfo[]) =>
     list.find((d) => d.state !== "in_progress" && d.start >= asked - WAIT_LOOKBACK_MS && matchesWait(d, wait.urlContains));
   for (;;) {
-    const list = await sharedDownloads();
-    const hit = satisfied(list);
-    if (hit) return { downloads: list, waited: true, matched: hit.id };
+    const got = await sharedDownloads();
+    const hit = satisfied(got.list);
+    if (hit) return result(got, { waited: true, matched: hit.id });
     const left = deadline - Date.now();
-    if (left <= 0) return { downloads: list, waited: true };
+    if (left <= 0) return result(got, { waited: true });
     // Wake on any download change, or poll every second (a change of an
     // unshared tab's download also wakes us, harmlessly).
     await new Promise<void>((resolve) => {
