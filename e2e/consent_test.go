@@ -200,7 +200,7 @@ func TestUnsharedTabUntouched(t *testing.T) {
 	}
 	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 	defer wcancel()
-	if _, err := harness.WaitEval[bool](wctx, tab, nativeCheck+` || (window.__monkbrowseHooks && !window.__monkbrowseHooks.active && [window.alert, window.confirm, window.prompt, console.log].every(f => /\[native code\]/.test(Function.prototype.toString.call(f))))`, func(v bool) bool { return v }); err != nil {
+	if _, err := harness.WaitEval[bool](wctx, tab, nativeCheck+` || (Object.getOwnPropertyNames(window).filter(n => /monkbrowse/i.test(n)).join() === '__monkbrowseControl' && [window.alert, window.confirm, window.prompt, console.log].every(f => /\[native code\]/.test(Function.prototype.toString.call(f))))`, func(v bool) bool { return v }); err != nil {
 		t.Errorf("after unsharing, the page's functions are not the natives again: %v", err)
 	}
 	js[bool](ctx, t, tab, `(setTimeout(() => { window.__answer2 = confirm('native-again'); }, 0), true)`)
