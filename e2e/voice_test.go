@@ -5,6 +5,8 @@ package e2e
 // log, and secret fields are masked.
 
 import (
+	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -125,5 +127,32 @@ func TestMaskedFields(t *testing.T) {
 	}
 	if n := strings.Count(out, "•"); n < 7*6 {
 		t.Errorf("expected bullets for the 7 secret fields, found %d:\n%s", n, out)
+	}
+}
+
+// TestDownloadGuessedURL: a shared page that requests a URL the person then
+// downloads in a tab that is not shared does not learn the file's path; the
+// answer says a download was left out.
+func TestDownloadGuessedURL(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	dir := mkdir(t, s.p, "downloads-guess")
+	if err := s.browser.AllowDownloads(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("guess-%d.bin", time.Now().UnixNano())
+	tab, _ := s.openShared(ctx, t, "/form.html")
+	js[bool](ctx, t, tab, fmt.Sprintf("fetch('/dl/%s').then(r => r.text()).then(() => (window.__fetched = true)), true", name))
+	waitJS(ctx, t, tab, "window.__fetched === true")
+	// The person downloads the same URL in a tab that is not shared.
+	other := s.openTab(ctx, t, "/form.html")
+	js[bool](ctx, t, other, fmt.Sprintf("(location.href = '/dl/%s', true)", name))
+	waitFile(ctx, t, filepath.Join(dir, name))
+	out := s.ok(ctx, t, "browser_downloads", nil)
+	if strings.Contains(out, name) || strings.Contains(out, dir) {
+		t.Errorf("the person's download is listed to the shared tab that requested its URL:\n%s", out)
+	}
+	if !strings.Contains(out, "are not listed: a tab that is not shared also requested the same URL") {
+		t.Errorf("the answer does not say a download was left out:\n%s", out)
 	}
 }
