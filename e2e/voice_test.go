@@ -69,6 +69,15 @@ func TestHostileHooks(t *testing.T) {
 	if m := regexp.MustCompile(`__monkbrowse:[0-9a-f]{32}:`).FindString(strings.ReplaceAll(seen, "0000000000000000"+"0000000000000000", "")); m != "" {
 		t.Errorf("the page's dispatchEvent/addEventListener wrapper saw the channel: %q", m)
 	}
+	// A page that claims the hooks with its own secret has them only until the AI's next arm.
+	if !js[bool](ctx, t, tab, `window.__monkbrowseControl("a".repeat(32), "claim")`) {
+		t.Fatal("the page's claim was refused")
+	}
+	s.ok(ctx, t, "browser_handle_dialog", map[string]any{"accept": true, "tab": slot})
+	out = s.ok(ctx, t, "browser_click", map[string]any{"element": "Ask confirm", "ref": confirmBtn, "tab": slot})
+	if !strings.Contains(out, "accepted as browser_handle_dialog asked") {
+		t.Errorf("after the page claimed the hooks, the AI's armed answer was not applied and reported:\n%s", out)
+	}
 	// Console entries still arrive on the channel after the page wrapped the natives.
 	js[bool](ctx, t, tab, `(console.log("after-wrap-7731"), true)`)
 	if out := s.ok(ctx, t, "browser_get_console_logs", map[string]any{"tab": slot}); !strings.Contains(out, "after-wrap-7731") || strings.Contains(out, "Pay $4,000") {

@@ -42,6 +42,15 @@ async function run(
   spec: { world?: "MAIN" | "ISOLATED"; files?: string[]; func?: (...a: never[]) => unknown; args?: unknown[] },
   opts: { evenUnshared?: "to make it dormant" } = {},
 ): Promise<void> {
+  await runFor(target, spec, opts);
+}
+
+/** run, answering what the script returned in the first frame that answered (undefined when none did). */
+async function runFor(
+  target: Target,
+  spec: { world?: "MAIN" | "ISOLATED"; files?: string[]; func?: (...a: never[]) => unknown; args?: unknown[] },
+  opts: { evenUnshared?: "to make it dormant" } = {},
+): Promise<unknown> {
   const p = executeInTab(
     {
       target,
@@ -51,9 +60,9 @@ async function run(
     } as chrome.scripting.ScriptInjection<unknown[], unknown>,
     opts,
   );
-  await within(
+  return within(
     p.then(
-      () => undefined,
+      (results) => results[0]?.result,
       // a frame Chrome does not let us script (chrome://, the Web Store, an error page), or the tab is no longer shared
       reported(`inject: ${spec.files ? spec.files.join(", ") : "a function"} into tab ${target.tabId}`),
     ),
@@ -171,7 +180,15 @@ async function liveSecret(tabId: number): Promise<string> {
 /** Sets (or clears) the answer to the next dialog in the tab's top frame (same-origin frames share it). */
 export async function armTab(tabId: number, arm: DialogArm | null): Promise<void> {
   const secret = await liveSecret(tabId);
-  await run({ tabId, frameIds: [0] }, { world: "MAIN", func: armInPage, args: [secret, arm] });
+  const top: Target = { tabId, frameIds: [0] };
+  if ((await runFor(top, { world: "MAIN", func: armInPage, args: [secret, arm] })) === false) {
+    // The hooks hold another secret: the page claimed them, or a share raced a
+    // navigation. Take them back with a new secret (the content script too), once.
+    const fresh = newSecret();
+    secrets.set(tabId, fresh);
+    await claim({ tabId, allFrames: true }, top, fresh);
+    await run(top, { world: "MAIN", func: armInPage, args: [fresh, arm] });
+  }
 }
 
 /** Before a navigation the AI asked for: beforeunload listeners do not run (for 10 s). */
