@@ -87,9 +87,9 @@ function sleepInPage(): void {
   const c = (window as unknown as Record<string, unknown>).__monkbrowseControl;
   if (typeof c === "function") (c as (s: null, op: string) => unknown)(null, "sleep");
 }
-function leavingInPage(secret: string): void {
+function leavingInPage(secret: string): boolean {
   const c = (window as unknown as Record<string, unknown>).__monkbrowseControl;
-  if (typeof c === "function") (c as (s: string, op: string) => unknown)(secret, "leaving");
+  return typeof c === "function" && (c as (s: string, op: string) => unknown)(secret, "leaving") === true;
 }
 function connectContentScript(secret: string): void {
   const g = globalThis as unknown as Record<string, { connect?: (s: string) => boolean } | undefined>;
@@ -177,24 +177,29 @@ async function liveSecret(tabId: number): Promise<string> {
   return secret;
 }
 
+/**
+ * Runs a control of the tab's hooks (func gets the secret first). When the
+ * top frame's hooks refuse the secret (the page claimed them, or a share
+ * raced a navigation), claims them and connects the content script again
+ * with a new secret, and runs the control once more.
+ */
+async function control(tabId: number, target: Target, func: (secret: string, ...a: never[]) => boolean, args: unknown[]): Promise<void> {
+  const secret = await liveSecret(tabId);
+  if ((await runFor(target, { world: "MAIN", func, args: [secret, ...args] })) !== false) return;
+  const fresh = newSecret();
+  secrets.set(tabId, fresh);
+  await claim({ tabId, allFrames: true }, { tabId, frameIds: [0] }, fresh);
+  await run(target, { world: "MAIN", func, args: [fresh, ...args] });
+}
+
 /** Sets (or clears) the answer to the next dialog in the tab's top frame (same-origin frames share it). */
 export async function armTab(tabId: number, arm: DialogArm | null): Promise<void> {
-  const secret = await liveSecret(tabId);
-  const top: Target = { tabId, frameIds: [0] };
-  if ((await runFor(top, { world: "MAIN", func: armInPage, args: [secret, arm] })) === false) {
-    // The hooks hold another secret: the page claimed them, or a share raced a
-    // navigation. Take them back with a new secret (the content script too), once.
-    const fresh = newSecret();
-    secrets.set(tabId, fresh);
-    await claim({ tabId, allFrames: true }, top, fresh);
-    await run(top, { world: "MAIN", func: armInPage, args: [fresh, arm] });
-  }
+  await control(tabId, { tabId, frameIds: [0] }, armInPage, [arm]);
 }
 
 /** Before a navigation the AI asked for: beforeunload listeners do not run (for 10 s). */
 export async function beforeLeaving(tabId: number): Promise<void> {
-  const secret = await liveSecret(tabId);
-  await run({ tabId, allFrames: true }, { world: "MAIN", func: leavingInPage, args: [secret] });
+  await control(tabId, { tabId, allFrames: true }, leavingInPage, []);
 }
 
 /**
