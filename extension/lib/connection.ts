@@ -6,7 +6,7 @@
 // vitest as it runs in the browser.
 
 import { interpretAck, type AuthProfile } from "./hello";
-import { NOT_PAIRED_REASON, notYourMonkbrowse, webCrypto, type PairingCrypto } from "./pairing";
+import { notPairedReason, notYourMonkbrowse, webCrypto, type PairingCrypto } from "./pairing";
 import { Peer, PeerClosedError, errorText, requestTimeout, type PeerSocket } from "./peer";
 import {
   AUTH_SCHEME,
@@ -178,7 +178,7 @@ export class Connection {
     if (secret === undefined || secret === "") {
       // Not paired: no socket at all, so nothing reaches whatever listens.
       this.refreshSecret = true;
-      this.setStatus("rejected", info.problem ? `${NOT_PAIRED_REASON} (The pairing helper said: ${info.problem}.)` : NOT_PAIRED_REASON);
+      this.setStatus("rejected", notPairedReason(info.problem, globalThis.chrome?.runtime?.id));
       this.schedule(this.backoff.rejected(), gen);
       return;
     }

@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeFrame, type ResponseFrame, type RequestFrame } from "./frame";
-import { checkProof, newNonce, parseHostReply, proof, resolveSecret, type SecretSource } from "./pairing";
+import { checkProof, newNonce, notPairedReason, NOT_PAIRED_REASON, parseHostReply, proof, resolveSecret, type SecretSource } from "./pairing";
 import { nodeCrypto } from "./pairing-testing";
 import { PROOF_LABEL_EXTENSION, PROOF_LABEL_SERVER } from "./protocol.gen";
 
@@ -91,3 +91,18 @@ function goSecret(): string {
   const m = /sampleToken\s*=\s*"([^"]+)"/.exec(src);
   return m ? m[1]! : GO_SECRET;
 }
+
+describe("notPairedReason", () => {
+  it("names the id and the flag when Chrome forbids the pairing helper to this id", () => {
+    const r = notPairedReason("Access to the specified native messaging host is forbidden.", "abcdefghijklmnopabcdefghijklmnop");
+    expect(r).toContain("abcdefghijklmnopabcdefghijklmnop");
+    expect(r).toContain("--allow-extension-id");
+  });
+  it("says how to pair, with what the helper said, otherwise; never offers codes that do not exist", () => {
+    expect(notPairedReason(undefined, "x")).toBe(NOT_PAIRED_REASON);
+    const r = notPairedReason("Specified native messaging host not found.", "x");
+    expect(r).toContain("monkbrowse install");
+    expect(r).toContain("Specified native messaging host not found.");
+    expect(r).not.toMatch(/paste|code from/);
+  });
+});

@@ -83,19 +83,40 @@ export interface PairingCrypto {
 
 export const webCrypto: PairingCrypto = { newNonce, proof, checkProof };
 
+/** For a monkbrowse on another machine: how its extension gets the same secret (README, "Remote"). */
+const ELSEWHERE =
+  "for a monkbrowse that runs on another machine, copy ~/.monkbrowse/pairing-secret from this computer to that machine's ~/.monkbrowse (README: Remote)";
+
 /** The popup's words for a server on the port that could not prove the pairing. */
 export function notYourMonkbrowse(port: number): string {
   return (
     `The program on port ${port} is not your monkbrowse (it could not prove the pairing), so this extension told it nothing about your tabs. ` +
     "If it is your monkbrowse, pair again: run `monkbrowse install` (it registers the pairing helper Chrome asks), then reload the extension; " +
-    "or paste a code from `monkbrowse pair` in the extension's options."
+    `${ELSEWHERE}.`
   );
 }
 
 /** The popup's words when the extension has no pairing secret at all. */
 export const NOT_PAIRED_REASON =
   "This extension is not paired with monkbrowse yet: run `monkbrowse install` on this computer (it registers the pairing helper Chrome asks), " +
-  "then reload the extension from chrome://extensions; for a monkbrowse that runs elsewhere, paste a code from `monkbrowse pair` in the extension's options.";
+  `then reload the extension from chrome://extensions; ${ELSEWHERE}.`;
+
+/**
+ * The popup's words when the extension could not get the secret; problem is
+ * what Chrome or the pairing helper said. Chrome forbids the helper to an
+ * extension whose id its manifest does not list (a copy under another id,
+ * your own build): the words then name the id and the flag that allows it.
+ */
+export function notPairedReason(problem: string | undefined, extensionId: string | undefined): string {
+  if (!problem) return NOT_PAIRED_REASON;
+  if (extensionId && /forbidden/i.test(problem)) {
+    return (
+      `Chrome would not let this extension (id ${extensionId}) ask monkbrowse's pairing helper: the helper is registered for another extension id. ` +
+      `If this is your own build of the extension, run \`monkbrowse install --allow-extension-id ${extensionId}\`, then reload the extension. (Chrome said: ${problem})`
+    );
+  }
+  return `${NOT_PAIRED_REASON} (The pairing helper said: ${problem}.)`;
+}
 
 /** What the service worker knows about the pairing secret. */
 export interface SecretSource {
