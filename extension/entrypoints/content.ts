@@ -1,4 +1,4 @@
-// Isolated-world content script of the top frame: builds snapshots, performs
+// Isolated-world content script of every frame of a shared tab: builds snapshots, performs
 // actions by ref and answers console_logs, for messages {cs: true, op, args}
 // from the service worker (docs/CONTRACTS.md). The page logic lives in
 // lib/page; this file wires it to the extension. Injected by the service

@@ -3,8 +3,10 @@
 // isolated content script (top frame) are injected into its current
 // documents, and into every document the tab commits while it stays shared
 // (webNavigation.onCommitted + executeScript with injectImmediately, the
-// earliest per-tab path Chrome offers). Unsharing puts the hooks to sleep
-// (the page's native functions back) and disposes the content script.
+// earliest per-tab path Chrome offers). Both run in every frame of the tab,
+// cross-site iframes too (issue 26: frames.ts stitches their snapshots and
+// routes their refs). Unsharing puts the hooks to sleep (the page's native
+// functions back) and disposes the content script, in every frame.
 //
 // A page whose renderer is blocked (a native dialog opened before our hooks,
 // a busy loop) answers no executeScript; every call here is bounded, and
@@ -121,16 +123,16 @@ function secretOf(tabId: number): { secret: string; fresh: boolean } {
   return { secret, fresh: true };
 }
 
-/** Claims the hooks of target with the tab's secret and connects the top frame's content script to them. */
-async function claim(target: Target, top: Target | null, secret: string): Promise<void> {
+/** Claims the hooks of target with the tab's secret and connects its content scripts to them. */
+async function claim(target: Target, secret: string): Promise<void> {
   await run(target, { world: "MAIN", func: claimInPage, args: [secret] });
-  if (top) await run(top, { func: connectContentScript, args: [secret] });
+  await run(target, { func: connectContentScript, args: [secret] });
 }
 
 /**
- * Injects into a tab that was just shared: hooks into every frame's current
- * document, then the content script into the top frame. arm: a pending
- * browser_handle_dialog answer.
+ * Injects into a tab that was just shared: hooks, then the content script,
+ * into every frame's current document, each pair joined by the tab's secret.
+ * arm: a pending browser_handle_dialog answer (top frame only).
  */
 export async function injectTab(tabId: number, arm: DialogArm | null): Promise<void> {
   const secret = newSecret();
@@ -139,8 +141,8 @@ export async function injectTab(tabId: number, arm: DialogArm | null): Promise<v
   // Hooks put to sleep by an earlier unshare refuse activate(); the claim of a fresh share wakes them.
   await run({ tabId, allFrames: true }, { world: "MAIN", func: claimInPage, args: [secret] });
   if (arm) await run({ tabId, frameIds: [0] }, { world: "MAIN", func: armInPage, args: [secret, arm] });
-  await run({ tabId, frameIds: [0] }, { files: [CONTENT_SCRIPT_FILE] });
-  await run({ tabId, frameIds: [0] }, { func: connectContentScript, args: [secret] });
+  await run({ tabId, allFrames: true }, { files: [CONTENT_SCRIPT_FILE] });
+  await run({ tabId, allFrames: true }, { func: connectContentScript, args: [secret] });
 }
 
 /** Injects into one document a shared tab has just committed. */
@@ -157,23 +159,23 @@ export async function injectDocument(
   const { secret } = secretOf(d.tabId);
   await run(target, { world: "MAIN", files: [PAGE_HOOKS_FILE] });
   await run(target, { world: "MAIN", func: claimInPage, args: [secret] });
-  if (!outermost) return;
-  if (arm) await run(target, { world: "MAIN", func: armInPage, args: [secret, arm] });
+  if (arm && outermost) await run(target, { world: "MAIN", func: armInPage, args: [secret, arm] });
+  // Every frame's document gets the content script (issue 26), not only the top one.
   await run(target, { files: [CONTENT_SCRIPT_FILE] });
   await run(target, { func: connectContentScript, args: [secret] });
 }
 
-/** A tab was unshared: native functions back in every frame, the content script gone. */
+/** A tab was unshared: native functions back in every frame, the content script gone from every frame. */
 export async function makeDormant(tabId: number): Promise<void> {
   secrets.delete(tabId);
   await run({ tabId, allFrames: true }, { world: "MAIN", func: sleepInPage }, { evenUnshared: "to make it dormant" });
-  await run({ tabId, frameIds: [0] }, { func: disposeContentScript }, { evenUnshared: "to make it dormant" });
+  await run({ tabId, allFrames: true }, { func: disposeContentScript }, { evenUnshared: "to make it dormant" });
 }
 
 /** The tab's secret, claiming its hooks again first when the worker lost it (a restart). */
 async function liveSecret(tabId: number): Promise<string> {
   const { secret, fresh } = secretOf(tabId);
-  if (fresh) await claim({ tabId, allFrames: true }, { tabId, frameIds: [0] }, secret);
+  if (fresh) await claim({ tabId, allFrames: true }, secret);
   return secret;
 }
 
@@ -188,7 +190,7 @@ async function control(tabId: number, target: Target, func: (secret: string, ...
   if ((await runFor(target, { world: "MAIN", func, args: [secret, ...args] })) !== false) return;
   const fresh = newSecret();
   secrets.set(tabId, fresh);
-  await claim({ tabId, allFrames: true }, { tabId, frameIds: [0] }, fresh);
+  await claim({ tabId, allFrames: true }, fresh);
   await run(target, { world: "MAIN", func, args: [fresh, ...args] });
 }
 
