@@ -67,7 +67,7 @@ func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protoc
 		source: protocol.Target{Profile: t.Slug, Tab: t.Slot}})), nil
 }
 
-var snapshotRefRe = regexp.MustCompile(`^e[1-9]\d*$`)
+var snapshotRefRe = regexp.MustCompile(`^(?:f[1-9]\d*)?e[1-9]\d*$`)
 
 // normalizeSnapshotRef accepts "e12", and as pasted from a line "[ref=e12]" or "ref=e12".
 func normalizeSnapshotRef(in string) (string, error) {
@@ -75,7 +75,7 @@ func normalizeSnapshotRef(in string) (string, error) {
 	r = strings.TrimSuffix(strings.TrimPrefix(r, "["), "]")
 	r = strings.TrimPrefix(r, "ref=")
 	if !snapshotRefRe.MatchString(r) {
-		return "", fmt.Errorf("%q is not a ref (refs look like e12, from a browser_snapshot line). Call browser_snapshot without ref to see the page's refs.", in)
+		return "", fmt.Errorf("%q is not a ref (refs look like e12, or f2e12 inside a frame, from a browser_snapshot line). Call browser_snapshot without ref to see the page's refs.", in)
 	}
 	return r, nil
 }

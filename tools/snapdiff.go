@@ -117,7 +117,8 @@ func limitList(items []string, n int) []string {
 	return append(items[:n:n], fmt.Sprintf("and %d more", len(items)-n))
 }
 
-var refRe = regexp.MustCompile(`\[ref=(e\d+)\]`)
+// A ref is e12 in the top document, f2e12 in frame document 2 (a stitched cross-origin frame).
+var refRe = regexp.MustCompile(`\[ref=((?:f[1-9]\d*)?e\d+)\]`)
 
 // snapLine is one line of a snapshot as a tree node.
 type snapLine struct {
