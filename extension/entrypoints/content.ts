@@ -7,6 +7,7 @@
 import { defineContentScript } from "wxt/utils/define-content-script";
 import { ConsoleBuffer, channelOf, isSecret, parseDialog, parseEntry, parseReplay, type Channel, type PageDialog } from "../lib/page/console";
 import { isCsMessage, respond, SETTLING_OPS, type PageContext } from "../lib/page/handler";
+import { LinkInbox } from "../lib/page/framelink";
 import { workProbe } from "../lib/page/pagework";
 import { RefRegistry } from "../lib/page/refs";
 import { settleDom, timerSleep, type Sleep } from "../lib/page/settle";
@@ -157,6 +158,8 @@ function start(): Instance {
     doc.dispatchEvent(new CustomEvent(channel.hello));
     return true;
   };
+  // The tokens this frame's parent window posts into it (frame link, lib/page/framelink.ts).
+  const inbox = new LinkInbox(window);
 
   const onMessage = (msg: unknown, _sender: chrome.runtime.MessageSender, sendResponse: (r: unknown) => void) => {
     if (!isCsMessage(msg)) return false;
@@ -165,6 +168,11 @@ function start(): Instance {
       if (channel) doc.dispatchEvent(new CustomEvent(channel.native, { detail: (msg.args as { on?: unknown } | undefined)?.on === true ? "1" : "0" }));
       sendResponse({ ok: true, result: {} });
       return false;
+    }
+    if (msg.op === "frame_link") {
+      const inlined = inbox.inlined();
+      void (inlined ? Promise.resolve([]) : inbox.take()).then((tokens) => sendResponse({ ok: true, result: { inlined, tokens } }));
+      return true;
     }
     if (msg.op === "snapshot" && doc.getElementsByTagName("*").length > BUSY_ELEMENTS) {
       // A snapshot of a huge page can keep this thread busy for seconds: the
@@ -201,6 +209,7 @@ function start(): Instance {
         report("content script: removing its message listener", e);
       }
       disconnect();
+      inbox.dispose();
     },
     connect,
   };

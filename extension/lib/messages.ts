@@ -129,7 +129,15 @@ export type ActionOp = (typeof ACTION_OPS)[number];
  */
 export interface CsOps {
   /** refBase: the highest ref earlier documents of this tab handed out; refHigh: this document's highest. */
-  snapshot: { args: { refBase?: number; stopAfterChars?: number }; result: { snapshot: string; viewport?: string[]; refHigh?: number; limited?: boolean } & PageNotes };
+  /**
+   * links: the token posted into each cross-origin iframe element's window,
+   * by the element's ref (lib/page/framelink.ts; background/frames.ts pairs
+   * them with the tokens the child frames answer to frame_link).
+   */
+  snapshot: {
+    args: { refBase?: number; stopAfterChars?: number };
+    result: { snapshot: string; viewport?: string[]; refHigh?: number; limited?: boolean; links?: Record<string, string> } & PageNotes;
+  };
   click: { args: { ref: string }; result: PageNotes };
   hover: { args: { ref: string }; result: PageNotes };
   type: { args: { ref: string; text: string; submit?: boolean }; result: PageNotes };
@@ -151,6 +159,14 @@ export interface CsOps {
   settle: { args: Empty; result: Empty };
   /** The activity log's targets: each ref's role, accessible name and whether it is a secret field (lib/page/target.ts). */
   describe: { args: { refs: string[] }; result: { targets: ({ role: string; name: string; secret: boolean } | null)[] } };
+  /**
+   * A frame's side of the frame link (entrypoints/content.ts): inlined when
+   * its parent's snapshot already shows it (same-origin), else the tokens its
+   * parent window posted into it since the last ask.
+   */
+  frame_link: { args: Empty; result: { inlined: boolean; tokens: string[] } };
+  /** Whether this document has the keyboard focus itself (not an iframe of it): press_key goes there. */
+  focus: { args: Empty; result: { focused: boolean } };
   /** While the debugger is attached, the top frame's dialogs go to Chrome (entrypoints/content.ts). */
   native_dialogs: { args: { on: boolean }; result: Empty };
 }

@@ -1,15 +1,26 @@
 // contentOp: one request to the content script in a tab's top frame
-// (lib/messages.ts's CsOps), injecting it once more when nothing answers.
+// (lib/messages.ts's CsOps), injecting it once more when nothing answers;
+// contentOpIn: the same to one frame's document (frames.ts routes frame refs).
 
 import type { CsMessage, CsOp, CsOps, CsReply } from "../../lib/messages";
 import { CodedError, errorText } from "../../lib/peer";
 import { assertShared, executeInTab } from "./gate";
 import { BlockedPage, CONTENT_SCRIPT_FILE, PAGE_HOOKS_FILE, unlessBlocked } from "./inject";
 
-async function sendToFrame0(tabId: number, msg: CsMessage): Promise<CsReply | undefined> {
+/** One frame's document of a tab (webNavigation's frameId and, when known, documentId). */
+export interface FrameTarget {
+  frameId: number;
+  documentId?: string;
+}
+
+const TOP: FrameTarget = { frameId: 0 };
+
+async function sendToFrame(tabId: number, frame: FrameTarget, msg: CsMessage): Promise<CsReply | undefined> {
   // Each op of a call (a stitched screenshot's scroll_to after scroll_to) meets the share gate.
   await assertShared(tabId);
-  return chrome.tabs.sendMessage(tabId, msg, { frameId: 0 }) as Promise<CsReply | undefined>;
+  // By document when known: a later document of the frame is never taken for this one.
+  const opts = frame.documentId !== undefined ? { documentId: frame.documentId } : { frameId: frame.frameId };
+  return chrome.tabs.sendMessage(tabId, msg, opts) as Promise<CsReply | undefined>;
 }
 
 function isNoReceiver(e: unknown): boolean {
@@ -17,11 +28,17 @@ function isNoReceiver(e: unknown): boolean {
   return m.includes("Receiving end does not exist") || m.includes("Could not establish connection");
 }
 
-export async function contentOp<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+export function contentOp<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+  return contentOpIn(tabId, TOP, op, args);
+}
+
+export async function contentOpIn<K extends CsOp>(tabId: number, frame: FrameTarget, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
   const msg: CsMessage<K> = { cs: true, op, args };
+  const target: chrome.scripting.InjectionTarget =
+    frame.documentId !== undefined ? { tabId, documentIds: [frame.documentId] } : { tabId, frameIds: [frame.frameId] };
   let reply: CsReply | undefined;
   try {
-    reply = await unlessBlocked(tabId, sendToFrame0(tabId, msg));
+    reply = await unlessBlocked(tabId, sendToFrame(tabId, frame, msg));
   } catch (e) {
     if (e instanceof BlockedPage || e instanceof CodedError) throw e;
     if (!isNoReceiver(e)) throw new Error(`the page did not answer (${errorText(e)})`);
@@ -37,17 +54,17 @@ export async function contentOp<K extends CsOp>(tabId: number, op: K, args: CsOp
       // Hooks put to sleep by an unshare stay asleep (only a share wakes them).
       await unlessBlocked(
         tabId,
-        executeInTab({ target: { tabId, allFrames: true }, world: "MAIN", files: [PAGE_HOOKS_FILE], injectImmediately: true }).catch((e: unknown) => {
+        executeInTab({ target: frame === TOP ? { tabId, allFrames: true } : target, world: "MAIN", files: [PAGE_HOOKS_FILE], injectImmediately: true }).catch((e: unknown) => {
           if (e instanceof CodedError) throw e;
         }),
       );
-      await unlessBlocked(tabId, executeInTab({ target: { tabId, frameIds: [0] }, files: [CONTENT_SCRIPT_FILE], injectImmediately: true }));
+      await unlessBlocked(tabId, executeInTab({ target, files: [CONTENT_SCRIPT_FILE], injectImmediately: true }));
     } catch (e) {
       if (e instanceof BlockedPage || e instanceof CodedError) throw e;
       throw new Error(`cannot reach the page in tab ${tabId}: ${errorText(e)}`);
     }
     try {
-      reply = await unlessBlocked(tabId, sendToFrame0(tabId, msg));
+      reply = await unlessBlocked(tabId, sendToFrame(tabId, frame, msg));
     } catch (e) {
       if (e instanceof BlockedPage || e instanceof CodedError) throw e;
       throw new Error(`the page in tab ${tabId} did not answer even after injecting the content script (${errorText(e)}); reload the tab and try again`);

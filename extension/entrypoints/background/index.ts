@@ -29,6 +29,7 @@ import {
 } from "../../lib/storage";
 import { needsReconnect, type Served } from "../../lib/settings-sync";
 import { makeChromePort } from "./chrome-port";
+import { forgetFrames } from "./frames";
 import { forgetRefBase } from "./ref-base";
 import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
 import { detachUnshared, forgetDebuggerTab, installDebugger, takeCancelNotice } from "./debugger";
@@ -567,6 +568,7 @@ export default defineBackground(() => {
   chrome.tabs.onActivated.addListener(() => scheduleTabsPush());
   chrome.tabs.onRemoved.addListener((tabId) => {
     forgetRefBase(tabId);
+    forgetFrames(tabId);
     forgetNetTab(tabId);
     forgetDebuggerTab(tabId);
     forgetTabApps(tabId);

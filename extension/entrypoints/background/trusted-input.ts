@@ -7,6 +7,7 @@ import type { CsOp, CsOps } from "../../lib/messages";
 import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
 import { contentOp } from "./content-ops";
 import { debuggerEnabled, withDebugger, type Send } from "./debugger";
+import { framedContent, hasFrameRef } from "./frames";
 
 type MouseButton = "left" | "right" | "middle" | "none";
 
@@ -90,9 +91,13 @@ async function trustedOp<K extends TrustedOp>(tabId: number, op: K, args: CsOps[
 }
 
 
-/** BrowserPort.content: real input for the acting ops when the debugger mode is on. */
+/**
+ * BrowserPort.content: real input for the acting ops when the debugger mode
+ * is on; the DOM actions in the ref's frame for a frame ref (the trusted
+ * input's coordinates do not include a frame's offset yet).
+ */
 export async function content<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
-  if (!Object.hasOwn(TRUSTED, op) || !(await debuggerEnabled())) return contentOp(tabId, op, args);
+  if (!Object.hasOwn(TRUSTED, op) || hasFrameRef(args) || !(await debuggerEnabled())) return framedContent(tabId, op, args);
   // TypeScript cannot carry the check on op over to args (K may be a union);
   // each trusted handler is typed by the table. The answer is the notes only
   // (the executor reads no more of a trusted op's answer).

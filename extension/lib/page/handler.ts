@@ -8,6 +8,7 @@ import { errorText } from "../peer";
 import type { ConsoleBuffer } from "./console";
 import { maskSecretsIn } from "./secret";
 import { fillForm } from "./fillform";
+import { postLinkTokens } from "./framelink";
 import { elementRect, pageMetrics, scrollToPoint } from "./geometry";
 import { pressKey } from "./keyboard";
 import { click, drag, hover } from "./pointer";
@@ -40,8 +41,11 @@ export interface PageContext {
   watchNavigate?: () => (() => boolean) | undefined;
 }
 
-/** The ops this module answers (native_dialogs is content.ts's own: it only relays to the MAIN-world hooks). */
-export type PageOp = Exclude<CsOp, "native_dialogs">;
+/**
+ * The ops this module answers (native_dialogs is content.ts's own: it only
+ * relays to the MAIN-world hooks; so is frame_link: it reads the frame's link inbox).
+ */
+export type PageOp = Exclude<CsOp, "native_dialogs" | "frame_link">;
 
 /** Actions that may make the page load another document; their answer says whether one began. */
 export const NAVIGATING_OPS: ReadonlySet<CsOp> = new Set(["click", "type", "select", "press_key", "drag", "fill_form", "click_xy", "drag_xy"]);
@@ -68,7 +72,9 @@ const handlers: Handlers = {
     const viewport: string[] = [];
     const limit = typeof stopAfterChars === "number" && stopAfterChars > 0 ? { chars: stopAfterChars, stopped: false } : undefined;
     const snapshot = buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport, limit });
-    return { snapshot, viewport, refHigh: ctx.refs.high, ...(limit?.stopped ? { limited: true } : {}) };
+    // After the snapshot, so its cross-origin iframe lines have their refs.
+    const links = postLinkTokens(ctx.doc, ctx.refs);
+    return { snapshot, viewport, refHigh: ctx.refs.high, ...(limit?.stopped ? { limited: true } : {}), ...(Object.keys(links).length > 0 ? { links } : {}) };
   },
   click: (ctx, { ref }) => done(click(ctx.refs, ref)),
   hover: (ctx, { ref }) => done(hover(ctx.refs, ref)),
@@ -88,10 +94,20 @@ const handlers: Handlers = {
   metrics: async (ctx) => pageMetrics(ctx.doc),
   scroll_to: async (ctx, { x, y }) => scrollToPoint(ctx.doc, x, y),
   describe: async (ctx, { refs }) => describeTargets(ctx.refs, refs),
+  focus: async (ctx) => ({ focused: ownsFocus(ctx.doc) }),
   // Nothing to do: handleOp settles after it (trusted input sent by the
   // service worker through the debugger).
   settle: async () => ({}),
 };
+
+/** Whether doc has the focus and its focused element is not a frame (whose own document has it then). */
+export function ownsFocus(doc: Document): boolean {
+  if (!doc.hasFocus()) return false;
+  const a = doc.activeElement;
+  if (!a) return true;
+  const t = a.tagName.toLowerCase();
+  return t !== "iframe" && t !== "frame";
+}
 
 function isPageOp(op: string): op is PageOp {
   return Object.hasOwn(handlers, op);

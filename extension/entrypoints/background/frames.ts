@@ -1,0 +1,351 @@
+// Every frame of a shared tab (issue 26, docs/DESIGN.md "Frames"): the
+// snapshot stitches each cross-origin frame's own snapshot under its iframe
+// line, refs name their frame ("f2e15"), and ops on a frame ref go to that
+// frame's content script.
+//
+// Which frame an iframe line shows is decided by the frame link handshake
+// (lib/page/framelink.ts): the parent's content script posts a fresh token
+// into each cross-origin iframe element's window and answers them by ref;
+// each candidate child frame, asked here by frameId/documentId, answers the
+// tokens its parent window posted into it. Chrome routes both answers, so
+// the frame that answered is the frame Chrome says it is; decideLinks pairs
+// them and drops anything ambiguous. A page that spoofs or races the
+// handshake leaves its frame unread ([cross-origin], as before), never shows
+// another frame's content under it.
+//
+// Frame numbers: one per frame document, counted per tab and never reused
+// (chrome.storage.session, like the ref base), so "f2e15" names one element
+// of one document and a ref of a frame's earlier document is unknown, not
+// another element.
+
+import type { CsOp, CsOps } from "../../lib/messages";
+import type { Dialog } from "../../lib/protocol.gen";
+import { CodedError } from "../../lib/peer";
+import { contentOpIn, type FrameTarget } from "./content-ops";
+
+export interface FrameInfo {
+  frameId: number;
+  parentFrameId: number;
+  documentId?: string;
+  url: string;
+}
+
+/** How deep frames in frames are read (the page's own same-origin nesting is bounded alike). */
+const MAX_DEPTH = 8;
+
+// ---- refs ------------------------------------------------------------------
+
+const FRAME_REF = /^f([1-9]\d*)(e[1-9]\d*)$/;
+
+/** "f2e15" (also as pasted: "[ref=f2e15]", "ref=f2e15") → frame 2, local ref "e15"; null for a top-frame ref. */
+export function splitRef(input: string): { n: number; local: string; full: string } | null {
+  const ref = input.trim().replace(/^\[/, "").replace(/\]$/, "").replace(/^ref=/, "");
+  const m = FRAME_REF.exec(ref);
+  return m ? { n: Number(m[1]), local: m[2]!, full: ref } : null;
+}
+
+/**
+ * A snapshot line's head up to its ref: `- role "name" [attr]… [ref=eN]`.
+ * Only this ref is rewritten, never "[ref=…]" inside a name or a value.
+ */
+const LINE_REF = /^(\s*- [^\s":]+(?: "(?:[^"\\]|\\.)*")?(?: \[[^\]\n]*\])*?) \[ref=((?:f[1-9]\d*)?e[1-9]\d*)\]/;
+
+/** Prefixes every element ref of one frame's snapshot with its frame number ("e3" → "f2e3"). */
+export function prefixRefs(yaml: string, n: number): string {
+  if (yaml === "") return yaml;
+  return yaml
+    .split("\n")
+    .map((line) => line.replace(LINE_REF, (m, head: string, ref: string) => (ref.startsWith("e") ? `${head} [ref=f${n}${ref}]` : m)))
+    .join("\n");
+}
+
+/**
+ * Puts a frame's snapshot under the iframe line with ref in parent: the
+ * line loses its [cross-origin] mark and gets the frame's lines, indented
+ * one level deeper. Unchanged when the line is not there (a hidden iframe).
+ */
+export function stitch(parent: string, ref: string, child: string): string {
+  const lines = parent.split("\n");
+  const mark = ` [ref=${ref}]`;
+  const i = lines.findIndex((l) => {
+    const m = LINE_REF.exec(l);
+    return m !== null && m[2] === ref && /^\s*- iframe\b/.test(l);
+  });
+  if (i < 0) return parent;
+  const line = lines[i]!;
+  const indent = line.length - line.trimStart().length;
+  const head = LINE_REF.exec(line)![1]!.replace(" [cross-origin]", "");
+  if (child.trim() === "") {
+    lines[i] = `${head}${mark}`;
+    return lines.join("\n");
+  }
+  const pad = " ".repeat(indent + 2);
+  const inner = child.split("\n").map((l) => pad + l);
+  lines.splice(i, 1, `${head}${mark}:`, ...inner);
+  return lines.join("\n");
+}
+
+// ---- the handshake ---------------------------------------------------------
+
+/** One candidate child frame's answer to frame_link. */
+export interface Claim {
+  frameId: number;
+  tokens: string[];
+}
+
+/**
+ * Pairs the tokens a parent posted (ref → token) with the frames that
+ * answered them: a link is made only for a token exactly one frame answered,
+ * by a frame that answered no other token of this round. Tokens nobody was
+ * given (a page's guesses, an earlier round's) count for nothing. Anything
+ * else (a token two frames answer, a frame answering two) is a page
+ * meddling: those iframes stay unread.
+ */
+export function decideLinks(posted: Record<string, string>, claims: Claim[]): Map<string, number> {
+  const refOf = new Map<string, string>();
+  for (const [ref, token] of Object.entries(posted)) refOf.set(token, ref);
+  const claimers = new Map<string, number[]>();
+  for (const c of claims) {
+    const known = [...new Set(c.tokens.filter((t) => refOf.has(t)))];
+    if (known.length === 0) continue;
+    // A frame answering two of this round's tokens: one of them was passed on to it.
+    const mark = known.length === 1 ? c.frameId : -1;
+    for (const t of known) claimers.set(t, [...(claimers.get(t) ?? []), mark]);
+  }
+  const out = new Map<string, number>();
+  for (const [token, who] of claimers) {
+    if (who.length !== 1 || who[0] === -1) continue;
+    out.set(refOf.get(token)!, who[0]!);
+  }
+  return out;
+}
+
+// ---- frame numbers ---------------------------------------------------------
+
+interface FrameTable {
+  next: number;
+  /** frame number → the frame document it names. */
+  byN: Record<string, { documentId: string; frameId: number }>;
+}
+
+const tableKey = (tabId: number) => `frames:${tabId}`;
+
+async function loadTable(tabId: number): Promise<FrameTable> {
+  const got = await chrome.storage.session.get(tableKey(tabId));
+  const v = got[tableKey(tabId)] as FrameTable | undefined;
+  return v && typeof v.next === "number" && typeof v.byN === "object" ? v : { next: 1, byN: {} };
+}
+
+async function saveTable(tabId: number, t: FrameTable): Promise<void> {
+  await chrome.storage.session.set({ [tableKey(tabId)]: t });
+}
+
+export function forgetFrames(tabId: number): void {
+  chrome.storage.session.remove(tableKey(tabId)).catch(() => undefined);
+}
+
+/** The number of a frame document, a new one the first time it is seen. */
+export function numberFor(t: FrameTable, documentId: string, frameId: number): number {
+  for (const [n, d] of Object.entries(t.byN)) if (d.documentId === documentId) return Number(n);
+  const n = t.next++;
+  t.byN[String(n)] = { documentId, frameId };
+  return n;
+}
+
+/** Forgets the numbers of documents the tab no longer has (the counter keeps going). */
+function prune(t: FrameTable, frames: FrameInfo[]): void {
+  const live = new Set(frames.map((f) => f.documentId));
+  for (const [n, d] of Object.entries(t.byN)) if (!live.has(d.documentId)) delete t.byN[n];
+}
+
+async function frameOf(tabId: number, n: number, full: string): Promise<FrameTarget> {
+  const d = (await loadTable(tabId)).byN[String(n)];
+  if (!d) {
+    throw new Error(
+      `ref ${full} is in a frame that is not on the page any more (it loaded another document or was removed); take a new browser_snapshot and use a ref from it`,
+    );
+  }
+  return d;
+}
+
+// ---- snapshot --------------------------------------------------------------
+
+type SnapshotResult = CsOps["snapshot"]["result"];
+
+async function allFrames(tabId: number): Promise<FrameInfo[]> {
+  const got = await chrome.webNavigation.getAllFrames({ tabId });
+  return (got ?? []) as FrameInfo[];
+}
+
+function target(f: FrameInfo): FrameTarget {
+  return f.documentId !== undefined ? { frameId: f.frameId, documentId: f.documentId } : { frameId: f.frameId };
+}
+
+/**
+ * The frames that may answer a token root's document posted: its children,
+ * and the children of those its snapshot already shows (same-origin frames,
+ * which say so: "inlined"), level by level.
+ */
+async function claimsUnder(tabId: number, frames: FrameInfo[], root: number): Promise<Claim[]> {
+  const claims: Claim[] = [];
+  let level = frames.filter((f) => f.parentFrameId === root);
+  for (let depth = 0; level.length > 0 && depth < MAX_DEPTH; depth++) {
+    const answers = await Promise.all(
+      level.map((f) =>
+        contentOpIn(tabId, target(f), "frame_link", {}).then(
+          (r) => ({ f, r }),
+          () => null, // no content script there (an error page, chrome://): it answers nothing
+        ),
+      ),
+    );
+    const next: FrameInfo[] = [];
+    for (const a of answers) {
+      if (!a) continue;
+      if (a.r.inlined) next.push(...frames.filter((f) => f.parentFrameId === a.f.frameId));
+      else claims.push({ frameId: a.f.frameId, tokens: Array.isArray(a.r.tokens) ? a.r.tokens.filter((t) => typeof t === "string") : [] });
+    }
+    level = next;
+  }
+  return claims;
+}
+
+interface Stitched {
+  snapshot: string;
+  viewport: string[];
+  dialogs: Dialog[];
+}
+
+/** Root's snapshot (refs prefixed with n unless it is the top frame) with its linked frames stitched in. */
+async function stitchUnder(tabId: number, frames: FrameInfo[], table: FrameTable, root: number, res: SnapshotResult, n: number | null, depth: number): Promise<Stitched> {
+  const local = (ref: string) => (n === null ? ref : `f${n}${ref}`);
+  let snapshot = n === null ? String(res.snapshot ?? "") : prefixRefs(String(res.snapshot ?? ""), n);
+  let viewport = (Array.isArray(res.viewport) ? res.viewport : []).map(local);
+  const dialogs: Dialog[] = Array.isArray(res.dialogs) ? [...res.dialogs] : [];
+  const posted = res.links && typeof res.links === "object" ? res.links : {};
+  if (Object.keys(posted).length === 0 || depth >= MAX_DEPTH) return { snapshot, viewport, dialogs };
+  const links = decideLinks(posted, await claimsUnder(tabId, frames, root));
+  for (const [ref, frameId] of links) {
+    const f = frames.find((x) => x.frameId === frameId);
+    if (!f || f.documentId === undefined) continue;
+    let child: SnapshotResult;
+    try {
+      child = await contentOpIn(tabId, target(f), "snapshot", {});
+    } catch {
+      continue; // the frame went away meanwhile: its line stays unread
+    }
+    const cn = numberFor(table, f.documentId, f.frameId);
+    const sub = await stitchUnder(tabId, frames, table, frameId, child, cn, depth + 1);
+    snapshot = stitch(snapshot, local(ref), sub.snapshot);
+    const at = viewport.indexOf(local(ref));
+    if (at >= 0) viewport = [...viewport.slice(0, at + 1), ...sub.viewport, ...viewport.slice(at + 1)];
+    dialogs.push(...sub.dialogs);
+  }
+  return { snapshot, viewport, dialogs };
+}
+
+/** Output cap of the stitched snapshot, as the page's own (lib/page/snapshot.ts maxChars). */
+const MAX_CHARS = 1_500_000;
+
+function cap(s: string): string {
+  if (s.length <= MAX_CHARS) return s;
+  const cut = s.lastIndexOf("\n", MAX_CHARS);
+  return s.slice(0, cut < 0 ? 0 : cut) + `\n- text: "… the snapshot was cut here (page too large); use browser_get_text, or scroll and snapshot again"`;
+}
+
+async function framedSnapshot(tabId: number, args: CsOps["snapshot"]["args"]): Promise<SnapshotResult> {
+  const top = await contentOpIn(tabId, { frameId: 0 }, "snapshot", args);
+  // No cross-origin iframe in the top document: nothing to stitch.
+  if (!top.links || Object.keys(top.links).length === 0) return top;
+  const frames = await allFrames(tabId);
+  const table = await loadTable(tabId);
+  prune(table, frames);
+  const s = await stitchUnder(tabId, frames, table, 0, top, null, 0);
+  await saveTable(tabId, table);
+  const { links: _links, ...rest } = top;
+  const out: SnapshotResult = { ...rest, snapshot: cap(s.snapshot), viewport: s.viewport };
+  if (s.dialogs.length > 0) out.dialogs = s.dialogs;
+  return out;
+}
+
+// ---- routing ---------------------------------------------------------------
+
+/** The frame an op's refs are in and the args with the refs local to it; null frame: the top one. */
+async function routeRefs<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<{ frame: FrameTarget | null; args: CsOps[K]["args"]; rename: Map<string, string> }> {
+  const a = args as Record<string, unknown>;
+  const rename = new Map<string, string>();
+  let frame: FrameTarget | null = null;
+  let frameN: number | null = null;
+  const seen: Array<number | null> = [];
+  const localize = async (v: unknown): Promise<unknown> => {
+    if (typeof v !== "string") return v;
+    const s = splitRef(v);
+    seen.push(s ? s.n : null);
+    if (!s) return v;
+    if (frameN !== s.n) {
+      frame = await frameOf(tabId, s.n, s.full);
+      frameN = s.n;
+    }
+    rename.set(s.local, s.full);
+    return s.local;
+  };
+  const out: Record<string, unknown> = { ...a };
+  for (const k of ["ref", "startRef", "endRef"]) if (k in a) out[k] = await localize(a[k]);
+  if (Array.isArray(a.fields)) {
+    out.fields = await Promise.all(a.fields.map(async (f: Record<string, unknown>) => ({ ...f, ref: await localize(f.ref) })));
+  }
+  if (new Set(seen).size > 1) {
+    throw new Error(
+      `the refs of one ${op} are in different frames of the page (${seen.map((n) => (n === null ? "the top page" : `frame f${n}`)).join(", ")}); ` +
+        "act in one frame per call (one browser_fill_form per frame's form, a drag within one frame)",
+    );
+  }
+  return { frame, args: out as CsOps[K]["args"], rename };
+}
+
+/** A frame's error names the ref as the AI wrote it ("f2e15", not the frame's own "e15"). */
+function renamed(e: unknown, rename: Map<string, string>): unknown {
+  if (!(e instanceof Error) || e instanceof CodedError || rename.size === 0) return e;
+  let m = e.message;
+  for (const [local, full] of rename) m = m.replaceAll(`ref ${local} `, `ref ${full} `).replaceAll(`ref ${local};`, `ref ${full};`);
+  if (m === e.message) return e;
+  return new Error(m);
+}
+
+/** The frame whose document has the keyboard focus (press_key goes there); the top frame when none says so. */
+async function focusedFrame(tabId: number): Promise<FrameTarget> {
+  const frames = await allFrames(tabId);
+  if (frames.length <= 1) return { frameId: 0 };
+  const answers = await Promise.all(
+    frames.filter((f) => f.frameId !== 0).map((f) =>
+      contentOpIn(tabId, target(f), "focus", {}).then(
+        (r) => (r.focused ? f : null),
+        () => null,
+      ),
+    ),
+  );
+  const f = answers.find((x) => x !== null);
+  return f ? target(f) : { frameId: 0 };
+}
+
+/** Whether an op's args name a frame's ref (trusted input then uses the frame's DOM actions). */
+export function hasFrameRef(args: unknown): boolean {
+  const a = args as Record<string, unknown> | null;
+  if (!a || typeof a !== "object") return false;
+  const refs = [a.ref, a.startRef, a.endRef, ...(Array.isArray(a.fields) ? a.fields.map((f: { ref?: unknown }) => f?.ref) : [])];
+  return refs.some((r) => typeof r === "string" && splitRef(r) !== null);
+}
+
+/**
+ * BrowserPort.content with frames: snapshots stitched, ops on frame refs in
+ * their frame, press_key in the focused frame, the rest in the top frame.
+ */
+export async function framedContent<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+  if (op === "snapshot") return (await framedSnapshot(tabId, args as CsOps["snapshot"]["args"])) as CsOps[K]["result"];
+  if (op === "press_key") return contentOpIn(tabId, await focusedFrame(tabId), op, args);
+  const r = await routeRefs(tabId, op, args);
+  try {
+    return await contentOpIn(tabId, r.frame ?? { frameId: 0 }, op, r.args);
+  } catch (e) {
+    throw renamed(e, r.rename);
+  }
+}

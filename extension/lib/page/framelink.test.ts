@@ -1,0 +1,59 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from "vitest";
+import { isLinkMessage, LinkInbox, MAX_KEPT } from "./framelink";
+
+/** A window with a parent, whose message events the test dispatches. */
+function fakeWindow() {
+  const target = new EventTarget();
+  const parent = {} as Window;
+  const win = Object.assign(target, { parent, frameElement: null }) as unknown as Window;
+  const post = (data: unknown, source: unknown) => {
+    const ev = new Event("message") as MessageEvent;
+    Object.defineProperty(ev, "data", { value: data });
+    Object.defineProperty(ev, "source", { value: source });
+    target.dispatchEvent(ev);
+  };
+  return { win, parent, post };
+}
+
+describe("LinkInbox", () => {
+  it("keeps only tokens its parent window posted", async () => {
+    const { win, parent, post } = fakeWindow();
+    const inbox = new LinkInbox(win, async () => undefined);
+    post({ monkbrowseLink: "fromSibling" }, {});
+    post({ monkbrowseLink: "fromItself" }, win);
+    post({ monkbrowseLink: "ok" }, parent);
+    post({ other: 1 }, parent);
+    expect(await inbox.take()).toEqual(["ok"]);
+    // Taken once: the next ask starts empty.
+    expect(await inbox.take()).toEqual([]);
+  });
+
+  it("waits for a token that has not arrived yet", async () => {
+    const { win, parent, post } = fakeWindow();
+    const inbox = new LinkInbox(win, () => new Promise(() => {}));
+    const got = inbox.take();
+    post({ monkbrowseLink: "late" }, parent);
+    expect(await got).toEqual(["late"]);
+  });
+
+  it("keeps a bounded number of tokens", async () => {
+    const { win, parent, post } = fakeWindow();
+    const inbox = new LinkInbox(win, async () => undefined);
+    for (let i = 0; i < 50; i++) post({ monkbrowseLink: `t${i}` }, parent);
+    expect((await inbox.take()).length).toBe(MAX_KEPT);
+  });
+
+  it("says inlined for a same-origin frame (its parent can read it)", () => {
+    const { win } = fakeWindow();
+    expect(new LinkInbox(win).inlined()).toBe(false);
+    Object.assign(win, { frameElement: {} });
+    expect(new LinkInbox(win).inlined()).toBe(true);
+  });
+
+  it("accepts only short string tokens", () => {
+    expect(isLinkMessage({ monkbrowseLink: "x".repeat(65) })).toBe(false);
+    expect(isLinkMessage({ monkbrowseLink: 3 })).toBe(false);
+    expect(isLinkMessage("monkbrowseLink")).toBe(false);
+  });
+});

@@ -1,0 +1,126 @@
+// The frame link handshake's page side (docs/DESIGN.md "Frames"): which
+// cross-origin iframe element of this document shows which frame of the tab.
+//
+// Parent side: after a snapshot, the content script posts a fresh random
+// token into each cross-origin iframe element's window (from the isolated
+// world, so the parent page can neither see nor change what is sent) and
+// answers the tokens by the element's ref. Child side: the content script of
+// every frame keeps the tokens its *parent window* posted to it
+// (event.source === window.parent, which no page can forge) and hands them
+// to the service worker when asked by frameId/documentId. The service worker
+// pairs the two answers: Chrome attests which frame answered, so the page
+// gets no say in the link. What a hostile page can do to it (DESIGN) ends in
+// a frame shown unread, never in a wrong one stitched in.
+
+import { frameDocument, tagOf } from "./dom";
+import type { RefRegistry } from "./refs";
+
+/** The message the parent's content script posts into a child frame's window. */
+export interface LinkMessage {
+  monkbrowseLink: string;
+}
+
+/** Longest a token may be (ours are UUIDs); longer strings are not ours. */
+const MAX_TOKEN = 64;
+/** How many tokens a child keeps between two asks (a flood only makes the frame unread). */
+export const MAX_KEPT = 8;
+/** How long a child waits for its parent's token when asked before it arrived. */
+export const LINK_WAIT_MS = 400;
+
+export function isLinkMessage(d: unknown): d is LinkMessage {
+  if (typeof d !== "object" || d === null) return false;
+  const t = (d as { monkbrowseLink?: unknown }).monkbrowseLink;
+  return typeof t === "string" && t.length > 0 && t.length <= MAX_TOKEN;
+}
+
+/**
+ * The cross-origin iframe elements of doc and of its same-origin frames
+ * (whose documents a snapshot of doc already shows), in document order,
+ * hidden ones too: every child frame that waits for a token gets one.
+ */
+export function crossOriginFrames(doc: Document, depth = 0): Element[] {
+  const out: Element[] = [];
+  for (const el of Array.from(doc.querySelectorAll("iframe, frame"))) {
+    const inner = frameDocument(el);
+    if (inner === null) out.push(el);
+    else if (depth < 8) out.push(...crossOriginFrames(inner, depth + 1));
+  }
+  return out;
+}
+
+/**
+ * Posts a new token into each cross-origin frame of doc and answers them by
+ * the element's ref (assigned here for hidden ones, which have no line).
+ */
+export function postLinkTokens(doc: Document, refs: RefRegistry, token: () => string = () => crypto.randomUUID()): Record<string, string> {
+  const links: Record<string, string> = {};
+  for (const el of crossOriginFrames(doc)) {
+    if (tagOf(el) !== "iframe" && tagOf(el) !== "frame") continue;
+    const win = (el as HTMLIFrameElement).contentWindow;
+    if (!win) continue;
+    const t = token();
+    const msg: LinkMessage = { monkbrowseLink: t };
+    try {
+      win.postMessage(msg, "*");
+    } catch {
+      continue;
+    }
+    links[refs.refFor(el)] = t;
+  }
+  return links;
+}
+
+/**
+ * The child side: keeps the tokens win's parent posted into win, and answers
+ * them once asked (take). A top-level window has no parent: nothing is kept.
+ */
+export class LinkInbox {
+  private tokens: string[] = [];
+  private waiters: Array<() => void> = [];
+  private readonly onMessage = (ev: Event) => {
+    const m = ev as MessageEvent;
+    // Only the parent window's own posts; a sibling, a child or the page
+    // itself posting into this window has another source.
+    if (this.win.parent === this.win || m.source !== this.win.parent) return;
+    if (!isLinkMessage(m.data)) return;
+    if (this.tokens.length < MAX_KEPT) this.tokens.push(m.data.monkbrowseLink);
+    for (const w of this.waiters.splice(0)) w();
+  };
+
+  constructor(
+    private readonly win: Window,
+    private readonly wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {
+    win.addEventListener("message", this.onMessage);
+  }
+
+  /**
+   * Whether this document is shown inside its parent's snapshot already
+   * (a same-origin frame: the parent reads it directly, no link needed).
+   */
+  inlined(): boolean {
+    if (this.win.parent === this.win) return false;
+    try {
+      return this.win.frameElement !== null;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The tokens received since the last take; when none has arrived yet, waits
+   * for the first (the parent's post and the service worker's ask travel on
+   * different paths) at most LINK_WAIT_MS.
+   */
+  async take(): Promise<string[]> {
+    if (this.tokens.length === 0 && this.win.parent !== this.win) {
+      await Promise.race([new Promise<void>((r) => this.waiters.push(r)), this.wait(LINK_WAIT_MS)]);
+    }
+    return this.tokens.splice(0);
+  }
+
+  dispose(): void {
+    this.win.removeEventListener("message", this.onMessage);
+    for (const w of this.waiters.splice(0)) w();
+  }
+}
