@@ -171,7 +171,9 @@ function start(): Instance {
     }
     if (msg.op === "frame_link") {
       const inlined = inbox.inlined();
-      void (inlined ? Promise.resolve([]) : inbox.take()).then((tokens) => sendResponse({ ok: true, result: { inlined, tokens } }));
+      const a = msg.args as { expect?: unknown } | undefined;
+      const expect = Array.isArray(a?.expect) ? a.expect.filter((t): t is string => typeof t === "string") : [];
+      void (inlined ? Promise.resolve([]) : inbox.take(expect)).then((tokens) => sendResponse({ ok: true, result: { inlined, tokens } }));
       return true;
     }
     if (msg.op === "snapshot" && doc.getElementsByTagName("*").length > BUSY_ELEMENTS) {

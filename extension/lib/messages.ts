@@ -161,10 +161,10 @@ export interface CsOps {
   describe: { args: { refs: string[] }; result: { targets: ({ role: string; name: string; secret: boolean } | null)[] } };
   /**
    * A frame's side of the frame link (entrypoints/content.ts): inlined when
-   * its parent's snapshot already shows it (same-origin), else the tokens its
-   * parent window posted into it since the last ask.
+   * its parent's snapshot already shows it (same-origin), else which of this
+   * round's tokens (expect) its parent window posted into it since the last ask.
    */
-  frame_link: { args: Empty; result: { inlined: boolean; tokens: string[] } };
+  frame_link: { args: { expect: string[] }; result: { inlined: boolean; tokens: string[] } };
   /** Whether this document has the keyboard focus itself (not an iframe of it): press_key goes there. */
   focus: { args: Empty; result: { focused: boolean } };
   /** While the debugger is attached, the top frame's dialogs go to Chrome (entrypoints/content.ts). */

@@ -186,13 +186,13 @@ function target(f: FrameInfo): FrameTarget {
  * and the children of those its snapshot already shows (same-origin frames,
  * which say so: "inlined"), level by level.
  */
-async function claimsUnder(tabId: number, frames: FrameInfo[], root: number): Promise<Claim[]> {
+async function claimsUnder(tabId: number, frames: FrameInfo[], root: number, expect: string[]): Promise<Claim[]> {
   const claims: Claim[] = [];
   let level = frames.filter((f) => f.parentFrameId === root);
   for (let depth = 0; level.length > 0 && depth < MAX_DEPTH; depth++) {
     const answers = await Promise.all(
       level.map((f) =>
-        contentOpIn(tabId, target(f), "frame_link", {}).then(
+        contentOpIn(tabId, target(f), "frame_link", { expect }).then(
           (r) => ({ f, r }),
           () => null, // no content script there (an error page, chrome://): it answers nothing
         ),
@@ -223,7 +223,7 @@ async function stitchUnder(tabId: number, frames: FrameInfo[], table: FrameTable
   const dialogs: Dialog[] = Array.isArray(res.dialogs) ? [...res.dialogs] : [];
   const posted = res.links && typeof res.links === "object" ? res.links : {};
   if (Object.keys(posted).length === 0 || depth >= MAX_DEPTH) return { snapshot, viewport, dialogs };
-  const links = decideLinks(posted, await claimsUnder(tabId, frames, root));
+  const links = decideLinks(posted, await claimsUnder(tabId, frames, root, Object.values(posted)));
   for (const [ref, frameId] of links) {
     const f = frames.find((x) => x.frameId === frameId);
     if (!f || f.documentId === undefined) continue;

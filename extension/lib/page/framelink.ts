@@ -22,8 +22,8 @@ export interface LinkMessage {
 
 /** Longest a token may be (ours are UUIDs); longer strings are not ours. */
 const MAX_TOKEN = 64;
-/** How many tokens a child keeps between two asks (a flood only makes the frame unread). */
-export const MAX_KEPT = 8;
+/** How many tokens a child keeps between two asks, the latest (a flood only makes the frame unread). */
+export const MAX_KEPT = 32;
 /** How long a child waits for its parent's token when asked before it arrived. */
 export const LINK_WAIT_MS = 400;
 
@@ -83,7 +83,8 @@ export class LinkInbox {
     // itself posting into this window has another source.
     if (this.win.parent === this.win || m.source !== this.win.parent) return;
     if (!isLinkMessage(m.data)) return;
-    if (this.tokens.length < MAX_KEPT) this.tokens.push(m.data.monkbrowseLink);
+    this.tokens.push(m.data.monkbrowseLink);
+    if (this.tokens.length > MAX_KEPT) this.tokens.shift();
     for (const w of this.waiters.splice(0)) w();
   };
 
@@ -108,15 +109,27 @@ export class LinkInbox {
   }
 
   /**
-   * The tokens received since the last take; when none has arrived yet, waits
-   * for the first (the parent's post and the service worker's ask travel on
-   * different paths) at most LINK_WAIT_MS.
+   * Which of the expected tokens (this round's, from the service worker)
+   * the parent window posted since the last take. When none has arrived yet,
+   * waits for one (the parent's post and the service worker's ask travel on
+   * different paths), at most LINK_WAIT_MS. Other tokens (a page's guesses,
+   * an earlier round's) are dropped.
    */
-  async take(): Promise<string[]> {
-    if (this.tokens.length === 0 && this.win.parent !== this.win) {
-      await Promise.race([new Promise<void>((r) => this.waiters.push(r)), this.wait(LINK_WAIT_MS)]);
+  async take(expect: readonly string[]): Promise<string[]> {
+    const want = new Set(expect);
+    const hits = () => [...new Set(this.tokens.filter((t) => want.has(t)))];
+    if (want.size > 0 && hits().length === 0 && this.win.parent !== this.win) {
+      let timedOut = false;
+      const deadline = this.wait(LINK_WAIT_MS).then(() => {
+        timedOut = true;
+      });
+      while (!timedOut && hits().length === 0) {
+        await Promise.race([new Promise<void>((r) => this.waiters.push(r)), deadline]);
+      }
     }
-    return this.tokens.splice(0);
+    const out = hits();
+    this.tokens = [];
+    return out;
   }
 
   dispose(): void {
