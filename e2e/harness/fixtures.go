@@ -19,6 +19,11 @@ import (
 // server's origin (http://127.0.0.1:<other port>), for cross-origin iframes.
 const OtherOriginPlaceholder = "__OTHER_ORIGIN__"
 
+// OtherSitePlaceholder in a fixture page is replaced by the second server's
+// address under another host name (http://localhost:<other port>): another
+// site than the main origin's 127.0.0.1, for cross-site iframes.
+const OtherSitePlaceholder = "__OTHER_SITE__"
+
 // Fixtures serves a directory of fixture pages from two loopback origins (two
 // ports of 127.0.0.1), so a page on one can frame a page of the other.
 type Fixtures struct {
@@ -94,6 +99,7 @@ func (f *Fixtures) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if strings.HasPrefix(ctype, "text/html") {
 		b = bytes.ReplaceAll(b, []byte(OtherOriginPlaceholder), []byte(f.other.URL))
+		b = bytes.ReplaceAll(b, []byte(OtherSitePlaceholder), []byte(strings.Replace(f.other.URL, "127.0.0.1", "localhost", 1)))
 	}
 	h := w.Header()
 	h.Set("Content-Type", ctype)

@@ -280,3 +280,24 @@ func EvalInFrame[T any](ctx context.Context, t *Tab, urlPart, expr string) (T, e
 	}
 	return v, nil
 }
+
+// EvalInFrameTarget evaluates expr in the main world of the out-of-process
+// frame (a cross-site iframe: its own "iframe" DevTools target) whose URL
+// contains urlPart: the frame's own state, read independently of monkbrowse.
+func EvalInFrameTarget[T any](ctx context.Context, b *Browser, urlPart, expr string) (T, error) {
+	var zero T
+	in, err := b.FindTarget(ctx, "the iframe target at "+urlPart, func(in *target.Info) bool {
+		return in.Type == "iframe" && strings.Contains(in.URL, urlPart)
+	})
+	if err != nil {
+		return zero, err
+	}
+	tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(in.TargetID), chromedp.WithDetachOnCancel())
+	defer cancel()
+	if err := runGuarded(ctx, tctx, cancel); err != nil {
+		return zero, fmt.Errorf("attaching to the iframe at %s: %w", in.URL, err)
+	}
+	c, cancel2 := bounded(ctx, tctx)
+	defer cancel2()
+	return chromedp.Run(c, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}

@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
+)
+
+// under returns the element lines inside the first iframe line named name
+// (its subtree, by indentation), and that line; fails the test when absent.
+func under(t testing.TB, snap, name string) (harness.SnapshotLine, []harness.SnapshotLine) {
+	t.Helper()
+	lines := harness.ParseSnapshot(snap)
+	for i, l := range lines {
+		if l.Role != "iframe" || !strings.Contains(l.Name, name) {
+			continue
+		}
+		var sub []harness.SnapshotLine
+		for _, c := range lines[i+1:] {
+			if c.Indent <= l.Indent {
+				break
+			}
+			sub = append(sub, c)
+		}
+		return l, sub
+	}
+	t.Fatalf("no iframe named %q in the snapshot:\n%s", name, harness.Clip(snap, 4000))
+	return harness.SnapshotLine{}, nil
+}
+
+func findIn(lines []harness.SnapshotLine, role, name string) (harness.SnapshotLine, bool) {
+	for _, l := range lines {
+		if l.Role == role && strings.Contains(l.Name, name) {
+			return l, true
+		}
+	}
+	return harness.SnapshotLine{}, false
+}
+
+// frameReady waits until the cross-site frame at urlPart has loaded, read in
+// the frame's own DevTools target.
+func (s *suite) frameReady(ctx context.Context, t testing.TB, urlPart string) {
+	t.Helper()
+	if _, err := harness.EvalInFrameTarget[bool](ctx, s.browser, urlPart, "new Promise((r) => document.readyState === 'complete' ? r(true) : addEventListener('load', () => r(true)))"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFramesCrossSiteCardForm: a card form in a cross-site iframe (localhost
+// inside 127.0.0.1) is in the snapshot under its iframe line, with refs that
+// name the frame and stay the same across snapshots; typing into it and
+// submitting it lands in the frame's own state; a cross-origin frame nested
+// in a cross-site frame is read and clicked too.
+func TestFramesCrossSiteCardForm(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	_, slot := s.openShared(ctx, t, "/checkout.html")
+	s.frameReady(ctx, t, "card-frame.html")
+	s.frameReady(ctx, t, "nest-inner.html")
+
+	snap := s.snapshot(ctx, t, slot)
+	t.Logf("snapshot:\n%s", snap)
+	card, inside := under(t, snap, "Secure card payment")
+	if card.Has("cross-origin") {
+		t.Errorf("the card frame was not read: %s\n%s", card.Raw, snap)
+	}
+	number, ok := findIn(inside, "textbox", "Card number")
+	if !ok {
+		t.Fatalf("the card number field is not under the card frame's line:\n%s", snap)
+	}
+	if !strings.HasPrefix(number.Ref, "f") {
+		t.Errorf("the frame's ref %q does not name its frame", number.Ref)
+	}
+	expiry, _ := findIn(inside, "textbox", "Expiry date")
+	holder, _ := findIn(inside, "textbox", "Name on card")
+	pay, ok := findIn(inside, "button", "Pay 42 EUR")
+	if !ok || expiry.Ref == "" || holder.Ref == "" {
+		t.Fatalf("the card form's fields are missing under its line:\n%s", snap)
+	}
+	if _, ok := findIn(inside, "button", "Back to cart"); ok {
+		t.Errorf("the top page's button is inside the frame's lines:\n%s", snap)
+	}
+
+	s.ok(ctx, t, "browser_type", map[string]any{"element": "Card number", "ref": number.Ref, "text": "4111111111114242", "tab": slot})
+	s.ok(ctx, t, "browser_fill_form", map[string]any{"tab": slot, "fields": []map[string]any{
+		{"element": "Expiry date", "ref": expiry.Ref, "value": "12/30"},
+		{"element": "Name on card", "ref": holder.Ref, "value": "Ada Lovelace"},
+	}})
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Pay 42 EUR", "ref": pay.Ref, "tab": slot})
+	paid, err := harness.EvalInFrameTarget[map[string]string](ctx, s.browser, "card-frame.html", "window.paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if paid["number"] != "4111111111114242" || paid["expiry"] != "12/30" || paid["holder"] != "Ada Lovelace" {
+		t.Errorf("the card frame's form submitted %v", paid)
+	}
+
+	// The same documents: the same refs, and the frame's new text.
+	again := s.snapshot(ctx, t, slot)
+	_, inside2 := under(t, again, "Secure card payment")
+	if n2, _ := findIn(inside2, "textbox", "Card number"); n2.Ref != number.Ref {
+		t.Errorf("the card number's ref changed from %s to %s across snapshots", number.Ref, n2.Ref)
+	}
+	if !strings.Contains(again, "Paid with card ending 4242") {
+		t.Errorf("the frame's text after paying is missing:\n%s", again)
+	}
+	text := s.ok(ctx, t, "browser_get_text", map[string]any{"ref": pay.Ref, "tab": slot})
+	if !strings.Contains(text, "Pay 42 EUR") {
+		t.Errorf("get_text of the frame's button: %q", text)
+	}
+
+	// Nested: a cross-origin frame inside the cross-site chat frame.
+	_, chat := under(t, snap, "Support chat")
+	msgs, ok := findIn(chat, "iframe", "Chat messages")
+	if !ok || msgs.Has("cross-origin") {
+		t.Fatalf("the nested frame is not read under the chat frame:\n%s", snap)
+	}
+	_, nested := under(t, snap, "Chat messages")
+	hello, ok := findIn(nested, "button", "Say hello")
+	if !ok || hello.Ref == "" || hello.Indent <= msgs.Indent {
+		t.Fatalf("the nested frame's button is not under its line:\n%s", snap)
+	}
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Say hello", "ref": hello.Ref, "tab": slot})
+	if n, err := harness.EvalInFrameTarget[string](ctx, s.browser, "nest-inner.html", "document.getElementById('said').textContent"); err != nil || n != "1" {
+		t.Errorf("the nested frame's button: said=%q, %v", n, err)
+	}
+}
+
+// TestFramesSpoofedHandshake: a page that floods its frames with made-up
+// link messages and passes its ad frame's real one on to the card frame
+// gets no frame stitched under another's line.
+func TestFramesSpoofedHandshake(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/spoof.html")
+	s.frameReady(ctx, t, "card-frame.html")
+	s.frameReady(ctx, t, "ad-frame.html")
+	for round := 0; round < 3; round++ {
+		snap := s.snapshot(ctx, t, slot)
+		t.Logf("round %d:\n%s", round, snap)
+		_, card := under(t, snap, "Secure card payment")
+		_, ad := under(t, snap, "Advert")
+		if _, ok := findIn(card, "button", "Advert offer"); ok {
+			t.Errorf("round %d: the ad frame was stitched under the card frame's line:\n%s", round, snap)
+		}
+		if _, ok := findIn(ad, "textbox", "Card number"); ok {
+			t.Errorf("round %d: the card frame was stitched under the ad frame's line:\n%s", round, snap)
+		}
+		for _, l := range append(card, ad...) {
+			if l.Role == "iframe" {
+				t.Errorf("round %d: a frame was stitched inside another:\n%s", round, snap)
+			}
+		}
+	}
+	// The attack ran: the page passed real link messages on.
+	if n := js[int](ctx, t, tab, "window.relayed || 0"); n == 0 {
+		t.Errorf("the spoofing page never got a link message to pass on: the test did not test the attack")
+	}
+}
