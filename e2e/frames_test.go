@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
@@ -157,5 +160,54 @@ func TestFramesSpoofedHandshake(t *testing.T) {
 	// The attack ran: the page passed real link messages on.
 	if n := js[int](ctx, t, tab, "window.relayed || 0"); n == 0 {
 		t.Errorf("the spoofing page never got a link message to pass on: the test did not test the attack")
+	}
+}
+
+// TestFramesUnshared: the content script and the hooks run in a cross-site
+// frame of a shared tab, and unsharing the tab disposes the one and puts the
+// other to sleep there too.
+func TestFramesUnshared(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/checkout.html")
+	s.frameReady(ctx, t, "card-frame.html")
+	s.ok(ctx, t, "browser_snapshot", map[string]any{"tab": slot})
+	const present = "typeof globalThis.__monkbrowseContentScript"
+	got, err := harness.EvalInExtensionWorlds(ctx, s.browser, s.browser.ExtensionID, "card-frame.html", present)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got, `"object"`) {
+		t.Fatalf("no content script in the shared tab's cross-site frame (extension worlds there: %v)", got)
+	}
+	const hooks = "!!(window.__monkbrowseHooks && window.__monkbrowseHooks.active)"
+	if on, err := harness.EvalInFrameTarget[bool](ctx, s.browser, "card-frame.html", hooks); err != nil || !on {
+		t.Fatalf("the hooks are not active in the shared tab's cross-site frame: %v, %v", on, err)
+	}
+
+	id, err := s.popup.ChromeTabID(ctx, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.popup.Unshare(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	last := "nothing read"
+	for {
+		got, err := harness.EvalInExtensionWorlds(wctx, s.browser, s.browser.ExtensionID, "card-frame.html", present)
+		on, err2 := harness.EvalInFrameTarget[bool](wctx, s.browser, "card-frame.html", hooks)
+		if err == nil && err2 == nil {
+			if !slices.Contains(got, `"object"`) && !on {
+				return
+			}
+			last = fmt.Sprintf("content script worlds %v, hooks active %v", got, on)
+		}
+		select {
+		case <-wctx.Done():
+			t.Fatalf("after unsharing, the cross-site frame still has our content script or active hooks (last reading: %s)", last)
+		case <-time.After(50 * time.Millisecond): // the next reading
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
@@ -300,4 +301,56 @@ func EvalInFrameTarget[T any](ctx context.Context, b *Browser, urlPart, expr str
 	c, cancel2 := bounded(ctx, tctx)
 	defer cancel2()
 	return chromedp.Run(c, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
+// EvalInExtensionWorlds evaluates expr in every execution context of the
+// extension with extensionID (its content script's isolated world) in the
+// out-of-process frame whose URL contains urlPart, and returns the values
+// (JSON text), one per live context: none when nothing of the extension
+// runs there.
+func EvalInExtensionWorlds(ctx context.Context, b *Browser, extensionID, urlPart, expr string) ([]string, error) {
+	in, err := b.FindTarget(ctx, "the iframe target at "+urlPart, func(in *target.Info) bool {
+		return in.Type == "iframe" && strings.Contains(in.URL, urlPart)
+	})
+	if err != nil {
+		return nil, err
+	}
+	tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(in.TargetID), chromedp.WithDetachOnCancel())
+	defer cancel()
+	if err := runGuarded(ctx, tctx, cancel); err != nil {
+		return nil, fmt.Errorf("attaching to the iframe at %s: %w", in.URL, err)
+	}
+	c, cancel2 := bounded(ctx, tctx)
+	defer cancel2()
+	var mu sync.Mutex
+	var ids []runtime.ExecutionContextID
+	if err := chromedp.Listen(c, func(ev any) {
+		if e, ok := ev.(*runtime.EventExecutionContextCreated); ok && strings.HasPrefix(e.Context.Origin, "chrome-extension://"+extensionID) {
+			mu.Lock()
+			ids = append(ids, e.Context.ID)
+			mu.Unlock()
+		}
+	}); err != nil {
+		return nil, err
+	}
+	// Enabling Runtime again reports every existing context (CDP sends them
+	// before its answer to Runtime.enable).
+	if _, err := chromedp.Call(c, runtime.Disable, cdp.Empty{}); err != nil {
+		return nil, err
+	}
+	if _, err := chromedp.Call(c, runtime.Enable, cdp.Empty{}); err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	seen := append([]runtime.ExecutionContextID(nil), ids...)
+	mu.Unlock()
+	var out []string
+	for _, id := range seen {
+		r, err := chromedp.Call(c, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: id, ReturnByValue: ptr(true)})
+		if err != nil || r.ExceptionDetails != nil {
+			continue // a context of an earlier document, gone since
+		}
+		out = append(out, string(r.Result.Value))
+	}
+	return out, nil
 }
