@@ -35,41 +35,48 @@ func TestSnapshotShadowDOM(t *testing.T) {
 }
 
 // TestSnapshotFrames: a same-origin iframe's content is in the snapshot and
-// can be acted on; a cross-origin iframe is marked as such and its content is
-// not read.
+// can be acted on with top-page refs; a cross-origin iframe's content is read
+// too (issue 26), under its own line with refs that name its frame, and each
+// click lands in its own frame only.
 func TestSnapshotFrames(t *testing.T) {
 	s := shared(t)
 	ctx := testContext(t, testTimeout)
 	tab, slot := s.openShared(ctx, t, "/frames.html")
 	waitJS(ctx, t, tab, "document.getElementById('same').contentDocument?.readyState === 'complete'")
-	if _, err := harness.WaitEval[string](ctx, tab, "document.readyState", func(v string) bool { return v == "complete" }); err != nil {
+	if _, err := harness.WaitEval[bool](ctx, tab, "document.readyState === 'complete'", func(v bool) bool { return v }); err != nil {
 		t.Fatal(err)
 	}
 	snap := s.snapshot(ctx, t, slot)
 	if !strings.Contains(snap, "Inner frame text (same)") {
 		t.Errorf("the same-origin iframe's text is missing:\n%s", snap)
 	}
-	if strings.Contains(snap, "Inner frame text (cross)") {
-		t.Errorf("the cross-origin iframe's content leaked into the snapshot:\n%s", snap)
+	cross, inside := under(t, snap, "Cross origin frame")
+	if cross.Has("cross-origin") || len(inside) == 0 || !strings.Contains(inside[0].Value+inside[0].Name, "Inner frame text (cross)") {
+		t.Errorf("the cross-origin iframe's content is not under its line:\n%s", snap)
 	}
-	marked := false
-	for _, l := range strings.Split(snap, "\n") {
-		low := strings.ToLower(l)
-		if strings.Contains(low, "cross-origin") || strings.Contains(low, "cross origin") {
-			marked = true
-		}
+	_, same := under(t, snap, "Same origin frame")
+	inner, ok := findIn(same, "button", "Inner button")
+	if !ok || strings.HasPrefix(inner.Ref, "f") {
+		t.Fatalf("the same-origin frame's button is not there with a top-page ref:\n%s", snap)
 	}
-	if !marked {
-		t.Errorf("the cross-origin iframe is not marked as cross-origin:\n%s", snap)
-	}
-	inner := ref(t, snap, "button", "Inner button")
-	s.ok(ctx, t, "browser_click", map[string]any{"element": "Inner button (same-origin frame)", "ref": inner, "tab": slot})
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Inner button (same-origin frame)", "ref": inner.Ref, "tab": slot})
 	waitJS(ctx, t, tab, "document.getElementById('same').contentDocument.getElementById('inner-clicks').textContent === '1'")
-	// The cross-origin frame was not touched.
+	// The cross-origin frame was not touched by that click.
 	if n, err := harness.EvalInFrame[string](ctx, tab, "who=cross", "document.getElementById('inner-clicks').textContent"); err != nil {
-		t.Logf("could not read the cross-origin frame through CDP: %v", err)
+		t.Fatalf("could not read the cross-origin frame through CDP: %v", err)
 	} else if n != "0" {
 		t.Errorf("the cross-origin frame's button was clicked too (%s)", n)
+	}
+	crossBtn, ok := findIn(inside, "button", "Inner button")
+	if !ok || !strings.HasPrefix(crossBtn.Ref, "f") {
+		t.Fatalf("the cross-origin frame's button has no frame ref:\n%s", snap)
+	}
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Inner button (cross-origin frame)", "ref": crossBtn.Ref, "tab": slot})
+	if n, err := harness.EvalInFrame[string](ctx, tab, "who=cross", "document.getElementById('inner-clicks').textContent"); err != nil || n != "1" {
+		t.Errorf("the cross-origin frame's button: clicks %q, %v", n, err)
+	}
+	if n := js[string](ctx, t, tab, "document.getElementById('same').contentDocument.getElementById('inner-clicks').textContent"); n != "1" {
+		t.Errorf("the same-origin frame's button was clicked by the cross-origin frame's ref (%s)", n)
 	}
 }
 
