@@ -78,8 +78,9 @@ func TestFramesCrossSiteCardForm(t *testing.T) {
 	}
 	expiry, _ := findIn(inside, "textbox", "Expiry date")
 	holder, _ := findIn(inside, "textbox", "Name on card")
+	cvc, _ := findIn(inside, "textbox", "Security code")
 	pay, ok := findIn(inside, "button", "Pay 42 EUR")
-	if !ok || expiry.Ref == "" || holder.Ref == "" {
+	if !ok || expiry.Ref == "" || holder.Ref == "" || cvc.Ref == "" {
 		t.Fatalf("the card form's fields are missing under its line:\n%s", snap)
 	}
 	if _, ok := findIn(inside, "button", "Back to cart"); ok {
@@ -90,13 +91,14 @@ func TestFramesCrossSiteCardForm(t *testing.T) {
 	s.ok(ctx, t, "browser_fill_form", map[string]any{"tab": slot, "fields": []map[string]any{
 		{"element": "Expiry date", "ref": expiry.Ref, "value": "12/30"},
 		{"element": "Name on card", "ref": holder.Ref, "value": "Ada Lovelace"},
+		{"element": "Security code", "ref": cvc.Ref, "value": "737"},
 	}})
 	s.ok(ctx, t, "browser_click", map[string]any{"element": "Pay 42 EUR", "ref": pay.Ref, "tab": slot})
 	paid, err := harness.EvalInFrameTarget[map[string]string](ctx, s.browser, "card-frame.html", "window.paid")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if paid["number"] != "4111111111114242" || paid["expiry"] != "12/30" || paid["holder"] != "Ada Lovelace" {
+	if paid["number"] != "4111111111114242" || paid["expiry"] != "12/30" || paid["holder"] != "Ada Lovelace" || paid["cvc"] != "737" {
 		t.Errorf("the card frame's form submitted %v", paid)
 	}
 
@@ -108,6 +110,19 @@ func TestFramesCrossSiteCardForm(t *testing.T) {
 	}
 	if !strings.Contains(again, "Paid with card ending 4242") {
 		t.Errorf("the frame's text after paying is missing:\n%s", again)
+	}
+	// The frame's secret field is masked like the top page's.
+	if c2, _ := findIn(inside2, "textbox", "Security code"); c2.Value == "" || strings.Contains(c2.Value, "737") {
+		t.Errorf("the frame's security code is not masked: %s", c2.Raw)
+	}
+	if strings.Contains(again, "737") {
+		t.Errorf("the security code's value is in the snapshot:\n%s", again)
+	}
+	// The frame's console output, marked with its origin (what it logged
+	// while loading, before the tab was shared, is never seen).
+	logs := s.ok(ctx, t, "browser_get_console_logs", map[string]any{"tab": slot})
+	if !strings.Contains(logs, "[frame http://localhost:") || !strings.Contains(logs, "card frame paid") {
+		t.Errorf("the card frame's console output is missing or unmarked:\n%s", logs)
 	}
 	text := s.ok(ctx, t, "browser_get_text", map[string]any{"ref": pay.Ref, "tab": slot})
 	if !strings.Contains(text, "Pay 42 EUR") {

@@ -6,7 +6,8 @@
 // isolated content script of the top frame as CustomEvents on the top
 // document, on the private channel of the secret the service worker claims
 // the hooks with (lib/page/console.ts channelOf; nothing is sent before a
-// claim). Runs with the page's privileges and no extension APIs. Not in the
+// claim); a frame whose top document is of another origin keeps them in its
+// own document, for its own content script. Runs with the page's privileges and no extension APIs. Not in the
 // manifest: nothing runs in tabs that are not shared.
 
 import { defineContentScript } from "wxt/utils/define-content-script";
@@ -39,16 +40,21 @@ export function setup(win: Window & typeof globalThis): void {
   const parse = JSON.parse;
 
   const isTop = win === win.top;
-  // Entries of a same-origin iframe go to the top document, marked with the frame.
-  // A cross-origin frame's entries are not forwarded: posting them to the top
-  // page would hand one origin's console to another.
   let topDoc: Document | null = null;
   try {
     topDoc = isTop ? win.document : (win.top?.document ?? null);
   } catch {
     topDoc = null;
   }
-  const prefix = isTop ? "" : `[iframe ${truncateUrl(win.location.href)}] `;
+  // Entries of a same-origin iframe go to the top document, marked with the frame.
+  // A cross-origin frame's entries are never posted to the top page (that
+  // would hand one origin's console to another): the frame's own content
+  // script reads them (issue 26; the service worker marks them with the
+  // frame's origin). readsHere: this document is where its entries are read.
+  const ownReader = topDoc === null;
+  const readsHere = isTop || ownReader;
+  if (ownReader) topDoc = win.document;
+  const prefix = readsHere ? "" : `[iframe ${truncateUrl(win.location.href)}] `;
   let channel: Channel | null = null;
   const fire = (target: Document, type: string, detail: string) => {
     apply(dispatch, target, [new Custom(type, { detail })]);
@@ -56,7 +62,7 @@ export function setup(win: Window & typeof globalThis): void {
 
   const send = (e: HookEntry) => {
     if (!topDoc || !channel) return;
-    const entry = isTop ? e : { ...e, text: prefix + e.text, frame: true };
+    const entry = readsHere ? e : { ...e, text: prefix + e.text, frame: true };
     try {
       fire(topDoc, channel.entry, stringify(entry));
     } catch {
@@ -70,7 +76,7 @@ export function setup(win: Window & typeof globalThis): void {
   const onClaim = (secret: string) => {
     unwire();
     channel = channelOf(secret);
-    if (!isTop) return;
+    if (!readsHere) return;
     const ch = channel;
     const doc = win.document;
     const onNative = (ev: Event) => {
@@ -90,7 +96,8 @@ export function setup(win: Window & typeof globalThis): void {
     const onHello = () => {
       if (hooks) fire(doc, ch.replay, stringify(hooks.buffer.list()));
     };
-    apply(listen, doc, [ch.native, onNative]);
+    // Only the top frame's dialogs go native.
+    if (isTop) apply(listen, doc, [ch.native, onNative]);
     apply(listen, doc, [ch.entry, onEntry]);
     apply(listen, doc, [ch.hello, onHello]);
     unwire = () => {

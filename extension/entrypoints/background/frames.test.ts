@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideLinks, hasFrameRef, numberFor, prefixRefs, splitRef, stitch } from "./frames";
+import { decideLinks, hasFrameRef, mergeLogs, numberFor, prefixRefs, splitRef, stitch } from "./frames";
 
 describe("frame refs", () => {
   it("split into frame number and the frame's own ref, as typed or pasted", () => {
@@ -70,5 +70,23 @@ describe("decideLinks", () => {
   it("a frame answering two tokens (one passed on to it) links to none", () => {
     const l = decideLinks(posted, [{ frameId: 7, tokens: ["tokB", "tokA"] }]);
     expect(l.size).toBe(0);
+  });
+});
+
+describe("mergeLogs", () => {
+  it("orders every frame's entries by time and marks the other frames' with their origin", () => {
+    const logs = mergeLogs([
+      { frameId: 0, url: "", logs: [{ level: "log", text: "top 1", time: 10 }, { level: "log", text: "top 2", time: 30 }] },
+      { frameId: 4, url: "http://localhost:8080/card.html?x=1", logs: [{ level: "error", text: "card", time: 20 }] },
+      { frameId: 5, url: "about:blank", logs: [{ level: "log", text: "blank", time: 30 }] },
+    ]);
+    expect(logs.map((e) => e.text)).toEqual(["top 1", "[frame http://localhost:8080] card", "top 2", "[frame about:blank] blank"]);
+    expect(logs[1]!.level).toBe("error");
+  });
+  it("keeps the last 1,000", () => {
+    const many = Array.from({ length: 1500 }, (_, i) => ({ level: "log", text: String(i), time: i }));
+    const logs = mergeLogs([{ frameId: 0, url: "", logs: many }]);
+    expect(logs.length).toBe(1000);
+    expect(logs[0]!.text).toBe("500");
   });
 });

@@ -19,7 +19,7 @@
 // another element.
 
 import type { CsOp, CsOps } from "../../lib/messages";
-import type { Dialog } from "../../lib/protocol.gen";
+import type { ConsoleEntry, Dialog } from "../../lib/protocol.gen";
 import { CodedError } from "../../lib/peer";
 import { contentOpIn, type FrameTarget } from "./content-ops";
 
@@ -327,6 +327,51 @@ async function focusedFrame(tabId: number): Promise<FrameTarget> {
   return f ? target(f) : { frameId: 0 };
 }
 
+// ---- console ---------------------------------------------------------------
+
+/** As many entries as one page keeps (lib/page/console.ts). */
+const MAX_LOGS = 1000;
+
+/** Where a frame's entries say they come from: its origin ("about:blank" and the like as is). */
+function frameOrigin(url: string): string {
+  try {
+    const o = new URL(url).origin;
+    return o === "null" ? url.split(/[?#]/)[0]! : o;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * One console log of every frame's entries, by time: the top frame's as
+ * they are, each other frame's marked with its origin ("[frame
+ * https://pay.example] …"), the last MAX_LOGS.
+ */
+export function mergeLogs(perFrame: Array<{ frameId: number; url: string; logs: ConsoleEntry[] }>): ConsoleEntry[] {
+  const all: ConsoleEntry[] = [];
+  for (const f of perFrame) {
+    for (const e of f.logs) all.push(f.frameId === 0 ? e : { ...e, text: `[frame ${frameOrigin(f.url)}] ${e.text}` });
+  }
+  // Stable: entries of one frame at the same millisecond keep their order.
+  all.sort((a, b) => a.time - b.time);
+  return all.slice(-MAX_LOGS);
+}
+
+async function allLogs(tabId: number): Promise<CsOps["console_logs"]["result"]> {
+  const top = await contentOpIn(tabId, { frameId: 0 }, "console_logs", {});
+  const frames = (await allFrames(tabId)).filter((f) => f.frameId !== 0);
+  if (frames.length === 0) return top;
+  const others = await Promise.all(
+    frames.map((f) =>
+      contentOpIn(tabId, target(f), "console_logs", {}).then(
+        (r) => ({ frameId: f.frameId, url: f.url, logs: Array.isArray(r.logs) ? r.logs : [] }),
+        () => ({ frameId: f.frameId, url: f.url, logs: [] }), // nothing of ours there
+      ),
+    ),
+  );
+  return { logs: mergeLogs([{ frameId: 0, url: "", logs: Array.isArray(top.logs) ? top.logs : [] }, ...others]) };
+}
+
 /** Whether an op's args name a frame's ref (trusted input then uses the frame's DOM actions). */
 export function hasFrameRef(args: unknown): boolean {
   const a = args as Record<string, unknown> | null;
@@ -337,11 +382,13 @@ export function hasFrameRef(args: unknown): boolean {
 
 /**
  * BrowserPort.content with frames: snapshots stitched, ops on frame refs in
- * their frame, press_key in the focused frame, the rest in the top frame.
+ * their frame, press_key in the focused frame, console logs of every frame,
+ * the rest in the top frame.
  */
 export async function framedContent<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
   if (op === "snapshot") return (await framedSnapshot(tabId, args as CsOps["snapshot"]["args"])) as CsOps[K]["result"];
   if (op === "press_key") return contentOpIn(tabId, await focusedFrame(tabId), op, args);
+  if (op === "console_logs") return (await allLogs(tabId)) as CsOps[K]["result"];
   const r = await routeRefs(tabId, op, args);
   try {
     return await contentOpIn(tabId, r.frame ?? { frameId: 0 }, op, r.args);
