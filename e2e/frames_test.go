@@ -124,6 +124,10 @@ func TestFramesCrossSiteCardForm(t *testing.T) {
 	if !strings.Contains(logs, "[frame http://localhost:") || !strings.Contains(logs, "card frame paid") {
 		t.Errorf("the card frame's console output is missing or unmarked:\n%s", logs)
 	}
+	page := s.ok(ctx, t, "browser_get_text", map[string]any{"tab": slot})
+	if !strings.Contains(page, "Order total") || !strings.Contains(page, "[frame http://localhost:") || !strings.Contains(page, "Paid with card ending 4242") {
+		t.Errorf("the page's text lacks the frame's:\n%s", page)
+	}
 	text := s.ok(ctx, t, "browser_get_text", map[string]any{"ref": pay.Ref, "tab": slot})
 	if !strings.Contains(text, "Pay 42 EUR") {
 		t.Errorf("get_text of the frame's button: %q", text)

@@ -372,6 +372,34 @@ async function allLogs(tabId: number): Promise<CsOps["console_logs"]["result"]> 
   return { logs: mergeLogs([{ frameId: 0, url: "", logs: Array.isArray(top.logs) ? top.logs : [] }, ...others]) };
 }
 
+// ---- text ------------------------------------------------------------------
+
+/** Most text get_text answers, as the page's own cap (lib/page/text.ts MAX_TEXT). */
+const MAX_TEXT = 100_000;
+
+/**
+ * The page's text, then each other frame's (a page's innerText leaves frames
+ * out), each under a line naming the frame's origin, in Chrome's frame order.
+ */
+async function allText(tabId: number): Promise<CsOps["get_text"]["result"]> {
+  const top = await contentOpIn(tabId, { frameId: 0 }, "get_text", {});
+  const frames = (await allFrames(tabId)).filter((f) => f.frameId !== 0);
+  if (frames.length === 0) return top;
+  const parts = [String(top.text ?? "")];
+  const texts = await Promise.all(
+    frames.map((f) =>
+      contentOpIn(tabId, target(f), "get_text", {}).then(
+        (r) => ({ f, text: String(r.text ?? "").trim() }),
+        () => ({ f, text: "" }), // nothing of ours there
+      ),
+    ),
+  );
+  for (const { f, text } of texts) if (text !== "") parts.push(`[frame ${frameOrigin(f.url)}]\n${text}`);
+  let text = parts.join("\n\n");
+  if (text.length > MAX_TEXT) text = `${text.slice(0, MAX_TEXT)}\n… [truncated: showed ${MAX_TEXT} of ${text.length} characters; pass a ref to read one part]`;
+  return { text };
+}
+
 /** Whether an op's args name a frame's ref (trusted input then uses the frame's DOM actions). */
 export function hasFrameRef(args: unknown): boolean {
   const a = args as Record<string, unknown> | null;
@@ -382,13 +410,14 @@ export function hasFrameRef(args: unknown): boolean {
 
 /**
  * BrowserPort.content with frames: snapshots stitched, ops on frame refs in
- * their frame, press_key in the focused frame, console logs of every frame,
- * the rest in the top frame.
+ * their frame, press_key in the focused frame, the text and console logs of
+ * every frame, the rest in the top frame.
  */
 export async function framedContent<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
   if (op === "snapshot") return (await framedSnapshot(tabId, args as CsOps["snapshot"]["args"])) as CsOps[K]["result"];
   if (op === "press_key") return contentOpIn(tabId, await focusedFrame(tabId), op, args);
   if (op === "console_logs") return (await allLogs(tabId)) as CsOps[K]["result"];
+  if (op === "get_text" && !(args as CsOps["get_text"]["args"]).ref) return (await allText(tabId)) as CsOps[K]["result"];
   const r = await routeRefs(tabId, op, args);
   try {
     return await contentOpIn(tabId, r.frame ?? { frameId: 0 }, op, r.args);
