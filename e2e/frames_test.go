@@ -148,6 +148,17 @@ func TestFramesCrossSiteCardForm(t *testing.T) {
 	if n, err := harness.EvalInFrameTarget[string](ctx, s.browser, "nest-inner.html", "document.getElementById('said').textContent"); err != nil || n != "1" {
 		t.Errorf("the nested frame's button: said=%q, %v", n, err)
 	}
+
+	// A script-created about:blank frame inside the cross-site chat frame.
+	_, blank := under(t, snap, "Emoji picker")
+	pick, ok := findIn(blank, "button", "Pick emoji")
+	if !ok || !strings.HasPrefix(pick.Ref, "f") {
+		t.Fatalf("the script-created frame's button is not under its line with a frame ref:\n%s", snap)
+	}
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Pick emoji", "ref": pick.Ref, "tab": slot})
+	if n, err := harness.EvalInFrameTarget[string](ctx, s.browser, "nest-outer.html", "window.picked()"); err != nil || n != "1" {
+		t.Errorf("the script-created frame's button: picked=%q, %v", n, err)
+	}
 }
 
 // TestFramesSpoofedHandshake: a page that floods its frames with made-up
