@@ -1,6 +1,8 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from "vitest";
-import { isLinkMessage, LinkInbox, MAX_KEPT } from "./framelink";
+import { isLinkMessage, LinkInbox, MAX_KEPT, postLinkTokens } from "./framelink";
+import { RefRegistry } from "./refs";
+import { buildSnapshot } from "./snapshot";
 
 /** A window with a parent, whose message events the test dispatches. */
 function fakeWindow() {
@@ -60,5 +62,41 @@ describe("LinkInbox", () => {
     expect(isLinkMessage({ monkbrowseLink: "x".repeat(65) })).toBe(false);
     expect(isLinkMessage({ monkbrowseLink: 3 })).toBe(false);
     expect(isLinkMessage("monkbrowseLink")).toBe(false);
+  });
+});
+
+describe("postLinkTokens", () => {
+  /** An iframe that behaves as a cross-origin one: no document, a window that records posts. */
+  function crossFrame(posts: unknown[]): HTMLIFrameElement {
+    const f = document.createElement("iframe");
+    Object.defineProperty(f, "contentDocument", { value: null });
+    Object.defineProperty(f, "contentWindow", { value: { postMessage: (m: unknown, o: string) => posts.push([m, o]) } });
+    return f;
+  }
+
+  it("posts one fresh token into each cross-origin frame, the snapshot's (in shadow roots) and hidden ones, by ref", () => {
+    document.body.innerHTML = "";
+    const refs = new RefRegistry();
+    const postsA: unknown[] = [];
+    const postsB: unknown[] = [];
+    const hidden = crossFrame(postsB);
+    hidden.style.display = "none";
+    document.body.appendChild(hidden);
+    const host = document.createElement("div");
+    document.body.appendChild(host);
+    const inShadow = crossFrame(postsA);
+    host.attachShadow({ mode: "open" }).appendChild(inShadow);
+    let n = 0;
+    const links = postLinkTokens(document, refs, [inShadow], () => `tok${++n}`);
+    expect(links).toEqual({ [refs.peek(inShadow)!]: "tok1", [refs.peek(hidden)!]: "tok2" });
+    expect(postsA).toEqual([[{ monkbrowseLink: "tok1" }, "*"]]);
+    expect(postsB).toEqual([[{ monkbrowseLink: "tok2" }, "*"]]);
+    // The snapshot lists the frame in the shadow root (not the hidden one, which has no line).
+    const met: Element[] = [];
+    buildSnapshot(document, refs, { crossOrigin: met });
+    expect(met).toEqual([inShadow]);
+    // Listed twice (seen and in the light DOM): one token.
+    const again = postLinkTokens(document, refs, [hidden], () => `tok${++n}`);
+    expect(Object.keys(again)).toEqual([refs.peek(hidden)!]);
   });
 });

@@ -49,12 +49,14 @@ export function crossOriginFrames(doc: Document, depth = 0): Element[] {
 }
 
 /**
- * Posts a new token into each cross-origin frame of doc and answers them by
- * the element's ref (assigned here for hidden ones, which have no line).
+ * Posts a new token into each cross-origin frame of doc — those the snapshot
+ * met (seen, shadow roots included) and the hidden ones of the light DOM —
+ * and answers them by the element's ref (assigned here for hidden ones,
+ * which have no line).
  */
-export function postLinkTokens(doc: Document, refs: RefRegistry, token: () => string = () => crypto.randomUUID()): Record<string, string> {
+export function postLinkTokens(doc: Document, refs: RefRegistry, seen: readonly Element[] = [], token: () => string = () => crypto.randomUUID()): Record<string, string> {
   const links: Record<string, string> = {};
-  for (const el of crossOriginFrames(doc)) {
+  for (const el of new Set([...seen, ...crossOriginFrames(doc)])) {
     if (tagOf(el) !== "iframe" && tagOf(el) !== "frame") continue;
     const win = (el as HTMLIFrameElement).contentWindow;
     if (!win) continue;

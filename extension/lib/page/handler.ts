@@ -71,9 +71,10 @@ const handlers: Handlers = {
     if (typeof refBase === "number") ctx.refs.advanceTo(refBase);
     const viewport: string[] = [];
     const limit = typeof stopAfterChars === "number" && stopAfterChars > 0 ? { chars: stopAfterChars, stopped: false } : undefined;
-    const snapshot = buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport, limit });
+    const crossOrigin: Element[] = [];
+    const snapshot = buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport, limit, crossOrigin });
     // After the snapshot, so its cross-origin iframe lines have their refs.
-    const links = postLinkTokens(ctx.doc, ctx.refs);
+    const links = postLinkTokens(ctx.doc, ctx.refs, crossOrigin);
     return { snapshot, viewport, refHigh: ctx.refs.high, ...(limit?.stopped ? { limited: true } : {}), ...(Object.keys(links).length > 0 ? { links } : {}) };
   },
   click: (ctx, { ref }) => done(click(ctx.refs, ref)),

@@ -64,6 +64,12 @@ export interface SnapshotOptions {
    * without the limit.
    */
   limit?: TraversalLimit;
+  /**
+   * When given, receives the cross-origin iframe elements the snapshot met
+   * (shadow roots included), in page order: the frame link posts into them
+   * (framelink.ts).
+   */
+  crossOrigin?: Element[];
 }
 
 /** See SnapshotOptions.limit. */
@@ -136,6 +142,7 @@ interface Ctx {
   read: number;
   /** The page's typed secrets, masked in names that embed them (secret.ts); undefined when none. */
   secrets: SecretValues | undefined;
+  crossOrigin: Element[] | undefined;
 }
 
 /** Counts n characters against the traversal limit; true once it is reached. */
@@ -171,6 +178,7 @@ export function buildSnapshot(doc: Document, refs: RefRegistry, opts: SnapshotOp
     viewport: opts.viewport,
     limit: opts.limit,
     read: 0,
+    crossOrigin: opts.crossOrigin,
   };
   if (ctx.limit) ctx.limit.stopped = false;
   const top = documentChildren(doc, ctx);
@@ -513,6 +521,7 @@ function frameChildren(frame: HTMLIFrameElement, node: SNode, ctx: Ctx): void {
   const doc = frameDocument(frame);
   if (doc === null) {
     node.attrs.push("cross-origin");
+    ctx.crossOrigin?.push(frame);
     return;
   }
   if (ctx.depth >= 8) return;
