@@ -422,6 +422,12 @@ export async function framedContent<K extends CsOp>(tabId: number, op: K, args: 
   try {
     return await contentOpIn(tabId, r.frame ?? { frameId: 0 }, op, r.args);
   } catch (e) {
+    const frame: FrameTarget | null = r.frame;
+    if (frame !== null && !(e instanceof CodedError) && !(await allFrames(tabId)).some((f) => f.documentId === frame.documentId)) {
+      // The frame's document is gone (it navigated, or its iframe was removed) since the snapshot.
+      const full = [...r.rename.values()][0] ?? "";
+      throw new Error(`ref ${full} is in a frame that is not on the page any more (it loaded another document or was removed); take a new browser_snapshot and use a ref from it`);
+    }
     throw renamed(e, r.rename);
   }
 }
