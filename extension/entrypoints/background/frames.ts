@@ -21,6 +21,7 @@
 import type { CsOp, CsOps } from "../../lib/messages";
 import type { ConsoleEntry, Dialog } from "../../lib/protocol.gen";
 import { CodedError } from "../../lib/peer";
+import { report, reported } from "../../lib/diag";
 import { contentOpIn, type FrameTarget } from "./content-ops";
 
 export interface FrameInfo {
@@ -141,7 +142,7 @@ async function saveTable(tabId: number, t: FrameTable): Promise<void> {
 }
 
 export function forgetFrames(tabId: number): void {
-  chrome.storage.session.remove(tableKey(tabId)).catch(() => undefined);
+  chrome.storage.session.remove(tableKey(tabId)).catch(reported("frames: forgetting a closed tab's frame table"));
 }
 
 /** The number of a frame document, a new one the first time it is seen. */
@@ -194,7 +195,7 @@ async function claimsUnder(tabId: number, frames: FrameInfo[], root: number, exp
       level.map((f) =>
         contentOpIn(tabId, target(f), "frame_link", { expect }).then(
           (r) => ({ f, r }),
-          () => null, // no content script there (an error page, chrome://): it answers nothing
+          unanswered("frames: asking a child frame for its link token"),
         ),
       ),
     );
@@ -312,6 +313,19 @@ function renamed(e: unknown, rename: Map<string, string>): unknown {
 }
 
 /** The frame whose document has the keyboard focus (press_key goes there); the top frame when none says so. */
+/**
+ * A rejection handler for a question to one frame: a frame with no content
+ * script (an error page, chrome://, a frame that went away) answers nothing,
+ * which is expected and not logged; any other failure is reported.
+ */
+function unanswered(where: string): (e: unknown) => null {
+  return (e) => {
+    const m = e instanceof Error ? e.message : String(e);
+    if (!/Receiving end does not exist|No frame with id|No tab with id|frame was removed|No document with id/i.test(m)) report(where, e);
+    return null;
+  };
+}
+
 async function focusedFrame(tabId: number): Promise<FrameTarget> {
   const frames = await allFrames(tabId);
   if (frames.length <= 1) return { frameId: 0 };
@@ -319,7 +333,7 @@ async function focusedFrame(tabId: number): Promise<FrameTarget> {
     frames.filter((f) => f.frameId !== 0).map((f) =>
       contentOpIn(tabId, target(f), "focus", {}).then(
         (r) => (r.focused ? f : null),
-        () => null,
+        unanswered("frames: asking a frame whether it has focus"),
       ),
     ),
   );
