@@ -77,7 +77,7 @@ const handlers: Handlers = {
     const links = postLinkTokens(ctx.doc, ctx.refs, crossOrigin);
     return { snapshot, viewport, refHigh: ctx.refs.high, ...(limit?.stopped ? { limited: true } : {}), ...(Object.keys(links).length > 0 ? { links } : {}) };
   },
-  click: (ctx, { ref }) => done(click(ctx.refs, ref)),
+  click: (ctx, { ref }) => done(click(ctx.refs, ref, ctx.settle)),
   hover: (ctx, { ref }) => done(hover(ctx.refs, ref)),
   type: (ctx, args) => done(typeText(ctx.refs, args)),
   select: async (ctx, args) => selectOption(ctx.refs, args),

@@ -4,6 +4,7 @@
 import { isOption, parentOrHost, tagOf, windowOf } from "./dom";
 import { centerOf, ensureEnabled, mouse, pageTurn, scrollIntoViewCentered, type Point } from "./events";
 import { activeIn, blurElement, focusElement, focusTarget, FocusWatch } from "./focus";
+import { checkClickable, EffectWatch, isWatchedRole, noEffectError } from "./effect";
 import { PageError, type RefRegistry } from "./refs";
 import { chooseOptions } from "./select";
 import { nextFrame } from "./settle";
@@ -41,7 +42,12 @@ export function moveOnto(el: Element, pt: Point): void {
   hovered = new WeakRef(el);
 }
 
-export async function click(refs: RefRegistry, ref: string): Promise<void> {
+/**
+ * Clicks the element behind ref. A click a person could not have made
+ * (invisible target) or one that should select something is checked for an
+ * effect (effect.ts); settle, when given, lets the page answer first.
+ */
+export async function click(refs: RefRegistry, ref: string, settle?: () => Promise<unknown>): Promise<void> {
   const el = refs.resolve(ref);
   ensureEnabled(el, ref, "clicked");
   // An <option> inside a <select> is chosen, not clicked: the list is native UI.
@@ -53,14 +59,25 @@ export async function click(refs: RefRegistry, ref: string): Promise<void> {
     }
   }
   scrollIntoViewCentered(el);
+  const invisible = checkClickable(refs, ref, el);
+  const doc = el.ownerDocument;
+  const effects = invisible !== null || isWatchedRole(el) ? new EffectWatch(doc) : null;
   const pt = centerOf(el);
   moveOnto(el, pt);
-  const doc = el.ownerDocument;
   const watch = new FocusWatch(doc);
   try {
     await pressAndRelease(el, pt, watch);
   } finally {
     watch.stop();
+  }
+  if (effects) {
+    let changed: boolean;
+    try {
+      if (settle) await settle();
+    } finally {
+      changed = effects.stop();
+    }
+    if (!changed) throw noEffectError(ref, el, invisible);
   }
 }
 
