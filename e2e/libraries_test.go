@@ -327,3 +327,19 @@ func TestLibSVGWidgets(t *testing.T) {
 		l.wantState(ctx, t, "volume", "7")
 	})
 }
+
+// TestLibCodeMirror5 types into CodeMirror 5, whose input is a hidden
+// textarea: by the ref the snapshot gives its textbox, then by a click on
+// the code and keys; the text is read back from the editor's own document.
+func TestLibCodeMirror5(t *testing.T) {
+	each(t, "codemirror5", true, func(ctx context.Context, t *testing.T, l *libTab) {
+		snap := l.snap(ctx, t)
+		ed := ref(t, snap, "textbox", "Source code")
+		l.do(ctx, t, "browser_type", map[string]any{"ref": ed, "text": "const y = 2;"})
+		l.wantState(ctx, t, "text", `"const y = 2;"`)
+		l.do(ctx, t, "browser_press_key", map[string]any{"key": "Backspace"})
+		l.wantState(ctx, t, "text", `"const y = 2"`)
+		l.do(ctx, t, "browser_press_key", map[string]any{"key": "!"})
+		l.wantState(ctx, t, "text", `"const y = 2!"`)
+	})
+}

@@ -1,7 +1,7 @@
 // browser_type: replaces a field's or a contenteditable's text key by key,
 // optionally pressing Enter after it.
 
-import { editingHost, isContentEditable, isInput, isSelect, isTextArea, isTextField, supportsSelection, tagOf, truncate } from "./dom";
+import { editingHost, isContentEditable, isInput, isSelect, isTextArea, isTextField, supportsSelection, tagOf, truncate, windowOf } from "./dom";
 import { deleteInEditable, deleteInField, insertIntoEditable, insertIntoField, selectAllIn, setNativeValue } from "./editing";
 import { ensureEnabled, fire, inputEvent, pageTurn } from "./events";
 import { focusElement, FocusWatch } from "./focus";
@@ -11,6 +11,7 @@ import { PageError, type RefRegistry } from "./refs";
 import { describeElement } from "./describe";
 import { report } from "../diag";
 import { isSecretField, maskSecret } from "./secret";
+import { invisibleReason } from "./effect";
 
 /** Waits (bounded) for the selectionchange the browser fires after a selection move, so editors see it. */
 function selectionSettled(doc: Document): Promise<void> {
@@ -36,10 +37,42 @@ function textTarget(el: Element): Element {
     const c = (el as HTMLLabelElement).control;
     if (c) return c;
   }
-  const inner = el.querySelectorAll("input, textarea, [contenteditable='true'], [contenteditable='']");
-  const fields = Array.from(inner).filter((e) => isTextField(e) || isContentEditable(e));
+  const fields = fieldsIn(el);
   if (fields.length === 1) return fields[0]!;
+  // A code editor's visible text (CodeMirror 5, Ace): its input is a hidden
+  // textarea beside it, in the editor's wrapper.
+  if (fields.length === 0) {
+    let a: Element | null = el.parentElement;
+    for (let i = 0; a && i < EDITOR_WRAPPER_DEPTH; i++, a = a.parentElement) {
+      const around = fieldsIn(a);
+      if (around.length > 1) break;
+      if (around.length === 1) {
+        if (isTextArea(around[0]!) && invisibleReason(around[0]!) !== null) return around[0]!;
+        break;
+      }
+    }
+  }
   return el;
+}
+
+/** How far up from a ref textTarget looks for an editor's hidden textarea. */
+const EDITOR_WRAPPER_DEPTH = 8;
+
+function fieldsIn(el: Element): Element[] {
+  const inner = el.querySelectorAll("input, textarea, [contenteditable='true'], [contenteditable='']");
+  return Array.from(inner).filter((e) => isTextField(e) || isContentEditable(e));
+}
+
+/**
+ * Selects everything in the editor behind a hidden field the way a person
+ * does, with the editor's own Select-all key: the field itself holds only
+ * what the editor put there (CodeMirror 5 keeps it empty, then fills it with
+ * the selection), so selecting the field's value would select nothing.
+ */
+async function selectAllInEditor(el: Element): Promise<void> {
+  const mac = /Mac|iPhone|iPad/.test(windowOf(el).navigator?.platform ?? "");
+  pressKeyOn(el, parseKeyCombo(mac ? "Meta+A" : "Control+A"));
+  await pageTurn();
 }
 
 export async function typeText(refs: RefRegistry, args: { ref: string; text: string; submit?: boolean }): Promise<void> {
@@ -66,6 +99,8 @@ async function typeInto(refs: RefRegistry, args: { ref: string; text: string; su
     focusElement(el, { preventScroll: false });
     await pageTurn();
     watch.sync();
+    // An empty hidden textarea is a code editor's input (CodeMirror 5, Ace, Monaco).
+    if (isTextArea(el) && el.value === "" && invisibleReason(el) !== null) await selectAllInEditor(el);
     await fillField(el, text);
   } else if (isContentEditable(el)) {
     const host = editingHost(el) ?? (el as HTMLElement);
