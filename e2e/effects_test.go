@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestClickHiddenTwin clicks a screen-reader copy of a list item (the
@@ -44,4 +46,38 @@ func TestClickHiddenTwin(t *testing.T) {
 	if v := js[string](ctx, t, tab, "String(window.__state.selected)"); v != "banana" {
 		t.Errorf("the selection changed to %q", v)
 	}
+}
+
+// TestEditContextEditor types into an EditContext editor: without the
+// debugger mode the answer says nothing was typed and that the debugger mode
+// makes it work; with it on, the text arrives in the editor's own model.
+func TestEditContextEditor(t *testing.T) {
+	p := need(t)
+	ctx := testContext(t, 2*testTimeout)
+	sctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	s, err := newSuite(sctx, t, p, fixtures(), "editcontext")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.close)
+	tab, slot := s.openShared(ctx, t, "/editcontext.html")
+	if !js[bool](ctx, t, tab, "window.__state.supported") {
+		t.Skip("this Chromium has no EditContext")
+	}
+	ed := ref(t, s.snapshot(ctx, t, slot), "textbox", "Draft")
+	msg := s.fails(ctx, t, "browser_type", map[string]any{"element": "Draft", "ref": ed, "text": "hello", "tab": slot})
+	if !strings.Contains(msg, "EditContext") || !strings.Contains(msg, "Use Chrome's debugger") {
+		t.Errorf("the refusal does not explain EditContext and the debugger mode: %s", msg)
+	}
+	if v := js[string](ctx, t, tab, "window.__state.text"); v != "" {
+		t.Fatalf("the editor holds %q after the refused type", v)
+	}
+
+	if err := s.browser.SetUseDebugger(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.browser.SetUseDebugger(context.Background(), false) })
+	s.ok(ctx, t, "browser_type", map[string]any{"element": "Draft", "ref": ed, "text": "hello", "tab": slot})
+	waitJS(ctx, t, tab, "window.__state.text === 'hello'")
 }

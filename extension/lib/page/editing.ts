@@ -143,3 +143,23 @@ export function selectAllIn(el: Element): void {
     if (host) sel.selectAllChildren(host);
   }
 }
+
+/**
+ * The element with an EditContext (the EditContext API) at or around el:
+ * such an editor takes text only from the browser's text input (its
+ * textupdate events), never from synthetic events or execCommand.
+ */
+export function editContextHost(el: Element): Element | null {
+  for (let e: Element | null = el; e; e = e.parentElement) {
+    if ((e as Element & { editContext?: unknown }).editContext) return e;
+  }
+  return null;
+}
+
+/** The error for input an EditContext editor cannot take without the debugger mode. */
+export function editContextError(what: string): string {
+  return (
+    `${what} is an EditContext editor: it takes text only from real keyboard input, which synthetic events cannot give, so nothing was typed. ` +
+    `Ask the person to switch on "Use Chrome's debugger" in the monkbrowse options (For this Chrome profile); in the debugger mode typing into it works.`
+  );
+}

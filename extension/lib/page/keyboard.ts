@@ -3,10 +3,11 @@
 // form submission on Enter, focus moves on Tab, scrolling…).
 
 import { deepActiveElement, editingHost, isContentEditable, isDisabledElement, isInput, isSelect, isTextArea, isTextField, safeMatches, supportsSelection, tagOf, windowOf } from "./dom";
-import { deleteInEditable, deleteInField, execCommand, insertIntoEditable, insertIntoField, selectAllIn } from "./editing";
+import { deleteInEditable, deleteInField, editContextError, editContextHost, execCommand, insertIntoEditable, insertIntoField, selectAllIn } from "./editing";
 import { centerOf, fire, inputEvent, mouse, pageTurn } from "./events";
 import { FocusWatch, moveFocus } from "./focus";
 import { parseKeyCombo, type KeyPress } from "./keys";
+import { describeElement } from "./describe";
 import { PageError } from "./refs";
 import { scrollPage } from "./scroll";
 import { report } from "../diag";
@@ -45,6 +46,10 @@ export async function pressKey(doc: Document, combo: string): Promise<void> {
   const kp = parseKeyCombo(combo);
   const target = deepActiveElement(doc) ?? doc.body ?? doc.documentElement;
   if (!target) throw new PageError("the page has no document body to send keys to");
+  const editsText = kp.text !== "" || kp.key === "Backspace" || kp.key === "Delete";
+  if (editsText && !kp.modifiers.ctrl && !kp.modifiers.meta && editContextHost(target)) {
+    throw new PageError(editContextError(`the focused element (${describeElement(target)})`));
+  }
   const watch = new FocusWatch(doc);
   try {
     pressKeyOn(target, kp);

@@ -2,7 +2,7 @@
 // optionally pressing Enter after it.
 
 import { editingHost, isContentEditable, isInput, isSelect, isTextArea, isTextField, supportsSelection, tagOf, truncate, windowOf } from "./dom";
-import { deleteInEditable, deleteInField, insertIntoEditable, insertIntoField, selectAllIn, setNativeValue } from "./editing";
+import { deleteInEditable, deleteInField, editContextError, editContextHost, insertIntoEditable, insertIntoField, selectAllIn, setNativeValue } from "./editing";
 import { ensureEnabled, fire, inputEvent, pageTurn } from "./events";
 import { focusElement, FocusWatch } from "./focus";
 import { key, pressKeyOn } from "./keyboard";
@@ -88,6 +88,7 @@ async function typeInto(refs: RefRegistry, args: { ref: string; text: string; su
   const found = refs.resolve(args.ref);
   const text = String(args.text ?? "");
   const el = textTarget(found);
+  if (editContextHost(el)) throw new PageError(editContextError(`ref ${args.ref} (${describeElement(found)})`));
   if (isSelect(el)) {
     throw new PageError(`ref ${args.ref} (${describeElement(el)}) is a drop-down; use browser_select_option to choose from it`);
   }
