@@ -81,3 +81,26 @@ func TestEditContextEditor(t *testing.T) {
 	s.ok(ctx, t, "browser_type", map[string]any{"element": "Draft", "ref": ed, "text": "hello", "tab": slot})
 	waitJS(ctx, t, tab, "window.__state.text === 'hello'")
 }
+
+// TestIframeEditor types into a rich-text editor whose body is a
+// contenteditable document in a same-origin iframe (TinyMCE's build): the
+// snapshot offers the body as a textbox named by the iframe's title, as
+// Chromium does, and browser_type replaces its text.
+func TestIframeEditor(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/iframe-editor.html")
+	snap := s.snapshot(ctx, t, slot)
+	ed := ref(t, snap, "textbox", "Rich Text Area")
+	s.ok(ctx, t, "browser_type", map[string]any{"element": "editor", "ref": ed, "text": "Hello from the frame", "tab": slot})
+	if v := js[string](ctx, t, tab, "String(window.__state.text)"); v != "Hello from the frame" {
+		t.Errorf("the editor's copy is %q after browser_type", v)
+	}
+	if v := js[string](ctx, t, tab, "document.getElementById('ed').contentDocument.body.textContent"); v != "Hello from the frame" {
+		t.Errorf("the frame's body holds %q", v)
+	}
+	s.ok(ctx, t, "browser_press_key", map[string]any{"key": "!", "tab": slot})
+	if v := js[string](ctx, t, tab, "String(window.__state.text)"); v != "Hello from the frame!" {
+		t.Errorf("after pressing ! the editor's copy is %q", v)
+	}
+}

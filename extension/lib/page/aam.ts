@@ -15,6 +15,9 @@
 //                   group of items (Chromium)
 //   fallbackName    HTML-AAM's last resorts: placeholder, then title, for text
 //                   fields; the value (or the default label) of input buttons
+//   editableFrameBody  a same-origin iframe whose body is contenteditable (or
+//                   whose document is in designMode: TinyMCE, CKEditor 4) is a
+//                   textbox named by the iframe's title, as Chromium shows it
 
 import { normalizeSpace, tagOf } from "./dom";
 
@@ -206,4 +209,23 @@ function placeholderOrTitle(el: Element): string {
   const p = el.getAttribute("placeholder") ?? el.getAttribute("aria-placeholder");
   if (p !== null && p.trim() !== "") return normalizeSpace(p);
   return normalizeSpace(el.getAttribute("title") ?? "");
+}
+
+/**
+ * The editable body of a frame's document and its name (the iframe's title
+ * or aria-label, else the document's title), or null when the document is
+ * not a frame's or its body is not editable.
+ */
+export function editableFrameBody(doc: Document): { body: HTMLElement; name: string } | null {
+  const body = doc.body;
+  if (!body || (body.isContentEditable !== true && doc.designMode !== "on")) return null;
+  let frame: Element | null = null;
+  try {
+    frame = doc.defaultView?.frameElement ?? null;
+  } catch {
+    frame = null;
+  }
+  if (!frame) return null;
+  const name = normalizeSpace(frame.getAttribute("aria-label") ?? "") || normalizeSpace(frame.getAttribute("title") ?? "") || normalizeSpace(doc.title ?? "");
+  return { body, name };
 }

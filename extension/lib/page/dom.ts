@@ -105,7 +105,8 @@ export function deepActiveElement(doc: Document): Element | null {
     const t = tagOf(el);
     if (t === "iframe" || t === "frame") {
       const inner = frameDocument(el);
-      if (inner && inner.activeElement && inner.activeElement !== inner.body) {
+      // A frame's body counts when it is an editor's (a contenteditable body).
+      if (inner && inner.activeElement && (inner.activeElement !== inner.body || inner.body.isContentEditable)) {
         el = inner.activeElement;
         continue;
       }

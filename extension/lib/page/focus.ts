@@ -41,6 +41,7 @@ export function activeIn(el: Element): Element | null {
 
 /** Focuses el like a click or Tab in a focused window would, events included. */
 export function focusElement(el: HTMLElement, opts: FocusOptions = { preventScroll: true }): void {
+  focusFrameOf(el);
   const prev = activeIn(el);
   if (prev === el) return;
   const prevReal = prev && prev !== el.ownerDocument.body && prev !== el.ownerDocument.documentElement ? prev : null;
@@ -56,6 +57,24 @@ export function focusElement(el: HTMLElement, opts: FocusOptions = { preventScro
   }
   focusEvent(el, "focus", prevReal);
   focusEvent(el, "focusin", prevReal);
+}
+
+/**
+ * Makes el's same-origin iframe (and its frames up) the focused element of
+ * the parent document, as a click into the frame does: in a window without
+ * focus, focusing inside a frame does not move the parent's focus, and keys
+ * go to the parent's focused element.
+ */
+function focusFrameOf(el: Element): void {
+  let frame: Element | null = null;
+  try {
+    frame = el.ownerDocument.defaultView?.frameElement ?? null;
+  } catch {
+    return; // cross-origin parent
+  }
+  if (!frame) return;
+  focusFrameOf(frame);
+  if (frame.ownerDocument.activeElement !== frame) (frame as HTMLElement).focus?.({ preventScroll: true });
 }
 
 const isRealFocus = (e: Element | null): e is Element =>

@@ -15,7 +15,7 @@
 // stays on separate lines.
 
 import { computeAccessibleName, getRole } from "dom-accessibility-api";
-import { fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
+import { editableFrameBody, fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
 import {
   deepActiveElement,
   frameDocument,
@@ -194,6 +194,14 @@ export function buildSnapshot(doc: Document, refs: RefRegistry, opts: SnapshotOp
 }
 
 function documentChildren(doc: Document, ctx: Ctx): Array<SNode | string> {
+  const editor = editableFrameBody(doc);
+  if (editor) {
+    // A rich-text editor's iframe: its body is the textbox (aam.ts).
+    const node = makeNode(editor.body, "textbox", ctx, [], true);
+    node.name = truncate(editor.name, ctx.maxText);
+    node.value = fieldValue(editor.body, "textbox", ctx);
+    return [node];
+  }
   const root = doc.body ?? doc.documentElement;
   const out: Child[] = [];
   if (root) visitChildren(root, out, ctx, true, "auto");
