@@ -1,0 +1,97 @@
+// @vitest-environment happy-dom
+import { beforeEach, describe, expect, it } from "vitest";
+import { ConsoleBuffer } from "./console";
+import { handleOp, type PageContext } from "./handler";
+import { RefRegistry } from "./refs";
+import { invisibleReason } from "./effect";
+
+// happy-dom lays nothing out (every box is 0×0): the tests give the elements
+// that a person sees a box of their own.
+function showAt(el: Element, left: number, top: number, width = 100, height = 20): void {
+  Object.defineProperty(el, "getBoundingClientRect", {
+    configurable: true,
+    value: () => ({ left, top, width, height, right: left + width, bottom: top + height, x: left, y: top, toJSON: () => ({}) }),
+  });
+}
+
+let ctx: PageContext;
+const el = (sel: string) => document.querySelector(sel)!;
+
+beforeEach(() => {
+  document.body.innerHTML = "";
+  ctx = { doc: document, refs: new RefRegistry(), logs: new ConsoleBuffer() };
+});
+
+// The markup of rc-select (Ant Design's Select): zero-size role=option copies beside a visible role-less list.
+function twinPage(): { clicks: string[] } {
+  document.body.innerHTML = `
+    <div role="listbox" id="copies"><div role="option" id="copy" aria-label="Banana">banana</div><div role="option" id="lone">Durian</div></div>
+    <div id="list"><div class="item" id="apple" style="cursor: pointer"><div>Apple</div></div><div class="item" id="banana" style="cursor: pointer"><div>Banana</div></div></div>`;
+  showAt(document.body, 0, 0, 800, 600);
+  showAt(el("#list"), 0, 0, 200, 40);
+  showAt(el("#apple"), 0, 0, 200, 20);
+  showAt(el("#apple > div"), 0, 0, 200, 20);
+  showAt(el("#banana"), 0, 20, 200, 20);
+  showAt(el("#banana > div"), 0, 20, 200, 20);
+  const clicks: string[] = [];
+  for (const item of document.querySelectorAll(".item")) {
+    item.addEventListener("click", () => {
+      clicks.push(item.id);
+      item.setAttribute("aria-current", "true");
+    });
+  }
+  return { clicks };
+}
+
+describe("no false success", () => {
+  it("tells zero-size and off-screen elements from visible ones", () => {
+    twinPage();
+    expect(invisibleReason(el("#copy"))).toMatch(/^zero-size/);
+    expect(invisibleReason(el("#banana"))).toBeNull();
+    showAt(el("#lone"), -10000, 0, 100, 20);
+    expect(invisibleReason(el("#lone"))).toBe("off-screen");
+  });
+
+  it("refuses a click on an invisible copy with a visible twin, naming the twin's ref, and clicks nothing", async () => {
+    const { clicks } = twinPage();
+    const copy = ctx.refs.refFor(el("#copy"));
+    const reached: string[] = [];
+    el("#copy").addEventListener("click", () => reached.push("copy"));
+    const err = await handleOp(ctx, "click", { ref: copy }).then(() => null, (e: Error) => e.message);
+    const twin = ctx.refs.peek(el("#banana"));
+    expect(twin).toBeDefined();
+    expect(err).toContain("not visible");
+    expect(err).toContain(`[ref=${twin}]: click that ref instead`);
+    expect(reached).toEqual([]);
+    await handleOp(ctx, "click", { ref: twin! });
+    expect(clicks).toEqual(["banana"]);
+  });
+
+  it("reports a watched click with no effect, and passes one with an effect", async () => {
+    twinPage();
+    const lone = ctx.refs.refFor(el("#lone"));
+    await expect(handleOp(ctx, "click", { ref: lone })).rejects.toThrow(/no effect.*not visible/);
+    el("#lone").addEventListener("click", () => el("#lone").setAttribute("aria-selected", "true"));
+    await expect(handleOp(ctx, "click", { ref: lone })).resolves.toEqual({});
+  });
+
+  it("clicks a hidden native control as before (its activation behaviour needs no listener)", async () => {
+    document.body.innerHTML = `<label><input type="checkbox" id="c"> Remember me</label>`;
+    await handleOp(ctx, "click", { ref: ctx.refs.refFor(el("#c")) });
+    expect((el("#c") as HTMLInputElement).checked).toBe(true);
+  });
+});
+
+describe("EditContext editors", () => {
+  it("refuse synthetic typing and keys, saying the debugger mode makes it work", async () => {
+    document.body.innerHTML = `<div id="ed" role="textbox" aria-label="Draft" tabindex="0"></div>`;
+    const ed = el("#ed") as HTMLElement & { editContext?: unknown };
+    ed.editContext = {};
+    const ref = ctx.refs.refFor(ed);
+    await expect(handleOp(ctx, "type", { ref, text: "hi" })).rejects.toThrow(/EditContext.*Use Chrome's debugger/);
+    ed.focus();
+    await expect(handleOp(ctx, "press_key", { key: "a" })).rejects.toThrow(/EditContext/);
+    await expect(handleOp(ctx, "press_key", { key: "Tab" })).resolves.toEqual({});
+    expect(ed.textContent).toBe("");
+  });
+});
