@@ -98,7 +98,7 @@ func pairMatches(ours, theirs axPair) bool {
 // ignore (so nothing of ours is hidden there).
 func TestFidelityCorpus(t *testing.T) {
 	s := shared(t)
-	for _, page := range []string{"/fidelity-tables.html", "/fidelity-svg.html", "/fidelity-names.html", "/fidelity-widgets.html"} {
+	for _, page := range []string{"/fidelity-tables.html", "/fidelity-svg.html", "/fidelity-names.html", "/fidelity-widgets.html", "/fidelity-apg.html"} {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(page, "/"), ".html"), func(t *testing.T) {
 			ctx := testContext(t, testTimeout)
 			tab, slot := s.openShared(ctx, t, page)
