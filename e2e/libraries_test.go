@@ -341,5 +341,14 @@ func TestLibCodeMirror5(t *testing.T) {
 		l.wantState(ctx, t, "text", `"const y = 2"`)
 		l.do(ctx, t, "browser_press_key", map[string]any{"key": "!"})
 		l.wantState(ctx, t, "text", `"const y = 2!"`)
+		// Focus elsewhere, then as a person would: a click on the code, End, a key.
+		js[bool](ctx, t, l.tab, "(document.activeElement.blur(), true)")
+		l.wantState(ctx, t, "focused", "false")
+		x := js[float64](ctx, t, l.tab, "(() => { const r = document.querySelector('.CodeMirror-code .CodeMirror-line').getBoundingClientRect(); return r.left + 20; })()")
+		y := js[float64](ctx, t, l.tab, "(() => { const r = document.querySelector('.CodeMirror-code .CodeMirror-line').getBoundingClientRect(); return r.top + r.height / 2; })()")
+		l.do(ctx, t, "browser_click_xy", map[string]any{"x": x, "y": y})
+		l.do(ctx, t, "browser_press_key", map[string]any{"key": "End"})
+		l.do(ctx, t, "browser_press_key", map[string]any{"key": "?"})
+		l.wantState(ctx, t, "text", `"const y = 2!?"`)
 	})
 }

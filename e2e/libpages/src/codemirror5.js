@@ -3,18 +3,28 @@
 // 1-px textarea) and draws the text itself; the editor's own document is
 // mirrored on window.__state.
 import CodeMirror from "codemirror";
+import "codemirror/lib/codemirror.css"; // esbuild writes it to codemirror5.css beside the bundle
+
+const sheet = document.createElement("link");
+sheet.rel = "stylesheet";
+sheet.href = "codemirror5.css";
+document.head.appendChild(sheet);
 
 const root = document.getElementById("root");
 root.innerHTML = `<h1>Code editor</h1><div id="mount"></div>`;
-const cm = CodeMirror(document.getElementById("mount"), {
-  value: "let x = 1;",
-  lineNumbers: true,
-  screenReaderLabel: "Source code",
-});
-function mirror() {
-  window.__state = { text: cm.getValue(), focused: cm.hasFocus() };
+sheet.onload = sheet.onerror = start;
+
+function start() {
+  const cm = CodeMirror(document.getElementById("mount"), {
+    value: "let x = 1;",
+    lineNumbers: true,
+    screenReaderLabel: "Source code",
+  });
+  function mirror() {
+    window.__state = { text: cm.getValue(), focused: cm.hasFocus() };
+  }
+  cm.on("change", mirror);
+  cm.on("focus", mirror);
+  cm.on("blur", mirror);
+  mirror();
 }
-cm.on("change", mirror);
-cm.on("focus", mirror);
-cm.on("blur", mirror);
-mirror();
