@@ -341,6 +341,12 @@ describe("Executor", () => {
     await expect(x.execute("browser_reload", {})).resolves.toEqual({ tabId: 10 });
     expect(b.calls.slice(5)).toEqual(["activate 500", "close 501", "back 500", "reload 10"]);
   });
+
+  it("opens a data: URL in its new tab directly (Chrome refuses it in an open tab), then shares it", async () => {
+    const { b, x } = setup();
+    await expect(x.execute("browser_new_tab", { url: "data:text/html,<h1>x</h1>" })).resolves.toMatchObject({ tabId: 500 });
+    expect(b.calls).toEqual(["open data:text/html,<h1>x</h1>", "share 500"]);
+  });
 });
 
 describe("Executor: a navigation started by an action", () => {

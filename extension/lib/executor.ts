@@ -424,7 +424,14 @@ export class Executor {
       if (why) throw new Error(why);
       // Opened blank and shared before it loads anything: the network log
       // (which records shared tabs only) and the hooks then see the page's
-      // first load, its boot requests included.
+      // first load, its boot requests included. Chrome refuses a data: URL
+      // in a tab that is already open, so that one opens with its URL (its
+      // own content makes no requests before the share; its subresources
+      // may).
+      if (opensOnlyInNewTab(url)) {
+        const tab = await this.port.openTab(url);
+        return { tabId: tab.id, slot: await this.port.share(tab.id) };
+      }
       const tab = await this.port.openTab("about:blank");
       const slot = await this.port.share(tab.id);
       if (url !== "about:blank") await this.port.navigate(tab.id, url);
@@ -445,4 +452,9 @@ export class Executor {
       return { tabId: tab.id };
     },
   };
+}
+
+/** A URL Chrome opens only in a new tab: it blocks data: URLs loaded into an existing one. */
+export function opensOnlyInNewTab(url: string): boolean {
+  return /^data:/i.test(url);
 }
