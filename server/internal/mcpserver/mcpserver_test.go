@@ -317,6 +317,7 @@ func TestCallCarriesTheAppName(t *testing.T) {
 		cc := captureCaller{got: make(chan protocol.CallTool, 1)}
 		var opts []client.ClientOption
 		if tc.legacy {
+			//lint:ignore SA1019 the MCP clients AI apps ship today still say initialize; we test that handshake on purpose
 			opts = append(opts, client.WithLegacyProtocolOnly())
 		}
 		c, err := client.NewInProcessClientWithOptions(New(cc, nil).MCPServer(), opts...)
