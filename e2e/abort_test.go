@@ -109,3 +109,91 @@ func TestUnshareDuringFullPageScreenshot(t *testing.T) {
 		t.Errorf("after the unshare, the extension ran in the page again: %v", got[before:])
 	}
 }
+
+// TestUnshareDetachesDebugger (issue 21): in debugger mode, the person
+// unshares a tab while a debugger-mode click is still being delivered (the
+// page's mousedown handler keeps its main thread busy for four seconds): the
+// call answers that the person stopped sharing, and the extension detaches
+// from the tab at once, while the page is still busy, not when the click is
+// done.
+func TestUnshareDetachesDebugger(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	if err := s.browser.SetUseDebugger(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.browser.SetUseDebugger(context.Background(), false); err != nil {
+			t.Errorf("switching the debugger mode off again: %v", err)
+		}
+	})
+	tab, slot := s.openShared(ctx, t, "/canvas.html")
+	chromeTab, err := s.popup.ChromeTabID(ctx, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js[bool](ctx, t, tab, `(addEventListener('mousedown', () => {
+		window.__busyUntil = Date.now() + 4000;
+		while (Date.now() < window.__busyUntil) {}
+	}, true), true)`)
+	n := len(attachLog(ctx, t, s.browser))
+
+	type answer struct {
+		res harness.ToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := s.server.Call(ctx, "browser_click_xy", map[string]any{"tab": slot, "x": 150, "y": 130})
+		done <- answer{res, err}
+	}()
+	// The action is under way once the extension has attached for it.
+	waitFor(ctx, t, func() bool {
+		for _, e := range attachLog(ctx, t, s.browser)[n:] {
+			if e.TabID == chromeTab && e.Event == "attach" {
+				return true
+			}
+		}
+		return false
+	})
+	select {
+	case a := <-done:
+		t.Fatalf("the debugger-mode click ended before the unshare: %v %s", a.err, harness.Clip(a.res.Text, 500))
+	default:
+	}
+	if err := s.popup.Unshare(ctx, chromeTab); err != nil {
+		t.Fatal(err)
+	}
+	var a answer
+	select {
+	case a = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the debugger-mode click did not answer within 30 s of the unshare")
+	}
+	if a.err != nil {
+		t.Fatalf("browser_click_xy: %v", a.err)
+	}
+	if !a.res.IsError || !strings.Contains(a.res.Text, "stopped sharing") {
+		t.Errorf("the click interrupted by the unshare answered (error %v) %s; want the person stopped sharing the tab", a.res.IsError, harness.Clip(a.res.Text, 500))
+	}
+	var detached *attachEntry
+	waitFor(ctx, t, func() bool {
+		for _, e := range attachLog(ctx, t, s.browser)[n:] {
+			if e.TabID == chromeTab && e.Event == "detach" {
+				detached = &e
+				return true
+			}
+		}
+		return false
+	})
+	if detached.Detail != "unshared" {
+		t.Errorf("the extension detached from the tab for %q, want \"unshared\"", detached.Detail)
+	}
+	if extensionAttached(ctx, t, s.browser, chromeTab) {
+		t.Error("the extension still holds a debugger session on the unshared tab")
+	}
+	busyUntil := js[float64](ctx, t, tab, "window.__busyUntil")
+	if float64(detached.Time) >= busyUntil {
+		t.Errorf("the extension detached at %d, after the page's click handler was done (%v): not at once", detached.Time, busyUntil)
+	}
+}
