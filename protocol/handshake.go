@@ -58,6 +58,8 @@ type Auth struct {
 	Slug              string    `json:"slug,omitempty"`
 	ChromeProfileName string    `json:"chromeProfileName,omitempty"`
 	Tabs              []TabInfo `json:"tabs"`
+	// Paused: the AI is paused in this profile as it connects (TabsChanged.Paused).
+	Paused bool `json:"paused,omitempty"`
 }
 
 // LegacyHelloAck is the rejection sent to a 0.2 extension. AssignedPort is

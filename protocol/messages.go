@@ -71,6 +71,11 @@ type TabInfo struct {
 	// last (issue 28). Names as the person knows them (AppDisplayName).
 	OpenedBy string `json:"openedBy,omitempty"`
 	LastApp  string `json:"lastApp,omitempty"`
+	// Paused: the person paused the AI in this tab (the popup's per-tab
+	// Stop, issue 28). The server answers calls to it with code paused
+	// without sending them; the extension refuses them too. Optional:
+	// absent means not paused.
+	Paused bool `json:"paused,omitempty"`
 }
 
 // TabRequest is the payload of requests that need nothing but a tab: go back,
@@ -460,7 +465,15 @@ type NewTabResult struct {
 	Slot  int `json:"slot"`
 }
 
-// TabsChanged is the notify the extension sends when its shared tabs change.
+// TabsChanged is the notify the extension sends when its shared tabs change,
+// and at once when the person presses Stop or Resume (issue 28).
 type TabsChanged struct {
 	Tabs []TabInfo `json:"tabs"`
+	// Paused: the person paused the AI in this whole profile (Stop in the
+	// popup or its shortcut). While it is set the server answers every
+	// call on the profile with code paused without sending it, and ends
+	// the calls in flight there (queued ones never sent, running ones
+	// cancelled, a time-only browser_wait included). Optional: absent
+	// means not paused (Resume), as from an extension that predates it.
+	Paused bool `json:"paused,omitempty"`
 }

@@ -33,6 +33,7 @@ export interface TabInfo {
   windowId: number;
   openedBy?: string;
   lastApp?: string;
+  paused?: boolean;
 }
 
 export interface ConsoleEntry {
@@ -334,6 +335,7 @@ export interface Auth {
   slug?: string;
   chromeProfileName?: string;
   tabs: TabInfo[];
+  paused?: boolean;
 }
 
 export interface LegacyHelloAck {
@@ -345,6 +347,7 @@ export interface LegacyHelloAck {
 
 export interface TabsChanged {
   tabs: TabInfo[];
+  paused?: boolean;
 }
 
 export interface CancelPayload {
