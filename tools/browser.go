@@ -29,6 +29,9 @@ type ProfileInfo struct {
 	// Queued counts the calls waiting behind a running call on one of the
 	// profile's tabs.
 	Queued int
+	// Paused: the person paused the AI in this profile (Stop in the popup);
+	// a tab paused on its own says so in its TabInfo.
+	Paused bool
 }
 
 // Session sends wire requests to one profile's extension.
@@ -54,4 +57,12 @@ type Browser interface {
 	// WithProfile resolves profile and calls fn without taking any tab's
 	// turn, for profile-wide requests such as list_tabs and new_tab.
 	WithProfile(ctx context.Context, profile string, fn func(ctx context.Context, t Target, s Session) error) error
+}
+
+// Placer is a Browser that can tie a call that sends nothing (a time-only
+// browser_wait) to the profile it would act on, without waiting, so that
+// the person's Stop there ends it too (issue 28). A profile it cannot tell
+// leaves the call untied.
+type Placer interface {
+	Place(ctx context.Context, profile string)
 }

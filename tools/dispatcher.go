@@ -144,6 +144,12 @@ func (d *Dispatcher) explain(ctx context.Context, name string, err error) string
 	if errors.Is(context.Cause(ctx), ErrCallBudget) && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrCallBudget)) {
 		return BudgetMessage(name)
 	}
+	if ae := protocol.Aborted(ctx); ae != nil && ae.Code != protocol.CodeCancelled && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// Stopped on purpose (the person paused the AI, the owner left)
+		// while it sent nothing (a time-only wait, the pause between
+		// polls): say why.
+		return fmt.Sprintf("%s was stopped: %s.", name, ae.Reason)
+	}
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return fmt.Sprintf("%s was cancelled before it finished (the MCP client cancelled the call or monkbrowse is shutting down).", name)
 	}

@@ -138,6 +138,9 @@ func formatTabs(profiles []ProfileInfo) string {
 		if !p.Connected {
 			sec.WriteString("Its extension is not connected right now (Chrome closed, the profile not open, or the extension off); its tabs cannot be used until it reconnects.\n")
 		}
+		if p.Paused {
+			sec.WriteString("The person paused the AI in this profile (Stop in the monkbrowse popup): calls here are refused until they resume it.\n")
+		}
 		if len(p.Tabs) == 0 && p.Connected {
 			sec.WriteString("No shared tabs. Ask the person to click the monkbrowse icon in this Chrome profile and switch Share on for the tabs you may use, or open one with browser_new_tab.\n")
 		}
@@ -152,6 +155,9 @@ func formatTabs(profiles []ProfileInfo) string {
 			title := pageLine(clip(t.Title, maxTabTitle))
 			if title == "" {
 				title = "(no title)"
+			}
+			if t.Paused {
+				active += " (paused by the person)"
 			}
 			line := fmt.Sprintf("- tab %d%s: %s — %s%s\n", t.Slot, active, title, pageLine(clip(t.URL, maxTabURL)), tabApps(t))
 			if c := EstimateTokens(line); c > left {

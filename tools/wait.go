@@ -16,6 +16,11 @@ func (d dispatch) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallT
 			return protocol.CallToolResult{}, errors.New("browser_wait needs `time` (seconds to wait, at most 50) or `text` (wait until it appears on the page), or both. Call it again with one of them.")
 		}
 		dur := time.Duration(a.Time * float64(time.Second))
+		// Nothing is sent, but the wait is the AI's work in the browser:
+		// the person's Stop in its profile ends it (issue 28).
+		if p, ok := d.b.(Placer); ok {
+			p.Place(ctx, a.Profile)
+		}
 		t := time.NewTimer(dur)
 		defer t.Stop()
 		select {

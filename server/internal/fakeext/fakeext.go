@@ -51,6 +51,9 @@ type Options struct {
 	// Protocol is the hello's protocol number; 0 means
 	// protocol.ProtocolVersion.
 	Protocol int
+	// Paused says in the auth that the person paused the AI in this
+	// profile (see [Ext.SetPaused]).
+	Paused bool
 	// Tabs are the browser's tabs. Nil means one shared, active tab
 	// (id 101, slot 1) at https://example.com/.
 	Tabs []Tab
@@ -109,6 +112,7 @@ type Ext struct {
 	hook     Hook
 	failNext map[string]string
 	dropOn   map[string]bool
+	paused   bool // the whole profile, as last told (SetPaused)
 }
 
 // Connect dials the server, says hello and returns once the hello was
@@ -199,8 +203,9 @@ func Connect(ctx context.Context, opts Options) (*Ext, error) {
 	e.hello = protocol.Auth{
 		Proof:     protocol.Proof(secret, protocol.ProofLabelExtension, nonce, hack.Nonce),
 		ProfileID: opts.ProfileID, Label: opts.Label, Slug: opts.Slug,
-		ChromeProfileName: opts.ChromeProfileName, Tabs: e.sharedLocked(),
+		ChromeProfileName: opts.ChromeProfileName, Tabs: e.sharedLocked(), Paused: opts.Paused,
 	}
+	e.paused = opts.Paused
 	auth := e.hello
 	e.mu.Unlock()
 	actx, cancel2 := messaging.WithRequestTimeout(ctx, protocol.MsgAuth, protocol.HelloTimeout)

@@ -2,6 +2,7 @@ package fakeext
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -17,6 +18,8 @@ type Tab struct {
 	Active   bool
 	URL      string
 	Title    string
+	// Paused: the person paused the AI in this tab (TabInfo.Paused).
+	Paused bool
 	// Page is the tab's content; nil means Options.PageFor(URL).
 	Page *Page
 	// History is the tab's session history and HistIdx the current entry;
@@ -136,15 +139,34 @@ func (e *Ext) RemoveTab(id int) {
 func (e *Ext) SendTabsChanged(ctx context.Context) error {
 	e.mu.Lock()
 	tabs := e.sharedLocked()
+	paused := e.paused
 	e.mu.Unlock()
-	return e.peer.Notify(ctx, protocol.MsgTabsChanged, protocol.TabsChanged{Tabs: tabs})
+	return e.peer.Notify(ctx, protocol.MsgTabsChanged, protocol.TabsChanged{Tabs: tabs, Paused: paused})
+}
+
+// SetPaused is the person's Stop (paused) or Resume in the popup, for the
+// whole profile or, given tab ids, for those tabs only (the others are
+// resumed), told to the server with tabs_changed at once as the real
+// extension does. The fake itself refuses nothing: what reaches it was sent.
+func (e *Ext) SetPaused(ctx context.Context, paused bool, tabIDs ...int) error {
+	e.mu.Lock()
+	if len(tabIDs) == 0 {
+		e.paused = paused
+	}
+	for _, t := range e.tabs {
+		if len(tabIDs) > 0 {
+			t.Paused = paused && slices.Contains(tabIDs, t.ID)
+		}
+	}
+	e.mu.Unlock()
+	return e.SendTabsChanged(ctx)
 }
 
 func (e *Ext) sharedLocked() []protocol.TabInfo {
 	out := []protocol.TabInfo{}
 	for _, t := range e.tabs {
 		if t.Shared {
-			out = append(out, protocol.TabInfo{TabID: t.ID, Slot: t.Slot, URL: t.URL, Title: t.Title, Active: t.Active, WindowID: t.WindowID})
+			out = append(out, protocol.TabInfo{TabID: t.ID, Slot: t.Slot, URL: t.URL, Title: t.Title, Active: t.Active, WindowID: t.WindowID, Paused: t.Paused})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Slot < out[j].Slot })

@@ -15,7 +15,10 @@ import (
 // per-tab queues, and sessions with timeouts and retry.
 type browser struct{ o *Owner }
 
-var _ tools.Browser = browser{}
+var (
+	_ tools.Browser = browser{}
+	_ tools.Placer  = browser{}
+)
 
 func (b browser) Profiles(ctx context.Context, refresh bool) ([]tools.ProfileInfo, error) {
 	if refresh {
@@ -43,6 +46,18 @@ func (b browser) WithProfile(ctx context.Context, ref string, fn func(context.Co
 	}
 	b.o.gate.place(ctx, t.ProfileID, 0, true)
 	return fn(ctx, t, &session{c: c, t: t})
+}
+
+// Place implements tools.Placer: ctx's call is tied to the profile ref
+// names if the registry can tell it now (connected or not), without
+// waiting or marking it acted on.
+func (b browser) Place(ctx context.Context, ref string) {
+	b.o.reg.mu.Lock()
+	p, err := b.o.reg.lookupLocked(ref)
+	b.o.reg.mu.Unlock()
+	if err == nil {
+		b.o.gate.place(ctx, p.id, 0, true)
+	}
 }
 
 func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(context.Context, tools.Target, tools.Session) error) error {

@@ -26,6 +26,9 @@ type gate struct {
 	// leaving is set by cancelAll: calls starting after it are aborted
 	// at once.
 	leaving bool
+	// paused says why a call placed on a profile's tab (0: the profile
+	// only) may not be sent now (the person's Stop), or nil; nil: never.
+	paused func(profileID string, tabID int) *protocol.AbortError
 }
 
 // callRec is one call in flight, under gate.mu: its abort, and the profile
@@ -81,7 +84,8 @@ func (g *gate) done(rec *callRec) {
 
 // place records the profile and tab ctx's call was resolved to (tabID 0:
 // the profile only) and whether it runs (false: it waits for its tab's
-// turn), so that an abort by profile or tab finds it.
+// turn), so that an abort by profile or tab finds it; a call placed where
+// the person paused the AI is aborted at once, so it is never sent.
 func (g *gate) place(ctx context.Context, profileID string, tabID int, running bool) {
 	rec, ok := ctx.Value(callRecKey{}).(*callRec)
 	if !ok {
@@ -90,6 +94,13 @@ func (g *gate) place(ctx context.Context, profileID string, tabID int, running b
 	g.mu.Lock()
 	rec.profileID, rec.tabID, rec.running = profileID, tabID, running
 	g.mu.Unlock()
+	// Checked after the call is placed: a Stop reported meanwhile finds it
+	// placed (Owner.applyPause), one reported before is seen here.
+	if g.paused != nil {
+		if cause := g.paused(profileID, tabID); cause != nil {
+			rec.abort(cause)
+		}
+	}
 }
 
 // abortQueued aborts the calls waiting for the turn of profileID's tab

@@ -196,6 +196,7 @@ func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()
 				o.log.Debug().Str("profile", c.slug).Int("tabId", t.TabID).Int("calls", n).Msg(LogUnsharedQueuedAborted)
 			}
 		}
+		o.applyPause(c, tc.Paused, tc.Tabs)
 	})
 	o.mu.Lock()
 	if o.stopping() {
@@ -212,6 +213,9 @@ func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()
 		_ = c.peer.Close()
 		return
 	}
+	// Calls that waited for this profile to come back are not sent if
+	// it comes back paused.
+	o.applyPause(c, a.Paused, a.Tabs)
 	if old != nil {
 		o.log.Info().Str("profile", c.slug).Msg("a new socket replaced the profile's old one")
 		o.wg.Add(1)

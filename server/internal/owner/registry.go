@@ -23,6 +23,11 @@ type profile struct {
 	pending    *conn              // admitted but its ack not yet sent
 	lastActed  uint64             // registry.actSeq when last acted on; 0 never
 	lastSeen   time.Time          // when it last disconnected
+	// paused: the person paused the AI in the whole profile; pausedTabs:
+	// in these tabs (by Chrome tab id), as the extension last reported
+	// (TabsChanged.Paused, TabInfo.Paused; kept while disconnected).
+	paused     bool
+	pausedTabs map[int]int // tab id → its number
 	// queues are the profile's tab queues. They belong to the profile, not
 	// to one connection, so a call waiting for its turn keeps its place
 	// while the extension reconnects (issue 12, brief reconnects).
@@ -183,7 +188,7 @@ func (p *profile) infoLocked() tools.ProfileInfo {
 	return tools.ProfileInfo{
 		ID: p.id, Label: p.label, Slug: p.slug, ChromeProfileName: p.chromeName,
 		Connected: p.conn != nil, Tabs: append([]protocol.TabInfo(nil), p.tabs...),
-		Queued: p.queues.waiting(),
+		Queued: p.queues.waiting(), Paused: p.paused,
 	}
 }
 

@@ -1,0 +1,81 @@
+package owner
+
+import (
+	"fmt"
+	"maps"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// The person's Stop (issue 28, DESIGN §5.7): the extension reports the
+// pause of its whole profile and of each tab in tabs_changed (and in its
+// auth); the owner then answers every call there with code paused without
+// sending it, and ends the calls in flight there, time-only waits included.
+
+// setPause records the pause c's profile reports and returns what it newly
+// pauses: the whole profile, and the tabs paused now that were not.
+func (r *registry) setPause(c *conn, paused bool, tabs []protocol.TabInfo) (profileNow bool, tabsNow map[int]int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := c.prof
+	if p == nil || (p.conn != c && p.pending != c) {
+		return false, nil
+	}
+	next := map[int]int{}
+	for _, t := range tabs {
+		if t.Paused && t.TabID != 0 {
+			next[t.TabID] = t.Slot
+		}
+	}
+	tabsNow = map[int]int{}
+	for id, slot := range next {
+		if _, was := p.pausedTabs[id]; !was {
+			tabsNow[id] = slot
+		}
+	}
+	profileNow = paused && !p.paused
+	if paused != p.paused || !maps.Equal(next, p.pausedTabs) {
+		r.notifyLocked()
+	}
+	p.paused, p.pausedTabs = paused, next
+	return profileNow, tabsNow
+}
+
+// pauseOf is why a call on profileID's tab tabID (0: the profile only) may
+// not be sent now, or nil: the person paused the AI in the profile or in
+// that tab.
+func (r *registry) pauseOf(profileID string, tabID int) *protocol.AbortError {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.profiles[profileID]
+	switch {
+	case p == nil:
+		return nil
+	case p.paused:
+		return pausedAbort("in this browser profile")
+	}
+	if slot, ok := p.pausedTabs[tabID]; ok && tabID != 0 {
+		return pausedAbort(fmt.Sprintf("in tab %d", slot))
+	}
+	return nil
+}
+
+// LogPausedAborted is logged (debug) when the person's Stop ended calls in
+// flight (queued ones never sent).
+const LogPausedAborted = "the person paused the AI: calls in flight there were stopped"
+
+// applyPause takes the pause c's profile reports: the calls in flight on
+// what is newly paused are stopped (DESIGN §5.5; queued ones are never
+// sent), and later calls there are refused as they are placed (gate.place).
+func (o *Owner) applyPause(c *conn, paused bool, tabs []protocol.TabInfo) {
+	whole, tabsNow := o.reg.setPause(c, paused, tabs)
+	id := c.prof.id
+	if whole {
+		n := o.gate.abort(func(r *callRec) bool { return r.profileID == id }, pausedAbort("in this browser profile"))
+		o.log.Debug().Str("profile", c.slug).Int("calls", n).Msg(LogPausedAborted)
+	}
+	for tabID, slot := range tabsNow {
+		n := o.gate.abort(func(r *callRec) bool { return r.profileID == id && r.tabID == tabID }, pausedAbort(fmt.Sprintf("in tab %d", slot)))
+		o.log.Debug().Str("profile", c.slug).Int("tab", slot).Int("calls", n).Msg(LogPausedAborted)
+	}
+}

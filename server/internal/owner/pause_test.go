@@ -1,0 +1,166 @@
+package owner
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
+)
+
+// callAsync runs a tool call in the background, without a deadline of its
+// own (the test's end cancels it), so that a call that is not answered
+// fails the test at recv's watchdog; its result arrives on the channel.
+func callAsync(t *testing.T, o *Owner, name string, args any) <-chan protocol.CallToolResult {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan protocol.CallToolResult, 1)
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		res, err := o.Caller().CallTool(ctx, protocol.CallTool{Name: name, Args: raw})
+		if err != nil {
+			res = protocol.ErrorResult(err.Error())
+		}
+		ch <- res
+	}()
+	return ch
+}
+
+// waitPlaced waits until n calls in flight are placed on profile id.
+func waitPlaced(t *testing.T, o *Owner, profileID string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(watchdog)
+	for time.Now().Before(deadline) {
+		o.gate.mu.Lock()
+		got := 0
+		for r := range o.gate.calls {
+			if r.profileID == profileID {
+				got++
+			}
+		}
+		o.gate.mu.Unlock()
+		if got == n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("watchdog: %d calls never placed on profile %s", n, profileID)
+}
+
+// TestPauseStopsQueuedWaitsAndNewCalls (issue 28): the person's Stop,
+// told by the extension in tabs_changed, answers a call queued behind a
+// running one without sending it and ends a time-only browser_wait (which
+// never reaches the extension); while paused, new calls are refused
+// unsent and browser_list_tabs says so; Resume lets calls through again.
+func TestPauseStopsQueuedWaitsAndNewCalls(t *testing.T) {
+	o := startOwner(t, Config{})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Tabs: twoTabs()})
+	arrived, release := holdAll(e, protocol.MsgPressKey)
+	defer release()
+	running := callAsync(t, o, "browser_press_key", map[string]any{"key": "a", "tab": 1})
+	recv(t, arrived)
+	queued := callAsync(t, o, "browser_press_key", map[string]any{"key": "b", "tab": 1})
+	waitQueued(t, o, 101, 1)
+	waited := callAsync(t, o, "browser_wait", map[string]any{"time": 40})
+	waitPlaced(t, o, e.ProfileID(), 3)
+
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	if err := e.SetPaused(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	mustErr(t, recv(t, queued), "Not run", "the person paused the AI in this browser profile", "nothing had been sent")
+	mustErr(t, recv(t, waited), "browser_wait was stopped", "the person paused the AI in this browser profile")
+	release()
+	recv(t, running)
+	if n := e.Count(protocol.MsgPressKey); n != 1 {
+		t.Fatalf("%d press_key requests reached the extension, want only the running one", n)
+	}
+
+	// New calls while paused: refused before anything is sent, on any tab.
+	mustErr(t, call(t, o.Caller(), "browser_press_key", map[string]any{"key": "c", "tab": 2}), "Not run", "paused the AI", "nothing had been sent")
+	mustErr(t, call(t, o.Caller(), "browser_new_tab", map[string]any{"url": "https://new.example/"}), "paused the AI")
+	mustErr(t, call(t, o.Caller(), "browser_wait", map[string]any{"time": 40}), "browser_wait was stopped", "paused the AI")
+	if n := e.Count(protocol.MsgPressKey) + e.Count(protocol.MsgNewTab); n != 1 {
+		t.Fatalf("calls made while paused reached the extension (%d requests)", n)
+	}
+	if got := mustOK(t, call(t, o.Caller(), "browser_list_tabs", map[string]any{})); !strings.Contains(got, "The person paused the AI in this profile") {
+		t.Errorf("browser_list_tabs does not say the profile is paused:\n%s", got)
+	}
+
+	// Resume.
+	if err := e.SetPaused(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, o, "the resume", func() bool { return !o.Profiles()[0].Paused })
+	mustOK(t, call(t, o.Caller(), "browser_press_key", map[string]any{"key": "d", "tab": 2}))
+	if n := e.Count(protocol.MsgPressKey); n != 2 {
+		t.Fatalf("after Resume %d press_key requests reached the extension, want 2", n)
+	}
+}
+
+// TestPauseOneTab: a tab paused on its own refuses calls to it (queued and
+// new, never sent) while the other tabs go on; a running call there is
+// stopped too.
+func TestPauseOneTab(t *testing.T) {
+	o := startOwner(t, Config{})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Tabs: twoTabs()})
+	arrived, release := holdAll(e, protocol.MsgPressKey)
+	defer release()
+	running := callAsync(t, o, "browser_press_key", map[string]any{"key": "a", "tab": 2})
+	recv(t, arrived)
+	queued := callAsync(t, o, "browser_press_key", map[string]any{"key": "b", "tab": 2})
+	waitQueued(t, o, 102, 1)
+
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	if err := e.SetPaused(ctx, true, 102); err != nil {
+		t.Fatal(err)
+	}
+	mustErr(t, recv(t, queued), "Not run", "the person paused the AI in tab 2", "nothing had been sent")
+	mustErr(t, recv(t, running), "Stopped", "the person paused the AI in tab 2")
+	release()
+	mustErr(t, call(t, o.Caller(), "browser_press_key", map[string]any{"key": "c", "tab": 2}), "Not run", "paused the AI in tab 2")
+	mustOK(t, call(t, o.Caller(), "browser_press_key", map[string]any{"key": "d", "tab": 1}))
+	if n := countTab(e, protocol.MsgPressKey, 102); n != 1 {
+		t.Fatalf("%d press_key requests reached the paused tab 2, want only the one running before Stop", n)
+	}
+	if got := mustOK(t, call(t, o.Caller(), "browser_list_tabs", map[string]any{})); !strings.Contains(got, "tab 2 (paused by the person)") {
+		t.Errorf("browser_list_tabs does not say tab 2 is paused:\n%s", got)
+	}
+	if err := e.SetPaused(ctx, false, 102); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, o, "tab 2 resumed", func() bool { return o.reg.pauseOf(e.ProfileID(), 102) == nil })
+	mustOK(t, call(t, o.Caller(), "browser_press_key", map[string]any{"key": "e", "tab": 2}))
+}
+
+// TestPausedAtConnect: an extension that connects paused (its auth says
+// so) gets no call sent.
+func TestPausedAtConnect(t *testing.T) {
+	o := startOwner(t, Config{})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Paused: true})
+	mustErr(t, call(t, o.Caller(), "browser_press_key", map[string]any{"key": "a"}), "Not run", "paused the AI")
+	if n := e.Count(protocol.MsgPressKey); n != 0 {
+		t.Fatalf("%d requests reached a profile that connected paused", n)
+	}
+}
+
+func countTab(e *fakeext.Ext, typ string, tabID int) int {
+	n := 0
+	for _, r := range e.Requests() {
+		if r.Type == typ && r.TabID == tabID {
+			n++
+		}
+	}
+	return n
+}
