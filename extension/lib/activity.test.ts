@@ -6,6 +6,8 @@ import {
   describeEntry,
   normalizePause,
   outcomeOf,
+  pausedIn,
+  withTabPaused,
   refsOf,
   textOf,
   typedText,
@@ -101,5 +103,17 @@ describe("activity log", () => {
     expect(normalizePause(undefined)).toEqual({ paused: false });
     expect(normalizePause({ paused: true, since: 5 })).toEqual({ paused: true, since: 5 });
     expect(colorFor("Cursor")).toBe(colorFor("Cursor"));
+  });
+
+  it("pauses one tab on its own, and the whole profile over every tab", () => {
+    expect(normalizePause({ paused: false, tabs: [7, 7, "x", 9.5, 8] })).toEqual({ paused: false, tabs: [7, 8] });
+    let p = withTabPaused({ paused: false }, 7, true);
+    expect(pausedIn(p, 7)).toBe("tab");
+    expect(pausedIn(p, 8)).toBeUndefined();
+    expect(pausedIn(p, undefined)).toBeUndefined();
+    expect(pausedIn({ ...p, paused: true }, 8)).toBe("profile");
+    p = withTabPaused(p, 7, false);
+    expect(p).toEqual({ paused: false });
+    expect(pausedIn(p, 7)).toBeUndefined();
   });
 });

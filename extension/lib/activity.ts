@@ -238,20 +238,46 @@ export class ActivityLog {
 // ---- the pause ------------------------------------------------------------
 
 export interface Pause {
+  /** The whole profile: Stop in the popup or its keyboard shortcut. */
   paused: boolean;
   /** Unix milliseconds of the Stop. */
   since?: number;
+  /** Tabs paused on their own (Chrome tab ids): a shared tab's Pause in the popup. */
+  tabs?: number[];
 }
 
 export function normalizePause(v: unknown): Pause {
   const p = v as Partial<Pause> | undefined;
-  if (p?.paused !== true) return { paused: false };
-  return typeof p.since === "number" ? { paused: true, since: p.since } : { paused: true };
+  const tabs = Array.isArray(p?.tabs) ? [...new Set(p.tabs.filter((t): t is number => Number.isInteger(t)))] : [];
+  const out: Pause = p?.paused === true ? { paused: true } : { paused: false };
+  if (out.paused && typeof p?.since === "number") out.since = p.since;
+  if (tabs.length > 0) out.tabs = tabs;
+  return out;
+}
+
+/** Whether the AI may not act in tabId: the profile or that tab is paused. */
+export function pausedIn(p: Pause, tabId: number | undefined): "profile" | "tab" | undefined {
+  if (p.paused) return "profile";
+  if (tabId !== undefined && p.tabs?.includes(tabId)) return "tab";
+  return undefined;
+}
+
+/** p with tabId paused on its own (or resumed). */
+export function withTabPaused(p: Pause, tabId: number, paused: boolean): Pause {
+  const tabs = (p.tabs ?? []).filter((t) => t !== tabId);
+  if (paused) tabs.push(tabId);
+  const { tabs: _old, ...rest } = p;
+  return tabs.length > 0 ? { ...rest, tabs } : rest;
 }
 
 /** What a paused call answers (code paused): the AI should wait or ask. */
 export const PAUSED_MESSAGE =
   "The person paused the AI in this browser profile (Stop in the monkbrowse popup), so this call was not run or was stopped. " +
+  "Wait until they resume it, or ask them whether to go on; do not retry in a loop.";
+
+/** What a call to a tab paused on its own answers (code paused). */
+export const PAUSED_TAB_MESSAGE =
+  "The person paused the AI in this tab (its Pause in the monkbrowse popup), so this call was not run or was stopped. " +
   "Wait until they resume it, or ask them whether to go on; do not retry in a loop.";
 
 // ---- which app opened or last used a tab ----------------------------------

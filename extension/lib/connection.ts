@@ -108,11 +108,11 @@ export class Connection {
     return this.connected;
   }
 
-  /** Sends tabs_changed if the hello has been accepted; otherwise the next hello carries the tabs. */
-  pushTabs(tabs: TabInfo[]): boolean {
+  /** Sends tabs_changed (with the pause, issue 28) if the hello has been accepted; otherwise the next auth carries them. */
+  pushTabs(tabs: TabInfo[], paused = false): boolean {
     if (!this.connected || !this.peer) return false;
     try {
-      this.peer.notify(MSG_TABS_CHANGED, { tabs });
+      this.peer.notify(MSG_TABS_CHANGED, paused ? { tabs, paused } : { tabs });
       return true;
     } catch {
       return false;

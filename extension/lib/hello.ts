@@ -17,6 +17,8 @@ export interface HelloInput {
   tabs: TabInfo[];
   extVersion: string;
   chromeProfileName?: string;
+  /** The AI is paused in this profile (Stop in the popup). */
+  paused?: boolean;
 }
 
 /** The profile half of the auth request: everything but the proof. */
@@ -38,6 +40,7 @@ export function buildProfile(input: HelloInput): AuthProfile {
     ...(identity.assignedSlug && labelMatches ? { slug: identity.assignedSlug } : {}),
     ...(input.chromeProfileName ? { chromeProfileName: input.chromeProfileName } : {}),
     tabs: input.tabs,
+    ...(input.paused ? { paused: true } : {}),
   };
 }
 

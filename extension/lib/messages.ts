@@ -28,8 +28,8 @@ export interface BgMessages {
   status: { req: { status: Status }; res: null };
   /** popup → bg: share or unshare one tab. */
   share: { req: { tabId: number; shared: boolean }; res: { slot: number | null } };
-  /** popup → bg: Stop (paused) or Resume the AI in this profile; running calls answer with code paused. */
-  pause: { req: { paused: boolean }; res: null };
+  /** popup → bg: Stop (paused) or Resume the AI in this profile, or with tabId in that tab only; running calls answer with code paused. */
+  pause: { req: { paused: boolean; tabId?: number }; res: null };
   /** popup → bg: share every tab of every normal window. */
   "share-all": { req: Empty; res: null };
   /**
@@ -62,7 +62,7 @@ export const SLEEP_MAX_MS = 1000;
 /** Messages to the offscreen document. */
 export interface OffMessages {
   /** bg → offscreen: send tabs_changed now (if connected). */
-  "tabs-push": { req: { tabs: TabInfo[] }; res: null };
+  "tabs-push": { req: { tabs: TabInfo[]; paused: boolean }; res: null };
   /** bg → offscreen: settings changed, reconnect at once. */
   reconnect: { req: Empty; res: null };
 }

@@ -38,14 +38,18 @@ import { setShareState, unsharedError } from "./gate";
 import {
   appOf,
   forgetTabApps,
+  forgetTabPause,
   groupForApp,
   isPaused,
   loadSteer,
   logPaused,
   noteConnectionRejected,
+  onPauseChanged,
   onTabAppsChanged,
-  pausedError,
+  pausedFor,
+  pausedTabs,
   setPaused,
+  setTabPaused,
   showPauseBadge,
   watchCall,
   withTabApps,
@@ -229,7 +233,7 @@ function scheduleTabsPush(): void {
 async function pushTabs(): Promise<void> {
   try {
     const tabs = await listTabs();
-    await sendToOffscreen({ to: "off", kind: "tabs-push", tabs });
+    await sendToOffscreen({ to: "off", kind: "tabs-push", tabs, paused: isPaused() });
   } catch (e) {
     // No offscreen document right now? The next hello carries the tabs.
     report("tabs: pushing tabs_changed to the offscreen document", e);
@@ -301,12 +305,19 @@ async function writeStatus(status: Status): Promise<void> {
 
 const executor = new Executor(makeChromePort({ getShares: readShares, share: shareOne, getConsent: readConsent, armDialog }));
 
-/** The shared tabs, each with the AI app that opened it and the one that acted in it last. */
+/** The shared tabs, each with the AI app that opened it, the one that acted in it last, and whether it is paused on its own. */
 async function listTabs() {
   await loadSteer();
-  return withTabApps(await executor.listTabs());
+  return withPausedTabs(withTabApps(await executor.listTabs()));
+}
+function withPausedTabs<T extends { tabId: number }>(tabs: T[]): T[] {
+  const paused = pausedTabs();
+  return tabs.map((t) => (paused.includes(t.tabId) ? { ...t, paused: true } : t));
 }
 onTabAppsChanged(scheduleTabsPush);
+// The server hears Stop and Resume at once (not debounced): it stops the
+// calls it holds for this profile (issue 28).
+onPauseChanged(() => void pushTabs());
 const steerPort = {
   resolveTab: (tabId: number | undefined) => executor.resolveTab(tabId),
   slotOf: async (tabId: number) => (await readShares())[String(tabId)],
@@ -375,7 +386,7 @@ const handlers: Handlers = {
       listTabs(),
       resolveSecret(secretSource, m.refresh === true),
     ]);
-    const profile = buildProfile({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version });
+    const profile = buildProfile({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version, paused: isPaused() });
     served = { port: settings.port, label: settings.label };
     return { port: settings.port, extVersion: chrome.runtime.getManifest().version, profile, ...pairing };
   },
@@ -385,12 +396,14 @@ const handlers: Handlers = {
     const tabId = typeof p?.tabId === "number" ? p.tabId : undefined;
     const app = appOf(m.payload);
     await loadSteer();
-    // Stop in the popup: nothing is sent to the page until Resume.
-    if (isPaused()) throw logPaused(m.type, m.payload, steerPort);
+    // Stop in the popup (the profile, or this tab): nothing is sent to the page until Resume.
+    let refusal = pausedFor(tabId);
+    if (refusal) throw logPaused(m.type, m.payload, steerPort, refusal);
     const watch = await watchCall(m.type, m.payload, steerPort);
     // Stop may have come while the targets were read: checked again with
     // nothing async before the call is registered for Stop's abort.
-    if (isPaused()) throw logPaused(m.type, m.payload, steerPort);
+    refusal = pausedFor(tabId);
+    if (refusal) throw logPaused(m.type, m.payload, steerPort, refusal);
     if (m.callId) running.set(m.callId, { ctl, tabId, app });
     try {
       let r = await untilAborted(executor.execute(m.type, m.payload, ctl.signal), ctl.signal);
@@ -453,9 +466,16 @@ const handlers: Handlers = {
     return null;
   },
   pause: async (m) => {
-    await setPaused(m.paused);
-    // Running calls answer at once (the one abort path); queued and new ones are refused at exec.
-    if (m.paused) for (const r of running.values()) r.ctl.abort(pausedError());
+    if (typeof m.tabId === "number") await setTabPaused(m.tabId, m.paused);
+    else await setPaused(m.paused);
+    // Running calls answer at once (the one abort path); queued and new
+    // ones are refused by the server (told by tabs_changed) and at exec.
+    if (m.paused) {
+      for (const r of running.values()) {
+        const why = pausedFor(r.tabId);
+        if (why && (typeof m.tabId !== "number" || r.tabId === m.tabId)) r.ctl.abort(why);
+      }
+    }
     return null;
   },
   diag: async (m) => {
@@ -572,6 +592,7 @@ export default defineBackground(() => {
     forgetNetTab(tabId);
     forgetDebuggerTab(tabId);
     forgetTabApps(tabId);
+    forgetTabPause(tabId);
     arms.delete(tabId);
     void updateShares((s) => ({ shares: unshareTab(s, tabId), out: undefined }));
   });

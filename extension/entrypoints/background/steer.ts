@@ -10,6 +10,7 @@ import {
   KEY_PAUSE,
   KEY_TAB_APPS,
   PAUSED_MESSAGE,
+  PAUSED_TAB_MESSAGE,
   READ_TYPES,
   UNKNOWN_APP,
   colorFor,
@@ -18,6 +19,8 @@ import {
   normalizePause,
   normalizeTabApps,
   outcomeOf,
+  pausedIn,
+  withTabPaused,
   refsOf,
   textOf,
   verbOf,
@@ -28,7 +31,7 @@ import {
 import { CodedError, errorCode, errorText } from "../../lib/peer";
 import { ERROR_CODES, REQUEST_APP_FIELD, type TabInfo } from "../../lib/protocol.gen";
 import { contentOp } from "./content-ops";
-import { afterEither, report } from "../../lib/diag";
+import { afterEither, report, reported } from "../../lib/diag";
 
 const log = new ActivityLog({
   get: (k) => chrome.storage.local.get(k),
@@ -89,12 +92,54 @@ export function pausedError(): CodedError {
   return new CodedError(ERROR_CODES.paused, PAUSED_MESSAGE);
 }
 
-/** Stop (paused) or Resume; stored so a restarted worker stays paused. */
+/** Why a request on tabId may not run now (the profile or that tab is paused), or undefined. */
+export function pausedFor(tabId: number | undefined): CodedError | undefined {
+  switch (pausedIn(pause, tabId)) {
+    case "profile":
+      return pausedError();
+    case "tab":
+      return new CodedError(ERROR_CODES.paused, PAUSED_TAB_MESSAGE);
+  }
+  return undefined;
+}
+
+/** The tabs paused on their own. */
+export function pausedTabs(): number[] {
+  return pause.tabs ?? [];
+}
+
+let pauseChanged: () => void = () => undefined;
+/** index.ts: tell the server at once (tabs_changed carries the pause). */
+export function onPauseChanged(fn: () => void): void {
+  pauseChanged = fn;
+}
+
+async function savePause(next: Pause): Promise<void> {
+  pause = next;
+  await chrome.storage.local.set({ [KEY_PAUSE]: pause });
+  pauseChanged();
+  await showPauseBadge();
+}
+
+/** Stop (paused) or Resume the whole profile; stored so a restarted worker stays paused. */
 export async function setPaused(paused: boolean): Promise<void> {
   await loadSteer();
-  pause = paused ? { paused: true, since: Date.now() } : { paused: false };
-  await chrome.storage.local.set({ [KEY_PAUSE]: pause });
-  await showPauseBadge();
+  const { tabs } = pause;
+  const next: Pause = paused ? { paused: true, since: Date.now() } : { paused: false };
+  if (tabs) next.tabs = tabs;
+  await savePause(next);
+}
+
+/** Pause (or resume) the AI in one tab only. */
+export async function setTabPaused(tabId: number, paused: boolean): Promise<void> {
+  await loadSteer();
+  await savePause(withTabPaused(pause, tabId, paused));
+}
+
+/** The tab is gone: its own pause goes with it. */
+export function forgetTabPause(tabId: number): void {
+  if (!pause.tabs?.includes(tabId)) return;
+  void setTabPaused(tabId, false).catch(reported("pause: forgetting a closed tab's pause"));
 }
 
 let rejected = false;
@@ -103,8 +148,34 @@ export function noteConnectionRejected(r: boolean): void {
   rejected = r;
 }
 
-/** The toolbar icon says the AI is paused ("II", amber) unless a rejected connection's "!" is shown. */
+/** Tabs whose own badge says paused now. */
+const badged = new Set<number>();
+
+/**
+ * The toolbar icon says the AI is paused ("II", amber): for the whole
+ * profile on the global badge, for a tab paused on its own on that tab's
+ * badge; unless a rejected connection's "!" is shown, which a tab's badge
+ * would hide.
+ */
 export async function showPauseBadge(): Promise<void> {
+  const tabs = new Set(rejected ? [] : pausedTabs());
+  for (const id of badged) {
+    if (tabs.has(id)) continue;
+    badged.delete(id);
+    // null for the tab: it shows the global badge and title again. The tab may be gone.
+    await chrome.action.setBadgeText({ tabId: id, text: null } as unknown as chrome.action.BadgeTextDetails).catch(reported("pause: clearing a tab's badge"));
+    await chrome.action.setTitle({ tabId: id, title: null } as unknown as chrome.action.TitleDetails).catch(reported("pause: clearing a tab's title"));
+  }
+  for (const id of tabs) {
+    try {
+      await chrome.action.setBadgeText({ tabId: id, text: "II" });
+      await chrome.action.setBadgeBackgroundColor({ tabId: id, color: "#a05a00" });
+      await chrome.action.setTitle({ tabId: id, title: "monkbrowse: the AI is paused in this tab (open to resume)" });
+      badged.add(id);
+    } catch (e) {
+      report("pause: showing a tab's badge", e); // a tab closed meanwhile
+    }
+  }
   if (rejected) return;
   if (pause.paused) {
     await chrome.action.setBadgeText({ text: "II" });
@@ -197,9 +268,8 @@ export async function watchCall(type: string, payload: unknown, port: SteerPort)
   return { done: (r) => end(r, undefined, false), failed: (e) => end(undefined, e, true) };
 }
 
-/** Logs a request refused because the AI is paused (the page is not touched) and returns the refusal. */
-export function logPaused(type: string, payload: unknown, port: SteerPort): CodedError {
-  const err = pausedError();
+/** Logs a request refused because the AI is paused (the page is not touched) and returns the refusal, err. */
+export function logPaused(type: string, payload: unknown, port: SteerPort, err: CodedError = pausedError()): CodedError {
   if (isLogged(type)) {
     const p = payload && typeof payload === "object" ? (payload as Record<string, unknown>) : {};
     const tab = typeof p.tabId === "number" ? p.tabId : undefined;

@@ -101,7 +101,10 @@ const conn = new Connection({
 
 chrome.runtime.onMessage.addListener((msg: unknown, _sender, sendResponse: (r: Reply<null>) => void) => {
   if (!isOffMessage(msg)) return false;
-  if (msg.kind === "tabs-push") conn.pushTabs((msg as OffMessage<"tabs-push">).tabs);
+  if (msg.kind === "tabs-push") {
+    const m = msg as OffMessage<"tabs-push">;
+    conn.pushTabs(m.tabs, m.paused === true);
+  }
   else if (msg.kind === "reconnect") conn.reconnectNow();
   sendResponse({ ok: true, result: null });
   return false;

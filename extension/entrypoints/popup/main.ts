@@ -22,7 +22,7 @@ import {
 } from "../../lib/storage";
 import { describeStatus, describeIdentity } from "../../lib/popup-text";
 import { installSteer } from "./steer";
-import { KEY_TAB_APPS, normalizeTabApps } from "../../lib/activity";
+import { KEY_PAUSE, KEY_TAB_APPS, normalizePause, normalizeTabApps } from "../../lib/activity";
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
 const list = $<HTMLUListElement>("#tabs");
@@ -87,9 +87,10 @@ async function renderTabs(): Promise<void> {
       again = false;
       const [tabs, got] = await Promise.all([
         chrome.tabs.query({ windowType: "normal" }),
-        chrome.storage.local.get([KEY_SHARES, KEY_TAB_APPS]),
+        chrome.storage.local.get([KEY_SHARES, KEY_TAB_APPS, KEY_PAUSE]),
       ]);
       const tabApps = normalizeTabApps(got[KEY_TAB_APPS]);
+      const pausedTabs = new Set(normalizePause(got[KEY_PAUSE]).tabs ?? []);
       const shares: Shares = normalizeShares(got[KEY_SHARES]);
       tabs.sort((a, b) => a.windowId - b.windowId || a.index - b.index);
       const focused = document.activeElement instanceof HTMLInputElement ? document.activeElement.closest("li")?.dataset.tabId : undefined;
@@ -135,6 +136,26 @@ async function renderTabs(): Promise<void> {
         slotEl.textContent = slot === undefined ? "" : String(slot);
         label.append(box, faviconFor(t), titleEl, slotEl);
         li.append(label);
+        // A shared tab's own Pause (issue 28): the AI may not act in it until Resume.
+        if (slot !== undefined) {
+          const paused = pausedTabs.has(id);
+          if (paused) li.dataset.paused = "true";
+          const pause = document.createElement("button");
+          pause.type = "button";
+          pause.className = "tab-pause";
+          pause.textContent = paused ? "Resume" : "Pause";
+          pause.setAttribute("aria-label", `${paused ? "Resume" : "Pause"} the AI in tab ${slot}`);
+          pause.title = paused ? "The AI is paused in this tab: let it act here again" : "Pause the AI in this tab only";
+          pause.addEventListener("click", () => {
+            errorEl.hidden = true;
+            pause.disabled = true;
+            toBg({ to: "bg", kind: "pause", tabId: id, paused: !paused }).catch((e: unknown) => {
+              showError(e);
+              void renderTabs();
+            });
+          });
+          li.append(pause);
+        }
         items.push(li);
       }
       list.replaceChildren(...items);
@@ -179,7 +200,7 @@ for (const [box, name] of [[useDebugger, "debugger"], [allowEvaluate, "evaluate"
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area !== "local") return;
   if (changes[KEY_CONSENT]) void renderConsent();
-  if (changes[KEY_SHARES] || changes[KEY_TAB_APPS]) void renderTabs();
+  if (changes[KEY_SHARES] || changes[KEY_TAB_APPS] || changes[KEY_PAUSE]) void renderTabs();
   if (changes[KEY_STATUS] || changes[KEY_SETTINGS] || changes[KEY_IDENTITY]) void renderHeader();
 });
 const rerender = () => void renderTabs();
