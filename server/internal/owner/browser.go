@@ -54,11 +54,23 @@ func (b browser) WithProfile(ctx context.Context, ref string, fn func(context.Co
 func (b browser) Place(ctx context.Context, ref string) {
 	b.o.reg.mu.Lock()
 	p, err := b.o.reg.lookupLocked(ref)
+	var id, slug string
+	if err == nil {
+		id, slug = p.id, p.slug
+	}
 	b.o.reg.mu.Unlock()
 	if err == nil {
-		b.o.gate.place(ctx, p.id, 0, true)
+		b.o.gate.place(ctx, id, 0, true)
+		b.o.log.Debug().Str("profile", slug).Msg(LogWaitPlaced)
 	}
 }
+
+// Debug log lines of the queues (the e2e suite waits for them to know a
+// call is where it means it to be).
+const (
+	LogCallQueued = "a call waits for its tab's turn behind a running call"
+	LogWaitPlaced = "a time-only browser_wait is tied to its profile: Stop there ends it"
+)
 
 func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(context.Context, tools.Target, tools.Session) error) error {
 	t, c, err := b.o.reg.resolve(ctx, b.o.stop, ref, b.o.cfg.ReconnectWait, b.o.setupHelp)
@@ -108,7 +120,9 @@ func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(cont
 // on the new connection; nothing was sent before, so nothing is repeated.
 func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(context.Context, tools.Target, tools.Session) error) error {
 	b.o.gate.place(ctx, t.ProfileID, t.TabID, false)
-	release, err := c.prof.queues.acquire(ctx, t.TabID)
+	release, err := c.prof.queues.acquire(ctx, t.TabID, func() {
+		b.o.log.Debug().Str("profile", t.Slug).Int("tab", t.Slot).Msg(LogCallQueued)
+	})
 	if err != nil {
 		if ae := protocol.Aborted(ctx); ae != nil {
 			return &abortedError{cause: ae, where: t.String()}

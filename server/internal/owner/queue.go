@@ -26,8 +26,10 @@ type queues struct {
 
 // acquire waits for tabID's turn. It returns a release func that must be
 // called exactly once (further calls do nothing), or an error: ctx's, or the
-// error closeAll was given (the owner is shutting down).
-func (qs *queues) acquire(ctx context.Context, tabID int) (func(), error) {
+// error closeAll was given (the owner is shutting down). waiting, if not
+// nil, is called once the call has to wait behind another (not under the
+// queue's lock).
+func (qs *queues) acquire(ctx context.Context, tabID int, waiting ...func()) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // a cancelled call never takes a turn
 	}
@@ -53,6 +55,9 @@ func (qs *queues) acquire(ctx context.Context, tabID int) (func(), error) {
 	ch := make(chan error, 1)
 	q.waiters = append(q.waiters, ch)
 	qs.mu.Unlock()
+	for _, w := range waiting {
+		w()
+	}
 
 	select {
 	case err := <-ch:
