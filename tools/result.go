@@ -148,16 +148,20 @@ func formatTabs(profiles []ProfileInfo) string {
 		b.WriteString(sec.String())
 		for i, t := range p.Tabs {
 			hasTabs = true
-			active := ""
+			var flags []string
 			if t.Active {
-				active = " (active)"
+				flags = append(flags, "active")
+			}
+			if t.Paused {
+				flags = append(flags, "paused by the person")
+			}
+			active := ""
+			if len(flags) > 0 {
+				active = " (" + strings.Join(flags, ", ") + ")"
 			}
 			title := pageLine(clip(t.Title, maxTabTitle))
 			if title == "" {
 				title = "(no title)"
-			}
-			if t.Paused {
-				active += " (paused by the person)"
 			}
 			line := fmt.Sprintf("- tab %d%s: %s — %s%s\n", t.Slot, active, title, pageLine(clip(t.URL, maxTabURL)), tabApps(t))
 			if c := EstimateTokens(line); c > left {

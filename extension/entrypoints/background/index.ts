@@ -409,7 +409,7 @@ const handlers: Handlers = {
       let r = await untilAborted(executor.execute(m.type, m.payload, ctl.signal), ctl.signal);
       watch.done(r);
       if (m.type === "list_tabs" && r && typeof r === "object" && Array.isArray((r as { tabs?: unknown }).tabs)) {
-        r = { ...r, tabs: withTabApps((r as { tabs: Parameters<typeof withTabApps>[0] }).tabs) };
+        r = { ...r, tabs: withPausedTabs(withTabApps((r as { tabs: Parameters<typeof withTabApps>[0] }).tabs)) };
       }
       const opened = m.type === "browser_new_tab" ? (r as { tabId?: unknown } | null)?.tabId : undefined;
       if (typeof opened === "number") await groupForApp(opened, app);
