@@ -277,8 +277,8 @@ const LogUnsharedQueuedAborted = "calls waiting for a tab that is no longer shar
 // every profile, and calls not yet resolved to one) because the person
 // paused the AI: waiting calls are never sent, running ones get the wire
 // cancel; each is answered with code paused's sentence (DESIGN §5.5). It
-// returns how many calls it stopped. It refuses nothing later: the control
-// that keeps the AI paused (a later issue) decides that.
+// returns how many calls it stopped. It refuses nothing later: the
+// extension's Stop, which it reports in tabs_changed, does (applyPause).
 func (o *Owner) Pause(profileID string) int {
 	who := "in this browser"
 	if profileID != "" {
