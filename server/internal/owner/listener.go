@@ -215,7 +215,7 @@ func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()
 	}
 	// Calls that waited for this profile to come back are not sent if
 	// it comes back paused.
-	o.applyPause(c, a.Paused, a.Tabs)
+	o.applyAuthPause(c)
 	if old != nil {
 		o.log.Info().Str("profile", c.slug).Msg("a new socket replaced the profile's old one")
 		o.wg.Add(1)

@@ -21,6 +21,11 @@ func (r *registry) setPause(c *conn, paused bool, tabs []protocol.TabInfo) (prof
 	if p == nil || (p.conn != c && p.pending != c) {
 		return false, nil
 	}
+	return p.setPauseLocked(r, paused, tabs)
+}
+
+// setPauseLocked is setPause under r.mu.
+func (p *profile) setPauseLocked(r *registry, paused bool, tabs []protocol.TabInfo) (profileNow bool, tabsNow map[int]int) {
 	next := map[int]int{}
 	for _, t := range tabs {
 		if t.Paused && t.TabID != 0 {
@@ -64,17 +69,39 @@ func (r *registry) pauseOf(profileID string, tabID int) *protocol.AbortError {
 // flight (queued ones never sent).
 const LogPausedAborted = "the person paused the AI: calls in flight there were stopped"
 
+// pausedNow is what c's profile has paused now: the whole profile, and the
+// tabs paused on their own.
+func (r *registry) pausedNow(c *conn) (bool, map[int]int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return c.prof.paused, maps.Clone(c.prof.pausedTabs)
+}
+
+// applyAuthPause stops the calls in flight on whatever c's profile is
+// paused in as it connects (admit took the auth's pause before the profile
+// could be used): calls that waited for it to come back are never sent.
+func (o *Owner) applyAuthPause(c *conn) {
+	whole, tabs := o.reg.pausedNow(c)
+	o.abortPaused(c, whole, tabs)
+}
+
 // applyPause takes the pause c's profile reports: the calls in flight on
 // what is newly paused are stopped (DESIGN §5.5; queued ones are never
 // sent), and later calls there are refused as they are placed (gate.place).
 func (o *Owner) applyPause(c *conn, paused bool, tabs []protocol.TabInfo) {
 	whole, tabsNow := o.reg.setPause(c, paused, tabs)
+	o.abortPaused(c, whole, tabsNow)
+}
+
+// abortPaused stops the calls in flight on c's profile (whole) or on tabs
+// because the person paused the AI there.
+func (o *Owner) abortPaused(c *conn, whole bool, tabs map[int]int) {
 	id := c.prof.id
 	if whole {
 		n := o.gate.abort(func(r *callRec) bool { return r.profileID == id }, pausedAbort("in this browser profile"))
 		o.log.Debug().Str("profile", c.slug).Int("calls", n).Msg(LogPausedAborted)
 	}
-	for tabID, slot := range tabsNow {
+	for tabID, slot := range tabs {
 		n := o.gate.abort(func(r *callRec) bool { return r.profileID == id && r.tabID == tabID }, pausedAbort(fmt.Sprintf("in tab %d", slot)))
 		o.log.Debug().Str("profile", c.slug).Int("tab", slot).Int("calls", n).Msg(LogPausedAborted)
 	}

@@ -164,3 +164,19 @@ func countTab(e *fakeext.Ext, typ string, tabID int) int {
 	}
 	return n
 }
+
+// TestReconnectedPausedSendsNothing: a call waiting for its profile to come
+// back is refused unsent when the profile comes back paused (the person
+// pressed Stop while the extension was away).
+func TestReconnectedPausedSendsNothing(t *testing.T) {
+	o := startOwner(t, Config{ReconnectWait: watchdog})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "ID-P"})
+	_ = e.Close()
+	waitFor(t, o, "the disconnect", func() bool { return !o.Profiles()[0].Connected })
+	pressed := callAsync(t, o, "browser_press_key", map[string]any{"key": "a"})
+	back := connect(t, o, fakeext.Options{Secret: testPairing, ProfileID: "ID-P", Paused: true})
+	mustErr(t, recv(t, pressed), "Not run", "paused the AI", "nothing had been sent")
+	if n := back.Count(protocol.MsgPressKey) + e.Count(protocol.MsgPressKey); n != 0 {
+		t.Fatalf("%d requests reached the profile that came back paused", n)
+	}
+}

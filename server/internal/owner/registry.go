@@ -115,6 +115,7 @@ func (r *registry) admit(h protocol.Auth, c *conn, version string) protocol.Hell
 	}
 	p.label, p.slug, p.chromeName = label, slug, h.ChromeProfileName
 	p.tabs = sharedTabs(h.Tabs)
+	p.setPauseLocked(r, h.Paused, h.Tabs) // before any call can use the profile
 	p.pending = c
 	c.prof = p
 	c.slug = slug
