@@ -52,7 +52,7 @@ func TestPersonSeesAndSteers(t *testing.T) {
 		}
 		return m
 	}
-	shot(ctx, t, pr.popup, "popup-before")
+	shot(ctx, t, pr.popup, "steer-popup-before")
 	js[bool](ctx, t, pr.tab, "window.__help = 0; document.getElementById('help').addEventListener('click', () => window.__help++); true")
 
 	// Claude Code clicks Help, calling it by its own words; Cursor types
@@ -84,7 +84,7 @@ func TestPersonSeesAndSteers(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(ctx, t, pop.Tab, fmt.Sprintf(`document.querySelector('li[data-tab-id="%d"] .by')?.textContent.includes('Cursor') === true`, id))
-	shot(ctx, t, pop, "popup-after")
+	shot(ctx, t, pop, "steer-popup-activity")
 	if txt := js[string](ctx, t, pop.Tab, "document.body.innerText"); strings.Contains(txt, "little question thing") {
 		t.Errorf("the popup shows the AI's words for the element instead of the page's: %s", txt)
 	}
@@ -171,7 +171,7 @@ func TestPersonSeesAndSteers(t *testing.T) {
 	if js[bool](ctx, t, pop.Tab, `document.querySelector('#activity-list').textContent.includes('Cursor clicked')`) {
 		t.Error("the activity log has a click from Cursor, which the server refused while paused")
 	}
-	shot(ctx, t, pop, "popup-paused")
+	shot(ctx, t, pop, "steer-popup-paused")
 
 	// The pause and the log survive the service worker stopping (as
 	// Chrome stops an idle one): the next click is still refused.
