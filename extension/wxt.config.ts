@@ -18,11 +18,11 @@ export default defineConfig({
     permissions: ["tabs", "scripting", "storage", "offscreen", "alarms", "webNavigation", "webRequest", "downloads", "debugger", "tabGroups", "nativeMessaging"],
     host_permissions: ["<all_urls>"],
     action: { default_title: "monkbrowse: share tabs with your AI app" },
-    // Stop or Resume the AI in this profile (background/steer.ts): Alt+Shift+P
+    // Stop or Resume the AI in this profile (background/steer.ts): Ctrl+Shift+Y
     // unless another extension holds it; the person can change the keys at
     // chrome://extensions/shortcuts.
     commands: {
-      "toggle-pause": { suggested_key: { default: "Alt+Shift+P" }, description: "Stop or resume the AI in this Chrome profile" },
+      "toggle-pause": { suggested_key: { default: "Ctrl+Shift+Y" }, description: "Stop or resume the AI in this Chrome profile" },
     },
   },
 });
