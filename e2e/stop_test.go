@@ -112,6 +112,7 @@ func TestStopEndsQueuedCallsAndWaits(t *testing.T) {
 			if !res.IsError || !strings.Contains(res.Text, "paused the AI") || !strings.Contains(res.Text, c.want) {
 				t.Errorf("%s answered after Stop: %s", c.what, res.Text)
 			}
+			t.Logf("%s answered %s after Stop", c.what, time.Since(stopped).Round(time.Millisecond))
 			if d := time.Since(stopped); d > time.Second {
 				t.Errorf("%s answered %s after Stop, want within 1 s", c.what, d)
 			}
