@@ -27,6 +27,10 @@ type Hello struct {
 	Protocol   int    `json:"protocol"`
 	ExtVersion string `json:"extVersion"`
 	Nonce      string `json:"nonce"`
+	// CodeID names a pairing code (PairCodeID) when the extension pairs
+	// with a code instead (paircode.go); the exchange then ends with the
+	// sealed secret, not a profile.
+	CodeID string `json:"codeId,omitempty"`
 }
 
 // HelloAck answers a hello and, with the same shape, an auth. It travels as
@@ -44,6 +48,9 @@ type HelloAck struct {
 	AssignedLabel string `json:"assignedLabel,omitempty"`
 	AssignedSlug  string `json:"assignedSlug,omitempty"`
 	Reason        string `json:"reason,omitempty"`
+	// Sealed is the pairing secret sealed for a code exchange's pair
+	// request (SealSecret).
+	Sealed string `json:"sealed,omitempty"`
 }
 
 // Auth is the extension's second request (MsgAuth), sent only after it
@@ -140,6 +147,9 @@ func CheckHello(raw []byte, serverVersion string) HelloVerdict {
 	}
 	if _, err := DecodeNonce(h.Nonce); err != nil {
 		return reject("malformed hello: %v; this extension may be broken: reinstall it", err)
+	}
+	if h.CodeID != "" && !ValidPairCodeID(h.CodeID) {
+		return reject("malformed hello: codeId must be %d hex digits; this extension may be broken: reinstall it", PairCodeIDLen)
 	}
 	return HelloVerdict{Accept: true, Hello: h}
 }

@@ -24,6 +24,15 @@ func TypeScript() []byte {
 	fmt.Fprintf(&b, "export const PROOF_LABEL_SERVER = %q;\n", ProofLabelServer)
 	fmt.Fprintf(&b, "export const PROOF_LABEL_EXTENSION = %q;\n", ProofLabelExtension)
 	fmt.Fprintf(&b, "export const NONCE_SIZE = %d;\n", NonceSize)
+	fmt.Fprintf(&b, "export const MSG_PAIR = %q;\n", MsgPair)
+	fmt.Fprintf(&b, "export const AUTH_SCHEME_CODE = %q;\n", AuthSchemeCode)
+	fmt.Fprintf(&b, "export const PAIR_CODE_LABEL_ID = %q;\n", PairCodeLabelID)
+	fmt.Fprintf(&b, "export const PAIR_CODE_LABEL_KEY = %q;\n", PairCodeLabelKey)
+	fmt.Fprintf(&b, "export const PAIR_CODE_LABEL_SEAL = %q;\n", PairCodeLabelSeal)
+	fmt.Fprintf(&b, "export const PROOF_LABEL_CODE_SERVER = %q;\n", ProofLabelCodeServer)
+	fmt.Fprintf(&b, "export const PROOF_LABEL_CODE_EXTENSION = %q;\n", ProofLabelCodeExtension)
+	fmt.Fprintf(&b, "export const PAIR_CODE_SYMBOLS = %d;\n", PairCodeSymbols)
+	fmt.Fprintf(&b, "export const PAIR_CODE_ID_LEN = %d;\n", PairCodeIDLen)
 	fmt.Fprintf(&b, "export const MSG_TABS_CHANGED = %q;\n", MsgTabsChanged)
 	fmt.Fprintf(&b, "export const MSG_CANCEL = %q;\n", MsgCancel)
 	fmt.Fprintf(&b, "export const REQUEST_APP_FIELD = %q;\n", RequestAppField)
@@ -50,7 +59,7 @@ func TypeScript() []byte {
 	for _, w := range WireMessages {
 		roots = append(roots, w.Request, w.Response)
 	}
-	roots = append(roots, Hello{}, HelloAck{}, Auth{}, LegacyHelloAck{}, TabsChanged{}, Cancel{})
+	roots = append(roots, Hello{}, HelloAck{}, Auth{}, PairRequest{}, LegacyHelloAck{}, TabsChanged{}, Cancel{})
 	for _, r := range roots {
 		g.collect(reflect.TypeOf(r))
 	}

@@ -10,6 +10,15 @@ export const AUTH_SCHEME = "hmac-sha256-v1";
 export const PROOF_LABEL_SERVER = "monkbrowse extension server-proof v1";
 export const PROOF_LABEL_EXTENSION = "monkbrowse extension extension-proof v1";
 export const NONCE_SIZE = 32;
+export const MSG_PAIR = "pair";
+export const AUTH_SCHEME_CODE = "pairing-code-v1";
+export const PAIR_CODE_LABEL_ID = "monkbrowse pairing-code id v1";
+export const PAIR_CODE_LABEL_KEY = "monkbrowse pairing-code key v1";
+export const PAIR_CODE_LABEL_SEAL = "monkbrowse pairing-code seal v1";
+export const PROOF_LABEL_CODE_SERVER = "monkbrowse pairing-code server-proof v1";
+export const PROOF_LABEL_CODE_EXTENSION = "monkbrowse pairing-code extension-proof v1";
+export const PAIR_CODE_SYMBOLS = 28;
+export const PAIR_CODE_ID_LEN = 32;
 export const MSG_TABS_CHANGED = "tabs_changed";
 export const MSG_CANCEL = "cancel";
 export const REQUEST_APP_FIELD = "app";
@@ -314,6 +323,7 @@ export interface Hello {
   protocol: number;
   extVersion: string;
   nonce: string;
+  codeId?: string;
 }
 
 export interface HelloAck {
@@ -326,6 +336,7 @@ export interface HelloAck {
   assignedLabel?: string;
   assignedSlug?: string;
   reason?: string;
+  sealed?: string;
 }
 
 export interface Auth {
@@ -336,6 +347,10 @@ export interface Auth {
   chromeProfileName?: string;
   tabs: TabInfo[];
   paused?: boolean;
+}
+
+export interface PairRequest {
+  proof: string;
 }
 
 export interface LegacyHelloAck {
