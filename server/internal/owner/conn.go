@@ -21,6 +21,7 @@ type conn struct {
 	prof   *profile // set by registry.admit, never changed after
 	slug   string   // the slug assigned with this connection's ack
 	remote string
+	secret string // the pairing secret this connection proved
 }
 
 // errShuttingDown fails calls made while the owner stops.

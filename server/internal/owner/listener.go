@@ -143,7 +143,7 @@ func foreignReason(id string) string {
 // accept runs the hello handshake on a fresh socket and, once accepted,
 // hands the socket to a Peer.
 func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()) {
-	h, a, authID, err := o.handshake(sock, foreign)
+	h, a, authID, secret, err := o.handshake(sock, foreign)
 	release()
 	if err != nil {
 		// Debug: a flood of idle sockets must not flood stderr.
@@ -152,7 +152,7 @@ func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()
 		return
 	}
 
-	c := &conn{o: o, remote: remote}
+	c := &conn{o: o, remote: remote, secret: secret}
 	// connClosed (the peer's OnClose, run on the peer's own goroutine) is
 	// counted too, so that Shutdown returns only after it has run.
 	o.wg.Add(1)
@@ -235,12 +235,12 @@ func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()
 // prove occupies no profile slot, only a pending socket until it is closed.
 // A rejected hello or auth is answered with its ack before the error
 // returns (the caller closes the socket).
-func (o *Owner) handshake(sock messaging.PeerSocket, foreign string) (protocol.Hello, protocol.Auth, string, error) {
+func (o *Owner) handshake(sock messaging.PeerSocket, foreign string) (protocol.Hello, protocol.Auth, string, string, error) {
 	ctx, cancel := context.WithTimeout(o.ctx, o.cfg.HelloTimeout)
 	defer cancel()
 	f, err := o.awaitRequest(ctx, sock, protocol.MsgHello, sayHelloFirst)
 	if err != nil {
-		return protocol.Hello{}, protocol.Auth{}, "", err
+		return protocol.Hello{}, protocol.Auth{}, "", "", err
 	}
 	v := protocol.CheckHello(f.Payload, o.cfg.Version)
 	if foreign != "" && !v.Legacy {
@@ -267,17 +267,20 @@ func (o *Owner) handshake(sock messaging.PeerSocket, foreign string) (protocol.H
 			o.refusals.Refused("hello rejected", func(e *zerolog.Event) { e.Interface("ack", v.Ack) })
 		}
 		if err := o.sendResponse(sock, f.ID, v.Ack); err != nil {
-			return protocol.Hello{}, protocol.Auth{}, "", err
+			return protocol.Hello{}, protocol.Auth{}, "", "", err
 		}
-		return protocol.Hello{}, protocol.Auth{}, "", fmt.Errorf("hello rejected: %+v", v.Ack)
+		return protocol.Hello{}, protocol.Auth{}, "", "", fmt.Errorf("hello rejected: %+v", v.Ack)
 	}
 	nonceServer := protocol.NewNonce()
+	if v.Hello.CodeID != "" {
+		return protocol.Hello{}, protocol.Auth{}, "", "", o.pairWithCode(ctx, sock, f.ID, v.Hello, nonceServer, secret)
+	}
 	if err := o.sendResponse(sock, f.ID, protocol.ProofAck(o.cfg.Version, secret, v.Hello.Nonce, nonceServer)); err != nil {
-		return protocol.Hello{}, protocol.Auth{}, "", err
+		return protocol.Hello{}, protocol.Auth{}, "", "", err
 	}
 	f, err = o.awaitRequest(ctx, sock, protocol.MsgAuth, sayAuthNext)
 	if err != nil {
-		return protocol.Hello{}, protocol.Auth{}, "", err
+		return protocol.Hello{}, protocol.Auth{}, "", "", err
 	}
 	av := protocol.CheckAuth(f.Payload, o.cfg.Version, secret, v.Hello.Nonce, nonceServer)
 	if !av.Accept {
@@ -287,11 +290,78 @@ func (o *Owner) handshake(sock messaging.PeerSocket, foreign string) (protocol.H
 			o.refusals.Refused("auth rejected", func(e *zerolog.Event) { e.Str("reason", av.Ack.Reason) })
 		}
 		if err := o.sendResponse(sock, f.ID, av.Ack); err != nil {
-			return protocol.Hello{}, protocol.Auth{}, "", err
+			return protocol.Hello{}, protocol.Auth{}, "", "", err
 		}
-		return protocol.Hello{}, protocol.Auth{}, "", fmt.Errorf("auth rejected: %s", av.Ack.Reason)
+		return protocol.Hello{}, protocol.Auth{}, "", "", fmt.Errorf("auth rejected: %s", av.Ack.Reason)
 	}
-	return v.Hello, av.Auth, f.ID, nil
+	return v.Hello, av.Auth, f.ID, secret, nil
+}
+
+// PairingCodes is where the owner finds the codes `monkbrowse pair`
+// printed (control.PairingCodes).
+type PairingCodes interface {
+	// Lookup returns the key of a usable code, or why it cannot pair
+	// (protocol.ErrPairCodeUnknown, ErrPairCodeUsed, ErrPairCodeExpired).
+	Lookup(id string) (key string, err error)
+	// Redeem marks the code used; only one Redeem of a code succeeds.
+	Redeem(id string) error
+}
+
+// errCodeExchangeDone ends a code exchange's socket: it carried the sealed
+// secret, never a profile; the extension connects again with the secret.
+var errCodeExchangeDone = errors.New("code exchange done: the extension connects again with the pairing secret")
+
+// pairWithCode runs the rest of a code exchange (protocol/paircode.go): the
+// server proves it knows the code first, then the extension; the code is
+// redeemed before the secret, sealed under a key of this exchange alone,
+// is sent. The connection always ends (an error): a code exchange never
+// becomes a profile.
+func (o *Owner) pairWithCode(ctx context.Context, sock messaging.PeerSocket, helloID string, h protocol.Hello, nonceServer, secret string) error {
+	var key string
+	err := errors.New("this monkbrowse server does not pair with codes")
+	if o.cfg.PairingCodes != nil {
+		key, err = o.cfg.PairingCodes.Lookup(h.CodeID)
+	}
+	if err != nil {
+		o.refusals.Refused("refused a pairing code", func(e *zerolog.Event) { e.Str("why", err.Error()) })
+		if serr := o.sendResponse(sock, helloID, protocol.RejectAck(o.cfg.Version, err.Error())); serr != nil {
+			return serr
+		}
+		return fmt.Errorf("pairing code refused: %w", err)
+	}
+	if err := o.sendResponse(sock, helloID, protocol.CodeProofAck(o.cfg.Version, key, h.Nonce, nonceServer)); err != nil {
+		return err
+	}
+	f, err := o.awaitRequest(ctx, sock, protocol.MsgPair, "send pair next: after a code hello's ack the extension proves it knows the code with a pair request")
+	if err != nil {
+		return err
+	}
+	if !protocol.CheckPair(f.Payload, key, h.Nonce, nonceServer) {
+		// Not redeemed: whoever sent this knows the code's id, not the
+		// code (an eavesdropper); the person's own paste still works.
+		o.refusals.Refused(UnprovenClient+" (its pairing-code proof is wrong)", func(*zerolog.Event) {})
+		if err := o.sendResponse(sock, f.ID, protocol.RejectAck(o.cfg.Version, "the extension could not prove it knows this pairing code: paste the code again")); err != nil {
+			return err
+		}
+		return errors.New("pairing-code proof wrong")
+	}
+	if err := o.cfg.PairingCodes.Redeem(h.CodeID); err != nil {
+		o.refusals.Refused("refused a pairing code", func(e *zerolog.Event) { e.Str("why", err.Error()) })
+		if serr := o.sendResponse(sock, f.ID, protocol.RejectAck(o.cfg.Version, err.Error())); serr != nil {
+			return serr
+		}
+		return fmt.Errorf("pairing code refused: %w", err)
+	}
+	sealed, err := protocol.SealSecret(key, h.Nonce, nonceServer, secret)
+	if err != nil {
+		return err
+	}
+	ack := protocol.HelloAck{OK: true, Protocol: protocol.ProtocolVersion, ServerVersion: o.cfg.Version, Auth: protocol.AuthSchemeCode, Sealed: sealed}
+	if err := o.sendResponse(sock, f.ID, ack); err != nil {
+		return err
+	}
+	o.log.Info().Str("ext", h.ExtVersion).Msg("an extension paired with a one-time code")
+	return errCodeExchangeDone
 }
 
 func (o *Owner) pairingSecret() (string, error) {
@@ -380,6 +450,25 @@ func (o *Owner) connClosed(c *conn, err error) {
 	o.log.Info().Str("profile", c.slug).AnErr("why", err).Msg("extension disconnected")
 }
 
+// LogUnpaired is the server log's line when `monkbrowse pair --reset`
+// replaced the secret a live connection proved.
+const LogUnpaired = "the pairing secret was replaced (monkbrowse pair --reset): closed a connection proven with the old one"
+
+// unpaired closes c when the pairing secret is no longer the one c proved
+// (`monkbrowse pair --reset` from another process, or the file removed):
+// checked at each ping, so a reset disconnects within PingInterval. An
+// unreadable secret keeps the connection: a folder that turned unsafe is
+// reported at the next hello.
+func (o *Owner) unpaired(c *conn) bool {
+	s, err := o.pairingSecret()
+	if err != nil || s == c.secret {
+		return false
+	}
+	o.log.Warn().Str("profile", c.slug).Msg(LogUnpaired)
+	_ = c.peer.Close()
+	return true
+}
+
 // keepAlive pings the extension every PingInterval and closes the
 // connection after MissedPongs pings in a row went unanswered: a laptop
 // that slept or a network that dropped the socket silently would otherwise
@@ -396,6 +485,9 @@ func (o *Owner) keepAlive(c *conn) {
 		case <-o.ctx.Done():
 			return
 		case <-t.C:
+		}
+		if o.unpaired(c) {
+			return
 		}
 		ctx, cancel := context.WithTimeout(o.ctx, o.cfg.PongTimeout)
 		err := c.peer.Ping(ctx)

@@ -65,6 +65,9 @@ type Config struct {
 	// it; while it returns an error (or is nil) every extension is refused
 	// with that error, since the server cannot prove itself.
 	PairingSecret func() (string, error)
+	// PairingCodes looks up and redeems the one-time codes of `monkbrowse
+	// pair` (protocol/paircode.go); nil: a hello naming a code is refused.
+	PairingCodes PairingCodes
 	// MaxPending caps the sockets that have not finished their hello; a
 	// new one beyond it closes the oldest. Zero: netguard.DefaultMaxPending.
 	MaxPending int
