@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -80,6 +81,8 @@ Usage:
                               add monkbrowse to the MCP clients on this machine
   monkbrowse uninstall [--client NAME]… [--dry-run]
                               remove exactly what install added
+  monkbrowse pair             print a one-time code to paste into the extension's options
+                              (for a monkbrowse in WSL, a container or over SSH)
   monkbrowse pair --reset     replace this user's pairing secret (every extension pairs again)
 
 Flags:
@@ -300,8 +303,11 @@ func runNativeHost(stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// runPair is `monkbrowse pair`. With --reset it replaces this user's
-// pairing secret (DESIGN §5.2); every extension must pair again.
+// runPair is `monkbrowse pair`: it prints a one-time pairing code (on
+// stdout, alone, for scripts; the instructions on stderr). With --reset it
+// replaces this user's pairing secret (DESIGN §8); every extension must
+// pair again, and the running owner closes the connections proven with the
+// old one at their next ping.
 func runPair(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("monkbrowse pair", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -316,16 +322,35 @@ func runPair(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "monkbrowse pair: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if !*reset {
-		fmt.Fprintln(stderr, "monkbrowse pair: one-time pairing codes are not available yet; use monkbrowse pair --reset to replace the pairing secret")
-		return 2
+	if *reset {
+		_, path, err := control.ResetPairingSecret("")
+		if err != nil {
+			fmt.Fprintf(stderr, "monkbrowse pair --reset: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "Replaced the pairing secret in %s. Every extension paired with this monkbrowse must pair again: "+
+			"on this computer it does so by itself (through the pairing helper monkbrowse install registered); "+
+			"elsewhere, run monkbrowse pair and paste the code into the extension's options. "+
+			"The running monkbrowse disconnects the extensions paired with the old secret within %s.\n", path, protocol.PingInterval)
+		return 0
 	}
-	_, path, err := control.ResetPairingSecret("")
-	if err != nil {
-		fmt.Fprintf(stderr, "monkbrowse pair --reset: %v\n", err)
+	// The code redeems to this user's secret: create it first, so that a
+	// folder monkbrowse refuses is said now, not at the paste.
+	if _, _, err := control.EnsurePairingSecret(""); err != nil {
+		fmt.Fprintf(stderr, "monkbrowse pair: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "Replaced the pairing secret in %s. Every extension paired with this monkbrowse must pair again.\n", path)
+	code, expires, err := control.NewPairingCode("", time.Now())
+	if err != nil {
+		fmt.Fprintf(stderr, "monkbrowse pair: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, code)
+	fmt.Fprintf(stderr, "monkbrowse pair: that is a one-time pairing code; it works once, until %s (%d minutes).\n"+
+		"Paste it into the monkbrowse extension's options (right-click its icon → Options → Pair with a code), "+
+		"in the Chrome whose extension connects to this monkbrowse's port. The code is never sent anywhere: "+
+		"the extension and this monkbrowse prove to each other that they know it.\n",
+		expires.Local().Format("15:04:05"), int(protocol.PairCodeTTL/time.Minute))
 	return 0
 }
 
@@ -374,6 +399,7 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 					secret, _, err := control.EnsurePairingSecret("")
 					return secret, err
 				},
+				PairingCodes: control.PairingCodes{},
 			})
 			if err != nil {
 				return daemon.Owner{}, err

@@ -2,13 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/control"
+	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
 )
 
 // TestPairReset: `monkbrowse pair --reset` replaces the user's pairing
@@ -82,5 +90,123 @@ func TestNativeHostHandsTheSecret(t *testing.T) {
 	}
 	if _, err := os.Stat(manifest); !os.IsNotExist(err) {
 		t.Fatalf("manifest still there: %v", err)
+	}
+}
+
+// pairCode runs `monkbrowse pair` as its own process with HOME=home, as
+// the person does, and returns the code it printed on stdout.
+func pairCode(t *testing.T, home string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(binPath, append([]string{"pair"}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "USERPROFILE="+home)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("monkbrowse pair %v: %v\n%s", args, err, errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+// TestPairCodeProcess (issue 24): `monkbrowse pair` in its own process
+// prints a code alone on stdout; an extension that pastes it receives this
+// user's pairing secret from the running monkbrowse and connects with it;
+// the same code again is refused as already used.
+func TestPairCodeProcess(t *testing.T) {
+	p := startProc(t, false)
+	code, help := pairCode(t, p.home)
+	code = strings.TrimSpace(code)
+	if _, err := protocol.NormalizePairCode(code); err != nil || !strings.Contains(help, "one-time pairing code") || !strings.Contains(help, "Options") {
+		t.Fatalf("pair printed %q (%v), %q", code, err, help)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	secret, err := fakeext.PairWithCode(ctx, p.extURL, "", code)
+	want, _ := protocol.ReadPairingSecret(filepath.Join(p.home, protocol.TokenDirName, protocol.PairingFileName))
+	if err != nil || secret != want {
+		t.Fatalf("PairWithCode = %q, %v (the user's secret is %q)", secret, err, want)
+	}
+	e := p.connect(t, fakeext.Options{Secret: secret, Label: "Remote"})
+	if e.Ack().AssignedLabel != "Remote" {
+		t.Fatalf("%+v", e.Ack())
+	}
+	_, err = fakeext.PairWithCode(ctx, p.extURL, "", code)
+	var rej *fakeext.RejectedError
+	if !errors.As(err, &rej) || !strings.Contains(rej.Ack.Reason, "already used") {
+		t.Fatalf("the code a second time: %v", err)
+	}
+}
+
+// TestPairResetDisconnectsProcess (issue 24): `monkbrowse pair --reset`,
+// another process, replaces the secret; the running owner closes the
+// extension connected with the old one (at its next ping), and that
+// extension's old secret no longer gets in.
+func TestPairResetDisconnectsProcess(t *testing.T) {
+	p := startProc(t, false)
+	e := p.connect(t, fakeext.Options{Label: "Before"})
+	out, _ := pairCode(t, p.home, "--reset")
+	if !strings.Contains(out, "pair again") {
+		t.Fatalf("pair --reset said %q", out)
+	}
+	select {
+	case <-e.Done():
+	case <-time.After(watchdog):
+		t.Fatal("the extension paired with the old secret stayed connected after pair --reset")
+	}
+	if !strings.Contains(p.stderr.String(), "monkbrowse pair --reset") {
+		t.Errorf("the log does not say why it disconnected:\n%s", p.stderr.String())
+	}
+}
+
+// TestImpostorGetsNoUpload (issue 24): a fake extension with the pinned
+// Origin and a seed-shaped upload page, but without the secret, holds its
+// socket open while the AI uploads: the upload fails (no such profile),
+// and every frame the impostor received is either the hello's ack or its
+// auth's rejection — no request, no file.
+func TestImpostorGetsNoUpload(t *testing.T) {
+	root := t.TempDir()
+	file := writeFile(t, root, "secret-report.txt", "the person's document")
+	p := startProc(t, false, "--upload-root", root)
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	ws, err := fakeext.Dial(ctx, p.extURL, "chrome-extension://emkgfnickjohaibbledibfemnfkoamdj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	var frames []string
+	read := func() string {
+		_, data, err := ws.ReadMessage()
+		if err != nil {
+			return ""
+		}
+		frames = append(frames, string(data))
+		return string(data)
+	}
+	nonce := protocol.NewNonce()
+	hello, _ := json.Marshal(protocol.Hello{Protocol: protocol.ProtocolVersion, ExtVersion: protocol.Version, Nonce: nonce})
+	ws.WriteMessage(websocket.TextMessage, []byte(`{"k":"req","id":"1","type":"hello","payload":`+string(hello)+`}`))
+	if f := read(); !strings.Contains(f, `"proof"`) {
+		t.Fatalf("hello answered %q", f)
+	}
+	// The AI tries while the impostor waits with its socket open.
+	if txt, ok := upload(t, p, file); ok || strings.Contains(txt, "Put secret-report.txt") {
+		t.Fatalf("the upload went somewhere: %s", txt)
+	}
+	auth, _ := json.Marshal(protocol.Auth{Proof: strings.Repeat("ab", 32), ProfileID: "work", Label: "work",
+		Tabs: []protocol.TabInfo{{TabID: 101, Slot: 1, URL: "https://evil.example/upload", Title: "Upload your document here", Active: true, WindowID: 1}}})
+	ws.WriteMessage(websocket.TextMessage, []byte(`{"k":"req","id":"2","type":"auth","payload":`+string(auth)+`}`))
+	for read() != "" {
+	}
+	if len(frames) != 2 || !strings.Contains(frames[1], "could not prove it is paired") {
+		t.Fatalf("the impostor received %d frames: %q", len(frames), frames)
+	}
+	for _, f := range frames {
+		if strings.Contains(f, `"k":"req"`) || strings.Contains(f, "the person's document") || strings.Contains(f, "secret-report") {
+			t.Fatalf("the impostor received %q", f)
+		}
+	}
+	r := p.call(t, "browser_list_tabs", nil)
+	if strings.Contains(resultText(r), "evil.example") || strings.Contains(resultText(r), "work") {
+		t.Fatalf("the impostor is listed: %s", resultText(r))
 	}
 }
