@@ -75,12 +75,13 @@ let conn: Connection;
 let port: number;
 let secret: string | undefined;
 let refreshes: boolean[];
+let pasted: string | undefined;
 
 function make(overrides: Partial<ConnectionDeps> = {}) {
   conn = new Connection({
     connectInfo: async (refresh) => {
       refreshes.push(refresh);
-      return { port, extVersion: "0.3.0", profile, fresh: refresh, ...(secret !== undefined ? { secret } : {}) };
+      return { port, extVersion: "0.3.0", profile, fresh: refresh, ...(secret !== undefined ? { secret } : {}), ...(pasted !== undefined ? { pasted } : {}) };
     },
     crypto: nodeCrypto,
     openSocket: srv.open,
@@ -108,6 +109,7 @@ beforeEach(() => {
   port = 9222;
   secret = TEST_SECRET;
   refreshes = [];
+  pasted = undefined;
 });
 
 afterEach(() => {
@@ -201,6 +203,25 @@ describe("Connection", () => {
     conn.start();
     await settle();
     expect(execs).toEqual([]);
+  });
+
+  it("proves with the pasted code's secret when that is the one the server proved", async () => {
+    srv.secret = "the remote monkbrowse's secret";
+    pasted = "the remote monkbrowse's secret";
+    make().start();
+    await settle();
+    expect(statuses.at(-1)).toMatchObject({ state: "connected" });
+    expect(srv.proven).toEqual([true]);
+  });
+
+  it("after a reset of a code-paired monkbrowse, says to paste a new code", async () => {
+    srv.secret = "the secret after pair --reset";
+    pasted = "the remote monkbrowse's old secret";
+    make().start();
+    await settle();
+    expect(statuses.at(-1)).toMatchObject({ state: "rejected", reason: notYourMonkbrowse(9222, true) });
+    expect(statuses.at(-1)!.reason).toContain("run `monkbrowse pair` where it runs and paste the new code");
+    expect(srv.proven).toEqual([]);
   });
 
   it("opens no socket at all while it is not paired", async () => {

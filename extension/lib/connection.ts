@@ -38,6 +38,8 @@ export interface ConnectInfo {
   secret?: string;
   /** Whether the secret was fetched from the native host just now. */
   fresh: boolean;
+  /** The secret a pasted code gave for this port (options page), tried besides the native host's. */
+  pasted?: string;
   /** Why the native host could not answer, if it could not. */
   problem?: string;
 }
@@ -174,8 +176,11 @@ export class Connection {
       this.last = undefined;
       this.setStatus("connecting");
     }
-    const secret = info.secret;
-    if (secret === undefined || secret === "") {
+    // The secrets to try: the pasted code's for this port and the native
+    // host's. The server's proof tells which one it holds; nothing is
+    // sent under a secret the server did not prove.
+    const secrets = [info.pasted, info.secret].filter((s): s is string => typeof s === "string" && s !== "");
+    if (secrets.length === 0) {
       // Not paired: no socket at all, so nothing reaches whatever listens.
       this.refreshSecret = true;
       this.setStatus("rejected", notPairedReason(info.problem, globalThis.chrome?.runtime?.id));
@@ -245,13 +250,21 @@ export class Connection {
       reject(hv.reason, this.backoff.rejected(), "hello rejected");
       return;
     }
-    const proven = hv.auth === AUTH_SCHEME && (await cr.checkProof(secret, PROOF_LABEL_SERVER, nonce, hv.nonce, hv.proof));
+    let secret: string | undefined;
+    if (hv.auth === AUTH_SCHEME) {
+      for (const s of secrets) {
+        if (await cr.checkProof(s, PROOF_LABEL_SERVER, nonce, hv.nonce, hv.proof)) {
+          secret = s;
+          break;
+        }
+      }
+    }
     if (gen !== this.gen || settled) return;
-    if (!proven) {
+    if (secret === undefined) {
       // Perhaps a `monkbrowse pair --reset`: ask the native host again,
       // soon when the secret was an old one, slowly when it was fresh.
       this.refreshSecret = true;
-      reject(notYourMonkbrowse(info.port), info.fresh ? this.backoff.rejected() : this.backoff.failure(), "the server could not prove the pairing");
+      reject(notYourMonkbrowse(info.port, info.pasted !== undefined), info.fresh ? this.backoff.rejected() : this.backoff.failure(), "the server could not prove the pairing");
       return;
     }
 

@@ -83,17 +83,20 @@ export interface PairingCrypto {
 
 export const webCrypto: PairingCrypto = { newNonce, proof, checkProof };
 
-/** For a monkbrowse on another machine: how its extension gets the same secret (README, "Remote"). */
+/** For a monkbrowse on another machine, in WSL or a container: how its extension pairs (README: Remote). */
 const ELSEWHERE =
-  "for a monkbrowse that runs on another machine, copy ~/.monkbrowse/pairing-secret from this computer to that machine's ~/.monkbrowse (README: Remote)";
+  "for a monkbrowse that runs elsewhere (WSL, a container, over SSH), run `monkbrowse pair` there and paste its code into this extension's options (Pair with a code)";
 
-/** The popup's words for a server on the port that could not prove the pairing. */
-export function notYourMonkbrowse(port: number): string {
-  return (
-    `The program on port ${port} is not your monkbrowse (it could not prove the pairing), so this extension told it nothing about your tabs. ` +
-    "If it is your monkbrowse, pair again: run `monkbrowse install` (it registers the pairing helper Chrome asks), then reload the extension; " +
-    `${ELSEWHERE}.`
-  );
+/**
+ * The popup's words for a server on the port that could not prove the
+ * pairing. pasted says the extension had a secret from a pasted code for
+ * this port: that monkbrowse's pairing was then probably reset.
+ */
+export function notYourMonkbrowse(port: number, pasted = false): string {
+  const reset = pasted
+    ? "If it is your monkbrowse, its pairing was reset (`monkbrowse pair --reset`) or it is another one: run `monkbrowse pair` where it runs and paste the new code into this extension's options (Pair with a code); "
+    : "If it is your monkbrowse, its pairing was reset (`monkbrowse pair --reset`) or this extension was never paired with it: on this computer run `monkbrowse install` (it registers the pairing helper Chrome asks), then reload the extension; ";
+  return `The program on port ${port} is not your monkbrowse (it could not prove the pairing), so this extension told it nothing about your tabs. ${reset}${ELSEWHERE}.`;
 }
 
 /** The popup's words when the extension has no pairing secret at all. */

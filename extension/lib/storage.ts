@@ -16,6 +16,26 @@ export const KEY_STATUS = "status";
  * the popup shows it too). Every switch is off until the person turns it on.
  */
 export const KEY_CONSENT = "consent";
+/**
+ * The pairing secrets received with a one-time code (options page, "Pair
+ * with a code"; lib/pairing-code.ts), one per server port: a monkbrowse in
+ * WSL or a container has its own secret, which no native host on this
+ * computer knows.
+ */
+export const KEY_PAIRED = "pairedSecrets";
+
+/** Port (as a string) → pairing secret. */
+export type PairedSecrets = Record<string, string>;
+
+/** Reads KEY_PAIRED leniently: anything malformed is no secret. */
+export function normalizePaired(v: unknown): PairedSecrets {
+  const out: PairedSecrets = {};
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return out;
+  for (const [port, secret] of Object.entries(v as Record<string, unknown>)) {
+    if (/^[0-9]{1,5}$/.test(port) && typeof secret === "string" && secret !== "") out[port] = secret;
+  }
+  return out;
+}
 
 export interface Settings {
   port: number;

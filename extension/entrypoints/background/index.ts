@@ -14,11 +14,13 @@ import { pruneShares, shareAll, shareTab, unshareTab } from "../../lib/slots";
 import {
   KEY_CONSENT,
   KEY_IDENTITY,
+  KEY_PAIRED,
   KEY_SETTINGS,
   KEY_SHARES,
   KEY_STATUS,
   isValidPort,
   normalizeConsent,
+  normalizePaired,
   normalizeSettings,
   normalizeShares,
   type Consent,
@@ -380,15 +382,17 @@ type Handlers = { [K in keyof BgMessages]: (m: BgMessage<K>) => Promise<BgMessag
 
 const handlers: Handlers = {
   "connect-info": async (m) => {
-    const [settings, identity, tabs, pairing] = await Promise.all([
+    const [settings, identity, tabs, pairing, paired] = await Promise.all([
       readSettings(),
       readIdentity(),
       listTabs(),
       resolveSecret(secretSource, m.refresh === true),
+      chrome.storage.local.get(KEY_PAIRED).then((got) => normalizePaired(got[KEY_PAIRED])),
     ]);
     const profile = buildProfile({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version, paused: isPaused() });
     served = { port: settings.port, label: settings.label };
-    return { port: settings.port, extVersion: chrome.runtime.getManifest().version, profile, ...pairing };
+    const pasted = paired[String(settings.port)];
+    return { port: settings.port, extVersion: chrome.runtime.getManifest().version, profile, ...pairing, ...(pasted ? { pasted } : {}) };
   },
   exec: async (m) => {
     const ctl = new AbortController();
@@ -607,6 +611,8 @@ export default defineBackground(() => {
   });
 
   chrome.storage.onChanged.addListener((changes, area) => {
+    // A code pasted in the options page: connect with its secret now.
+    if (area === "local" && changes[KEY_PAIRED]) void askReconnect("paired with a code");
     if (area !== "local" || !changes[KEY_SETTINGS]) return;
     const before = normalizeSettings(changes[KEY_SETTINGS].oldValue);
     const after = normalizeSettings(changes[KEY_SETTINGS].newValue);
