@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -190,4 +191,49 @@ func TestPairingRealExtension(t *testing.T) {
 			t.Errorf("the squatter received %q:\n%s", leak, got)
 		}
 	}
+	// Every byte: each frame is a ping or a hello whose payload is exactly
+	// protocol, extVersion and a nonce.
+	sq.mu.Lock()
+	frames := append([]string(nil), sq.received...)
+	sq.mu.Unlock()
+	for _, f := range frames {
+		if err := onlyHelloOrPing(f); err != nil {
+			t.Errorf("the squatter received a frame beyond a bare hello: %v: %s", err, f)
+		}
+	}
+}
+
+// onlyHelloOrPing accepts a ping frame, or a hello request whose payload
+// carries protocol 2, the extension's version and a nonce, and nothing
+// else (no tab, label, profile or Chrome profile name).
+func onlyHelloOrPing(frame string) error {
+	var f map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(frame), &f); err != nil {
+		return err
+	}
+	var k string
+	_ = json.Unmarshal(f["k"], &k)
+	if k == "png" && len(f) == 1 {
+		return nil
+	}
+	var typ string
+	_ = json.Unmarshal(f["type"], &typ)
+	if k != "req" || typ != protocol.MsgHello || len(f) != 4 || f["id"] == nil {
+		return fmt.Errorf("frame kind %q type %q with fields %d", k, typ, len(f))
+	}
+	var payload map[string]json.RawMessage
+	if err := json.Unmarshal(f["payload"], &payload); err != nil {
+		return err
+	}
+	var h protocol.Hello
+	if err := json.Unmarshal(f["payload"], &h); err != nil {
+		return err
+	}
+	if len(payload) != 3 || h.Protocol != protocol.ProtocolVersion || h.ExtVersion == "" || len(h.ExtVersion) > 20 {
+		return fmt.Errorf("hello payload %s", f["payload"])
+	}
+	if _, err := protocol.DecodeNonce(h.Nonce); err != nil {
+		return err
+	}
+	return nil
 }
