@@ -184,7 +184,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					return nil, []string{err.Error()}
 				}
 				self, _ := os.Executable()
-				return install.CheckNativeHost(install.HostDirs(env), self)
+				return install.CheckHost(install.DefaultHostTargets(env, install.OSRegistry()), self)
 			},
 		})
 	}
@@ -231,17 +231,17 @@ func runInstall(sub string, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	o := install.Options{Env: env, Clients: clients, DryRun: *dry, Out: stdout}
-	hostDirs := install.HostDirs(env)
+	hosts := install.DefaultHostTargets(env, install.OSRegistry())
 	if *browserDir != "" {
 		abs, aerr := filepath.Abs(*browserDir)
 		if aerr != nil {
 			fmt.Fprintf(stderr, "monkbrowse %s: --browser-data-dir: %v\n", sub, aerr)
 			return 2
 		}
-		hostDirs = []string{filepath.Join(abs, "NativeMessagingHosts")}
+		hosts = install.HostTargets{Dirs: []string{filepath.Join(abs, "NativeMessagingHosts")}}
 	}
 	if sub == "uninstall" {
-		if herr := install.UninstallNativeHost(hostDirs, *dry, stdout); herr != nil {
+		if herr := install.UninstallHost(o, hosts, *browserDir != ""); herr != nil {
 			fmt.Fprintf(stderr, "monkbrowse uninstall: pairing host: %v\n", herr)
 			err = install.ErrSomeFailed
 		}
@@ -263,9 +263,7 @@ func runInstall(sub string, args []string, stdout, stderr io.Writer) int {
 		}
 		o.Command = command
 		ids := append(owner.PinnedExtensionIDs(), allowIDs...)
-		if len(hostDirs) == 0 {
-			fmt.Fprintln(stdout, "pairing host: no Chrome, Chromium, Edge or Brave profile folder found; pass --browser-data-dir, or paste a code from monkbrowse pair in the extension's options")
-		} else if herr := install.InstallNativeHost(hostDirs, install.NewHostManifest(command, ids), *dry, stdout); herr != nil {
+		if herr := install.InstallHost(o, hosts, install.NewHostManifest(command, ids)); herr != nil {
 			fmt.Fprintf(stderr, "monkbrowse install: pairing host: %v\n", herr)
 			err = install.ErrSomeFailed
 		}

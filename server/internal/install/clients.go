@@ -16,6 +16,9 @@ type Env struct {
 	Home    string // the user's home directory
 	GOOS    string // runtime.GOOS
 	AppData string // %APPDATA% on Windows
+	// LocalAppData is %LOCALAPPDATA% on Windows (empty: ~/AppData/Local),
+	// where the browsers keep their profiles.
+	LocalAppData string
 	// XDGConfig is $XDG_CONFIG_HOME (empty: ~/.config).
 	XDGConfig string
 	// CodexHome is $CODEX_HOME (empty: ~/.codex).
@@ -35,7 +38,7 @@ func EnvFromOS(goos string) (Env, error) {
 		return Env{}, fmt.Errorf("cannot find your home directory: %w", err)
 	}
 	return Env{
-		Home: home, GOOS: goos, AppData: os.Getenv("APPDATA"), XDGConfig: os.Getenv("XDG_CONFIG_HOME"),
+		Home: home, GOOS: goos, AppData: os.Getenv("APPDATA"), LocalAppData: os.Getenv("LOCALAPPDATA"), XDGConfig: os.Getenv("XDG_CONFIG_HOME"),
 		CodexHome: os.Getenv("CODEX_HOME"), ClaudeConfigDir: os.Getenv("CLAUDE_CONFIG_DIR"),
 	}, nil
 }

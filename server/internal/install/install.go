@@ -232,7 +232,8 @@ func Uninstall(o Options) error {
 	// Newest first: a file changed twice is undone in reverse order.
 	for i := len(st.Records) - 1; i >= 0; i-- {
 		r := st.Records[i]
-		if len(want) > 0 && !want[r.Client] {
+		// The pairing host's records are UninstallHost's.
+		if r.Client == HostClient || len(want) > 0 && !want[r.Client] {
 			keep = append(keep, r)
 			continue
 		}

@@ -1,10 +1,8 @@
 package install
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,8 +49,8 @@ func NewHostManifest(command string, ids []string) HostManifest {
 // HostDirs are the per-user NativeMessagingHosts folders of the browsers
 // found on this machine (a browser is found when its user-data folder
 // exists): Chrome (stable, Beta, Canary/Dev, for Testing), Chromium, Edge
-// and Brave, on Linux and macOS. Windows registers hosts in the registry,
-// which this build does not write yet.
+// and Brave, on Linux and macOS (Windows: DefaultHostTargets, registry
+// keys).
 func HostDirs(e Env) []string {
 	var roots []string
 	switch e.GOOS {
@@ -81,77 +79,6 @@ func HostDirs(e Env) []string {
 		}
 	}
 	return dirs
-}
-
-// InstallNativeHost writes the host manifest into each folder (created
-// 0700 when missing) and says so on out. A manifest of ours already there
-// is replaced; a file of that name that is not ours is left alone (an
-// error names it).
-func InstallNativeHost(dirs []string, m HostManifest, dryRun bool, out io.Writer) error {
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	data = append(data, '\n')
-	var errs []error
-	for _, d := range dirs {
-		p := filepath.Join(d, NativeHostName+".json")
-		if raw, err := os.ReadFile(p); err == nil {
-			if bytes.Equal(raw, data) {
-				fmt.Fprintf(out, "pairing host: %s is already up to date\n", p)
-				continue
-			}
-			if !ours(raw) {
-				errs = append(errs, fmt.Errorf("%s exists and is not monkbrowse's host manifest: left alone", p))
-				continue
-			}
-		}
-		if dryRun {
-			fmt.Fprintf(out, "pairing host: would write %s\n", p)
-			continue
-		}
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			errs = append(errs, fmt.Errorf("creating %s: %w", d, err))
-			continue
-		}
-		if err := writeFileAtomic(p, data, 0o644); err != nil {
-			errs = append(errs, fmt.Errorf("writing %s: %w", p, err))
-			continue
-		}
-		fmt.Fprintf(out, "pairing host: wrote %s\n", p)
-	}
-	return errors.Join(errs...)
-}
-
-// UninstallNativeHost removes our host manifest from each folder; a file
-// of that name that is not ours stays.
-func UninstallNativeHost(dirs []string, dryRun bool, out io.Writer) error {
-	var errs []error
-	for _, d := range dirs {
-		p := filepath.Join(d, NativeHostName+".json")
-		raw, err := os.ReadFile(p)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if !ours(raw) {
-			errs = append(errs, fmt.Errorf("%s is not monkbrowse's host manifest: left alone", p))
-			continue
-		}
-		if dryRun {
-			fmt.Fprintf(out, "pairing host: would remove %s\n", p)
-			continue
-		}
-		if err := os.Remove(p); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		fmt.Fprintf(out, "pairing host: removed %s\n", p)
-	}
-	return errors.Join(errs...)
 }
 
 // CheckNativeHost reports the folders whose manifest is missing or does

@@ -34,7 +34,10 @@ type record struct {
 	Via string `json:"via"`
 	// File is the path the client reads (when it is a link, the link's
 	// path: it is resolved again at uninstall).
-	File    string `json:"file,omitempty"`
+	File string `json:"file,omitempty"`
+	// Key is the Windows registry key (under HKCU) of a "registry"
+	// record (HostClient): its default value names File.
+	Key     string `json:"key,omitempty"`
 	Command string `json:"command"`
 	// Created: install created the file; CreatedTable: it created the
 	// servers object (JSON) the entry went into.
