@@ -227,10 +227,16 @@ func FuzzCheckHello(f *testing.F) {
 	f.Add([]byte(`{"protocol":2,"extVersion":"0.3.0","nonce":"` + nonceE + `"}`))
 	f.Add([]byte(`{"label":"old"}`))
 	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"protocol":2,"extVersion":"0.3.0","nonce":"` + nonceE + `","codeId":"` + strings.Repeat("0a", 16) + `"}`))
+	f.Add([]byte(`{"protocol":2,"extVersion":"0.3.0","nonce":"` + nonceE + `","codeId":"../../x"}`))
+	f.Add([]byte(`{"protocol":1,"extVersion":"0.3.0","nonce":"` + nonceE + `"}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		v := CheckHello(raw, "1.0.0")
 		if v.Accept == (v.Ack != nil) {
 			t.Fatalf("verdict must carry an ack exactly when it rejects: %+v", v)
+		}
+		if v.Accept && v.Hello.CodeID != "" && !ValidPairCodeID(v.Hello.CodeID) {
+			t.Fatalf("accepted a malformed code id: %+v", v.Hello)
 		}
 		if v.Accept && (v.Hello.Protocol != ProtocolVersion || len(v.Hello.Nonce) != 2*NonceSize) {
 			t.Fatalf("accepted an invalid hello: %+v", v.Hello)
