@@ -378,9 +378,29 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 		StartOwner: func(ctx context.Context) (daemon.Owner, error) {
 			// The pairing secret exists from the first run on, so a
 			// same-user client (the native host, fakeext, the bench) can
-			// read it (DESIGN §5.2). A refused folder is logged: pairing
-			// then works only with a code from monkbrowse pair.
-			if _, path, err := control.EnsurePairingSecret(""); err != nil {
+			// read it (DESIGN §5.2). Read at each hello, under the
+			// folder's checks, so that pair --reset takes effect for the
+			// next connection.
+			pairingSecret := func() (string, error) {
+				secret, _, err := control.EnsurePairingSecret("")
+				return secret, err
+			}
+			var codes owner.PairingCodes = control.PairingCodes{}
+			var unsafe *control.UnsafeDirError
+			if _, path, err := control.EnsurePairingSecret(""); errors.As(err, &unsafe) {
+				// A refused ~/.monkbrowse: nothing can read a secret
+				// there, so this owner keeps one in memory and prints a
+				// one-time code for the extension's options.
+				mem, merr := control.NewMemoryPairing()
+				if merr != nil {
+					return daemon.Owner{}, merr
+				}
+				code, expires := mem.NewCode(time.Now())
+				log.Warn().Err(err).Str("code", code).Str("until", expires.Local().Format("15:04:05")).
+					Msg("pairing: paste this one-time code into the monkbrowse extension's options (Pair with a code) to pair it with this monkbrowse; it works once, for 10 minutes, and the pairing lasts until this monkbrowse exits. Restart your AI app for a new code, or fix the folder")
+				pairingSecret = func() (string, error) { return mem.Secret(), nil }
+				codes = mem
+			} else if err != nil {
 				log.Warn().Err(err).Msg("pairing secret")
 			} else {
 				log.Debug().Str("path", path).Msg("pairing secret")
@@ -390,14 +410,8 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 			o, err := owner.Start(ctx, owner.Config{
 				Port: cfg.port, Addr: addr, ControlPort: cfg.controlPort, MaxProfiles: cfg.maxProfiles,
 				AllowedExtensionIDs: cfg.allowIDs, Logger: log,
-				// Read at each hello, under the folder's checks, so
-				// that pair --reset takes effect for the next
-				// connection.
-				PairingSecret: func() (string, error) {
-					secret, _, err := control.EnsurePairingSecret("")
-					return secret, err
-				},
-				PairingCodes: control.PairingCodes{},
+				PairingSecret: pairingSecret,
+				PairingCodes:  codes,
 			})
 			if err != nil {
 				return daemon.Owner{}, err

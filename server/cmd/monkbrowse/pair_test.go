@@ -210,3 +210,48 @@ func TestImpostorGetsNoUpload(t *testing.T) {
 		t.Fatalf("the impostor is listed: %s", resultText(r))
 	}
 }
+
+// TestRefusedFolderPairsWithLoggedCode (issue 24): with ~/.monkbrowse a
+// symbolic link (refused), monkbrowse keeps its pairing secret in memory
+// and prints a one-time code in its log; that code pairs an extension,
+// which then connects; `monkbrowse pair` says why it cannot make codes.
+func TestRefusedFolderPairsWithLoggedCode(t *testing.T) {
+	home := t.TempDir()
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(home, protocol.TokenDirName)); err != nil {
+		t.Fatal(err)
+	}
+	p := startProcWith(t, procOptions{home: home})
+	var code string
+	for _, line := range strings.Split(p.stderr.String(), "\n") {
+		var l struct{ Code, Message string }
+		if json.Unmarshal([]byte(line), &l) == nil && l.Code != "" {
+			code = l.Code
+			if !strings.Contains(l.Message, "Pair with a code") || !strings.Contains(line, "symbolic link") {
+				t.Errorf("the code's log line: %s", line)
+			}
+		}
+	}
+	if code == "" {
+		t.Fatalf("no pairing code in the log:\n%s", p.stderr.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	secret, err := fakeext.PairWithCode(ctx, p.extURL, "", code)
+	if err != nil || len(secret) != 2*control.TokenBytes {
+		t.Fatalf("PairWithCode = %q, %v", secret, err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Fatalf("monkbrowse wrote into the refused folder's target: %v", entries)
+	}
+	e := p.connect(t, fakeext.Options{Secret: secret, Label: "Memory"})
+	if e.Ack().AssignedLabel != "Memory" {
+		t.Fatalf("%+v", e.Ack())
+	}
+	cmd := exec.Command(binPath, "pair")
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "symbolic link") || !strings.Contains(string(out), "prints in its log") {
+		t.Fatalf("monkbrowse pair with a refused folder: %v %s", err, out)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -157,4 +158,78 @@ func sweepPairCodes(dir string, now time.Time) {
 			_ = os.Remove(p)
 		}
 	}
+}
+
+// MemoryPairing is the owner's pairing when ~/.monkbrowse is refused
+// (UnsafeDirError): a secret that lives in memory only, for this owner's
+// life, and one-time codes the owner prints in its own log (neither the
+// native host nor `monkbrowse pair` can reach a secret that is nowhere on
+// disk). It implements the owner's PairingCodes.
+type MemoryPairing struct {
+	secret string
+	mu     sync.Mutex
+	codes  map[string]*memCode
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+type memCode struct {
+	key     string
+	expires time.Time
+	used    bool
+}
+
+// NewMemoryPairing makes a fresh in-memory secret.
+func NewMemoryPairing() (*MemoryPairing, error) {
+	s, err := NewToken()
+	if err != nil {
+		return nil, err
+	}
+	return &MemoryPairing{secret: s, codes: map[string]*memCode{}}, nil
+}
+
+// Secret is the in-memory pairing secret.
+func (m *MemoryPairing) Secret() string { return m.secret }
+
+// NewCode makes a one-time code valid for protocol.PairCodeTTL from now.
+func (m *MemoryPairing) NewCode(now time.Time) (code string, expires time.Time) {
+	code = protocol.NewPairCode()
+	canon, _ := protocol.NormalizePairCode(code)
+	expires = now.Add(protocol.PairCodeTTL)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.codes[protocol.PairCodeID(canon)] = &memCode{key: protocol.PairCodeKey(canon), expires: expires}
+	return code, expires
+}
+
+// Lookup is PairingCodes.Lookup.
+func (m *MemoryPairing) Lookup(id string) (string, error) {
+	now := time.Now()
+	if m.Now != nil {
+		now = m.Now()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.codes[id]
+	switch {
+	case !ok:
+		return "", protocol.ErrPairCodeUnknown
+	case c.used:
+		return "", protocol.ErrPairCodeUsed
+	case !now.Before(c.expires):
+		return "", protocol.ErrPairCodeExpired
+	}
+	return c.key, nil
+}
+
+// Redeem is PairingCodes.Redeem.
+func (m *MemoryPairing) Redeem(id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.codes[id]
+	if !ok || c.used {
+		return protocol.ErrPairCodeUsed
+	}
+	c.used = true
+	return nil
 }

@@ -107,3 +107,37 @@ func TestPairingCodeRedeemsOnce(t *testing.T) {
 		t.Fatalf("%d redemptions succeeded", won)
 	}
 }
+
+// TestMemoryPairing: the refused-folder pairing keeps its secret and its
+// codes in memory with the same rules: once, until expiry, unknown ids
+// unknown.
+func TestMemoryPairing(t *testing.T) {
+	m, err := NewMemoryPairing()
+	if err != nil || len(m.Secret()) != 2*TokenBytes {
+		t.Fatalf("%v %q", err, m.Secret())
+	}
+	now := time.Now()
+	code, exp := m.NewCode(now)
+	id := codeID(t, code)
+	canon, _ := protocol.NormalizePairCode(code)
+	if key, err := m.Lookup(id); err != nil || key != protocol.PairCodeKey(canon) || !exp.Equal(now.Add(protocol.PairCodeTTL)) {
+		t.Fatalf("lookup %q %v", key, err)
+	}
+	if _, err := m.Lookup(strings.Repeat("0", protocol.PairCodeIDLen)); !errors.Is(err, protocol.ErrPairCodeUnknown) {
+		t.Fatal(err)
+	}
+	m.Now = func() time.Time { return exp }
+	if _, err := m.Lookup(id); !errors.Is(err, protocol.ErrPairCodeExpired) {
+		t.Fatal(err)
+	}
+	m.Now = nil
+	if err := m.Redeem(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Redeem(id); !errors.Is(err, protocol.ErrPairCodeUsed) {
+		t.Fatal(err)
+	}
+	if _, err := m.Lookup(id); !errors.Is(err, protocol.ErrPairCodeUsed) {
+		t.Fatal(err)
+	}
+}

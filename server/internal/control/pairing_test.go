@@ -107,7 +107,7 @@ func TestPairingSecretSymlinkRefused(t *testing.T) {
 	for name, f := range map[string]func(string) (string, string, error){"ensure": EnsurePairingSecret, "reset": ResetPairingSecret} {
 		_, _, err := f(home)
 		var ue *UnsafeDirError
-		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "pairing secret") || !strings.Contains(err.Error(), "monkbrowse pair") {
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "pairing secret") || !strings.Contains(err.Error(), "one-time code the running monkbrowse prints in its log") {
 			t.Fatalf("%s through a symlink: %v", name, err)
 		}
 	}

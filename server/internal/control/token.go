@@ -37,7 +37,7 @@ type UnsafeDirError struct {
 
 func (e *UnsafeDirError) Error() string {
 	if e.Pairing {
-		return fmt.Sprintf("%s %s, so monkbrowse does not keep its pairing secret there: the extension cannot pair through the secret file or the native host, only with a code from monkbrowse pair. "+
+		return fmt.Sprintf("%s %s, so monkbrowse does not keep its pairing secret there: the extension cannot pair through the secret file or the native host, only with the one-time code the running monkbrowse prints in its log (your AI app's MCP server log). "+
 			"Fix it by removing %s (it is recreated as a private folder) and restarting your AI app.", e.Dir, e.Why, e.Dir)
 	}
 	return fmt.Sprintf("%s %s, so monkbrowse does not keep its control token there: the token stays in memory only and other AI apps cannot share this browser connection. "+
