@@ -152,8 +152,14 @@ func TestPairResetDisconnectsProcess(t *testing.T) {
 	case <-time.After(watchdog):
 		t.Fatal("the extension paired with the old secret stayed connected after pair --reset")
 	}
-	if !strings.Contains(p.stderr.String(), "monkbrowse pair --reset") {
-		t.Errorf("the log does not say why it disconnected:\n%s", p.stderr.String())
+	// The log line reaches us through the stderr pipe, maybe after the close.
+	deadline := time.After(watchdog)
+	for !strings.Contains(p.stderr.String(), "monkbrowse pair --reset") {
+		select {
+		case <-deadline:
+			t.Fatalf("the log does not say why it disconnected:\n%s", p.stderr.String())
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 }
 
