@@ -89,7 +89,8 @@ func TestPairingRealExtension(t *testing.T) {
 	ctx := testContext(t, 2*time.Minute)
 	port, _ := harness.FreePort()
 	cport, _ := harness.FreePort()
-	srv, err := harness.StartServer(ctx, harness.ServerConfig{Bin: p.bin, Port: port, ControlPort: cport, Home: mkdir(t, p, "home-pairing"), Name: "owner-pairing", Log: logSink()})
+	home := mkdir(t, p, "home-pairing")
+	srv, err := harness.StartServer(ctx, harness.ServerConfig{Bin: p.bin, Port: port, ControlPort: cport, Home: home, Name: "owner-pairing", Log: logSink()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,6 +201,31 @@ func TestPairingRealExtension(t *testing.T) {
 		if err := onlyHelloOrPing(f); err != nil {
 			t.Errorf("the squatter received a frame beyond a bare hello: %v: %s", err, f)
 		}
+	}
+
+	// Back to the real server, then `monkbrowse pair --reset` where it
+	// runs: the helper of this browser still knows only the old secret, so
+	// the server disconnects the extension and the popup says how to pair.
+	if err := b.SetSettings(ctx, port, "Paired"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := popup.WaitConnected(ctx, port); err != nil {
+		t.Fatalf("%v\nserver log:\n%s", err, harness.Tail(srv.Log(), 30))
+	}
+	runPair(t, ctx, p.bin, home, "--reset")
+	for {
+		st, err = popup.Status(ctx)
+		if err == nil && st.Port == port && st.State == "rejected" && strings.Contains(st.Reason, "could not prove the pairing") {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the extension stayed paired after pair --reset: %+v %v\nserver log:\n%s", st, err, harness.Tail(srv.Log(), 30))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if !strings.Contains(st.Reason, "run `monkbrowse install`") || !strings.Contains(st.Reason, "monkbrowse pair --reset") {
+		t.Errorf("after the reset the popup says %q", st.Reason)
 	}
 }
 
