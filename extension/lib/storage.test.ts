@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_EXTENSION_PORT } from "./protocol.gen";
-import { normalizeConsent, normalizeSettings, normalizeShares, normalizeStatus, parseLabel, parsePort, withSwitch } from "./storage";
+import { normalizeConsent, normalizePaired, normalizeSettings, normalizeShares, normalizeStatus, parseLabel, parsePort, withSwitch } from "./storage";
 
 describe("settings", () => {
   it("defaults to port 9222 and an empty label", () => {
@@ -53,5 +53,14 @@ describe("withSwitch", () => {
   it("starts from nothing when the stored value is absent or malformed", () => {
     expect(withSwitch(undefined, "evaluate", true)).toEqual({ evaluate: true });
     expect(withSwitch("garbage", "debugger", false)).toEqual({ debugger: false });
+  });
+});
+
+describe("normalizePaired", () => {
+  it("keeps a non-empty secret per numeric port and drops anything else", () => {
+    expect(normalizePaired({ "9222": "s1", "9333": "", abc: "s2", "70000000": "s3", "9444": 5 })).toEqual({ "9222": "s1" });
+    expect(normalizePaired(undefined)).toEqual({});
+    expect(normalizePaired(["s"])).toEqual({});
+    expect(normalizePaired("s")).toEqual({});
   });
 });
