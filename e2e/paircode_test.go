@@ -3,8 +3,10 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,8 +64,9 @@ func pasteCode(t *testing.T, ctx context.Context, opts *harness.Tab, code string
 
 // TestPairingCodeRealOptionsPage (issue 24): a Chromium with no pairing
 // helper (the remote case: monkbrowse runs where Chrome's native host
-// cannot reach) stays unpaired and says how to pair; a mistyped code typed
-// into the real options page is refused saying so; the code `monkbrowse
+// cannot reach) stays unpaired and says how to pair; a mistyped code, a
+// non-code and an expired code typed into the real options page are
+// refused, each saying so; the code `monkbrowse
 // pair` printed pairs the extension, which then connects and shares a tab;
 // the same code again is refused as used; `monkbrowse pair --reset`
 // disconnects the extension and the popup says to paste a new code.
@@ -130,6 +133,26 @@ func TestPairingCodeRealOptionsPage(t *testing.T) {
 	}
 	if msg := pasteCode(t, ctx, opts, "not a code"); !strings.HasPrefix(msg, "error:") || !strings.Contains(msg, "not a monkbrowse pairing code") {
 		t.Fatalf("not a code: %q", msg)
+	}
+	// A code printed more than 10 minutes ago: its file says when it expires.
+	stale := runPair(t, ctx, p.bin, home)
+	canon, _ := protocol.NormalizePairCode(stale)
+	codeFile := filepath.Join(home, protocol.TokenDirName, "pairing-code-"+protocol.PairCodeID(canon))
+	raw, err := os.ReadFile(codeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(raw, &rec); err != nil || rec["expires"] == nil {
+		t.Fatalf("code file %s: %v", raw, err)
+	}
+	rec["expires"] = time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+	raw, _ = json.Marshal(rec)
+	if err := os.WriteFile(codeFile, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if msg := pasteCode(t, ctx, opts, stale); !strings.HasPrefix(msg, "error:") || !strings.Contains(msg, "expired") {
+		t.Fatalf("an expired code: %q", msg)
 	}
 	if msg := pasteCode(t, ctx, opts, strings.ToLower(code)); !strings.HasPrefix(msg, "ok:") || !strings.Contains(msg, "Paired with the monkbrowse on port "+itoa(port)) {
 		t.Fatalf("the printed code: %q\nserver log:\n%s", msg, harness.Tail(srv.Log(), 30))
