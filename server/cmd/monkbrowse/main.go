@@ -303,7 +303,7 @@ func runNativeHost(stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runPair is `monkbrowse pair`: it prints a one-time pairing code (on
 // stdout, alone, for scripts; the instructions on stderr). With --reset it
-// replaces this user's pairing secret (DESIGN §8); every extension must
+// replaces this user's pairing secret (DESIGN §5.2); every extension must
 // pair again, and the running owner closes the connections proven with the
 // old one at their next ping.
 func runPair(args []string, stdout, stderr io.Writer) int {
@@ -386,8 +386,8 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 				return secret, err
 			}
 			var codes owner.PairingCodes = control.PairingCodes{}
-			var unsafe *control.UnsafeDirError
-			if _, path, err := control.EnsurePairingSecret(""); errors.As(err, &unsafe) {
+			var refused *control.UnsafeDirError
+			if _, path, err := control.EnsurePairingSecret(""); errors.As(err, &refused) {
 				// A refused ~/.monkbrowse: nothing can read a secret
 				// there, so this owner keeps one in memory and prints a
 				// one-time code for the extension's options.
