@@ -134,6 +134,8 @@ func vectors(t testing.TB) []vector {
 		}}},
 		MsgPDF:          {TabRequest{TabID: 1843}, PDFResult{TabID: 1843, Path: "/home/ada/Downloads/Sign in.pdf", Size: 48213}},
 		MsgHandleDialog: {HandleDialogRequest{Accept: true, PromptText: ptr("Ada"), TabID: 1843}, TabResult{TabID: 1843}},
+		MsgAskUser:      {AskUserRequest{TabID: 1843, Message: "Please sign in, then press Done.", WaitMs: 0}, AskResult{TabID: 1843, AskID: "k3v9q2", State: AskPending, Created: 1764500000123}},
+		MsgAskWait:      {AskWaitRequest{AskID: "k3v9q2", WaitMs: 50000}, AskResult{TabID: 1843, AskID: "k3v9q2", State: AskDone, AnsweredIn: "page", Created: 1764500000123}},
 	}
 	var vs []vector
 	for i, w := range WireMessages {

@@ -38,6 +38,8 @@ const (
 	MsgDownloads      = "browser_downloads"
 	MsgPDF            = "browser_pdf"
 	MsgHandleDialog   = "browser_handle_dialog"
+	MsgAskUser        = "browser_ask_user"
+	MsgAskWait        = "ask_wait"
 )
 
 // Handshake messages sent by the extension to the server (DESIGN §5.2).
@@ -366,6 +368,48 @@ type Dialog struct {
 	Armed    bool   `json:"armed"`
 	// Answer is what prompt() returned when accepted.
 	Answer *string `json:"answer,omitempty"`
+}
+
+// AskUserRequest shows Message to the person in the tab (a banner drawn
+// by the extension, and the popup) with Done and Decline, then waits up to
+// WaitMs for their answer (0: answers at once, pending). The asking AI app
+// is the request's app field (RequestAppField), shown with the message.
+type AskUserRequest struct {
+	TabID   int    `json:"tabId,omitempty"`
+	Message string `json:"message"`
+	WaitMs  int    `json:"waitMs,omitempty"`
+}
+
+// AskWaitRequest waits up to WaitMs more for the answer to the ask AskID.
+type AskWaitRequest struct {
+	AskID  string `json:"askId"`
+	WaitMs int    `json:"waitMs,omitempty"`
+}
+
+// Ask states (AskResult.State).
+const (
+	AskPending  = "pending"  // no answer yet
+	AskDone     = "done"     // the person pressed Done
+	AskDeclined = "declined" // the person pressed Decline
+	AskExpired  = "expired"  // AskMaxWait passed without an answer
+	AskGone     = "gone"     // the ask ended without an answer (Why says how)
+)
+
+// AskMaxWait is how long an ask waits for the person in all, over every
+// continuation: then it ends (expired) and its banner goes.
+const AskMaxWait = 15 * time.Minute
+
+// AskResult is the state of one ask. AnsweredIn says where the person
+// answered ("page": the banner in the tab, "popup"); Why explains
+// AskGone ("the tab was closed", "the person stopped sharing the tab").
+type AskResult struct {
+	TabID      int    `json:"tabId"`
+	AskID      string `json:"askId"`
+	State      string `json:"state"`
+	AnsweredIn string `json:"answeredIn,omitempty"`
+	Why        string `json:"why,omitempty"`
+	// Created is when the ask began (Unix milliseconds).
+	Created int64 `json:"created,omitempty"`
 }
 
 // TabResult is the result of requests that answer with the resolved tab

@@ -11,17 +11,18 @@ import (
 )
 
 // Target names the tab a tool acts on. Both fields are optional: see
-// DESIGN §5.6 for how omitted values resolve. Their descriptions are short
-// on purpose: every tab-scoped tool repeats them in tools/list, and the
-// initialize instructions explain profiles and tab numbers once (issue 30).
+// DESIGN §5.6 for how omitted values resolve. Their descriptions are two
+// words on purpose: every tab-scoped tool repeats them in tools/list, and
+// the initialize instructions explain profiles, tab numbers and what an
+// omitted one means once (issue 30, issue 29's room for new tools).
 type Target struct {
-	Profile string `json:"profile,omitempty" jsonschema_description:"Profile slug (default: last used)."`
-	Tab     int    `json:"tab,omitempty" jsonschema:"minimum=1" jsonschema_description:"Tab number (default: active tab)."`
+	Profile string `json:"profile,omitempty" jsonschema_description:"Profile slug"`
+	Tab     int    `json:"tab,omitempty" jsonschema:"minimum=1" jsonschema_description:"Tab number"`
 }
 
 // ElementTarget names one element by the ref of the latest snapshot.
 type ElementTarget struct {
-	Element string `json:"element" jsonschema_description:"What the element is (for messages)."`
+	Element string `json:"element" jsonschema_description:"What the element is."`
 	Ref     string `json:"ref" jsonschema:"minLength=1" jsonschema_description:"Ref from the latest snapshot."`
 }
 
@@ -142,7 +143,7 @@ type (
 		TimeoutMs   int    `json:"timeoutMs,omitempty" jsonschema:"minimum=1,maximum=45000" jsonschema_description:"Default 30000."`
 	}
 	DownloadsArgs struct {
-		Profile string        `json:"profile,omitempty" jsonschema_description:"Profile slug (default: last used)."`
+		Profile string        `json:"profile,omitempty" jsonschema_description:"Profile slug"`
 		Wait    *DownloadWait `json:"wait,omitempty" jsonschema_description:"Answer once a download finished."`
 	}
 	ListTabsArgs struct {
@@ -150,20 +151,25 @@ type (
 	}
 	SwitchTabArgs struct {
 		Tab     int    `json:"tab" jsonschema:"minimum=1" jsonschema_description:"Tab number."`
-		Profile string `json:"profile,omitempty" jsonschema_description:"Profile slug (default: last used)."`
+		Profile string `json:"profile,omitempty" jsonschema_description:"Profile slug"`
 	}
 	NewTabArgs struct {
 		URL     string `json:"url,omitempty" jsonschema_description:"Address to open; omit for an empty tab."`
-		Profile string `json:"profile,omitempty" jsonschema_description:"Profile slug (default: last used)."`
+		Profile string `json:"profile,omitempty" jsonschema_description:"Profile slug"`
 	}
 	HandleDialogArgs struct {
 		Accept     bool    `json:"accept" jsonschema_description:"true: OK (confirm true, prompt answered); false: Cancel."`
 		PromptText *string `json:"promptText,omitempty" jsonschema_description:"A prompt's answer; omit for its default."`
 		Target
 	}
+	AskUserArgs struct {
+		Message string `json:"message,omitempty" jsonschema_description:"What the person should do (shown in the tab)."`
+		WaitID  string `json:"waitId,omitempty" jsonschema_description:"An earlier result's waitId: keep waiting."`
+		Target
+	}
 	CloseTabArgs struct {
 		Tab     int    `json:"tab" jsonschema:"minimum=1" jsonschema_description:"Tab number."`
-		Profile string `json:"profile,omitempty" jsonschema_description:"Profile slug (default: last used)."`
+		Profile string `json:"profile,omitempty" jsonschema_description:"Profile slug"`
 	}
 )
 
@@ -321,6 +327,8 @@ var Tools = []Tool{
 		Description: "Open a new tab, shared automatically."},
 	{Name: "browser_close_tab", Title: "Close tab", Args: CloseTabArgs{}, Destructive: true,
 		Description: "Close a shared tab."},
+	{Name: "browser_ask_user", Title: "Ask the person", Args: AskUserArgs{},
+		Description: "Hand the tab to the person with a message and wait for Done or Decline: logins, passwords, CAPTCHAs, payments, confirming irreversible steps (buy, send, delete). Answers what changed; if still waiting, call again with its waitId."},
 	{Name: "browser_handle_dialog", Title: "Handle dialog", Args: HandleDialogArgs{},
 		Description: "Set the answer to the tab's next alert, confirm or prompt (default: dismiss), then repeat the action that opens it."},
 }

@@ -27,6 +27,9 @@ const (
 	// makes every wire timeout a child of the call's 55 s budget, so the
 	// budget ends it first anyway.
 	DownloadsTimeout = 55 * time.Second
+	// AskTimeout is the longest wait for an ask's answer (one slice of at
+	// most 50 s, see tools.AskSlice); the call's budget ends it first.
+	AskTimeout = 55 * time.Second
 )
 
 // WireMessages is the catalog of §5.1 in a fixed order.
@@ -61,6 +64,8 @@ var WireMessages = []Wire{
 	{Type: MsgDownloads, Request: DownloadsRequest{}, Response: DownloadsResult{}, Timeout: DownloadsTimeout},
 	{Type: MsgPDF, Request: TabRequest{}, Response: PDFResult{}, Timeout: NavigationTimeout},
 	{Type: MsgHandleDialog, Request: HandleDialogRequest{}, Response: TabResult{}, Timeout: DefaultTimeout},
+	{Type: MsgAskUser, Request: AskUserRequest{}, Response: AskResult{}, Timeout: AskTimeout},
+	{Type: MsgAskWait, Request: AskWaitRequest{}, Response: AskResult{}, Timeout: AskTimeout},
 }
 
 var wireByType = func() map[string]Wire {

@@ -39,6 +39,10 @@ type Options struct {
 	// WaitPoll is how often browser_wait looks for its text. Zero means
 	// DefaultWaitPoll (250 ms).
 	WaitPoll time.Duration
+	// AskSlice is the longest one browser_ask_user call waits for the
+	// person's answer before it answers with a waitId. Zero means
+	// DefaultAskSlice (50 s); tests make it short.
+	AskSlice time.Duration
 	// Logger receives one record per recovered handler panic (level
 	// error, with the tool and the stack). Nil discards them; the server
 	// bridges its zerolog output with zerolog.NewSlogHandler.
@@ -57,6 +61,8 @@ type Dispatcher struct {
 	// cursors keeps the snapshots cut by the token budget, for their
 	// later parts.
 	cursors cursorStore
+	// asks are the browser_ask_user requests the AI may keep waiting for.
+	asks askStore
 }
 
 // dispatch is one call being run: the Dispatcher and the call, whose Client
@@ -79,6 +85,9 @@ func NewDispatcher(b Browser, opts *Options) *Dispatcher {
 	}
 	if o.WaitPoll <= 0 {
 		o.WaitPoll = DefaultWaitPoll
+	}
+	if o.AskSlice <= 0 {
+		o.AskSlice = DefaultAskSlice
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -40,6 +40,7 @@ func routes() map[string]handler {
 		"browser_downloads":        bind(dispatch.downloads),
 		"browser_pdf":              bind(dispatch.pdf),
 		"browser_handle_dialog":    bind(dispatch.handleDialog),
+		"browser_ask_user":         bind(dispatch.askUser),
 	}
 }
 

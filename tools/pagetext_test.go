@@ -138,6 +138,9 @@ func (f pageFake) answer() ([]byte, error) {
 		"waited":     true,
 		"path":       "/home/ada/Downloads/" + str("pdf-name") + ".pdf",
 		"size":       1234,
+		"askId":      "k1",
+		"state":      protocol.AskDone,
+		"answeredIn": "page",
 	}
 	return json.Marshal(answer)
 }
@@ -189,6 +192,7 @@ var toolArgs = map[string]string{
 	"browser_downloads":        `{"wait":{"timeoutMs":1000}}`,
 	"browser_pdf":              `{}`,
 	"browser_handle_dialog":    `{"accept":true,"promptText":"Ada"}`,
+	"browser_ask_user":         `{"message":"Please sign in."}`,
 }
 
 // carriesPage are the tools whose successful result shows the page's text
@@ -200,6 +204,7 @@ var carriesPage = map[string]bool{
 	"browser_select_option": true, "browser_press_key": true, "browser_scroll": true, "browser_drag": true,
 	"browser_upload_file": true, "browser_list_tabs": true, "browser_fill_form": true, "browser_click_xy": true,
 	"browser_drag_xy": true, "browser_network_requests": true, "browser_downloads": true, "browser_pdf": true,
+	"browser_ask_user": true,
 }
 
 // blockTools show page text that is multi-line by design (its lines may

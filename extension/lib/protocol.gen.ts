@@ -26,6 +26,8 @@ export const DEFAULT_EXTENSION_PORT = 9222;
 export const HELLO_TIMEOUT_MS = 10000;
 export const PING_INTERVAL_MS = 10000;
 export const DIALOG_ARM_TTL_MS = 60000;
+export const ASK_MAX_WAIT_MS = 900000;
+export const ASK_STATES = { pending: "pending", done: "done", declined: "declined", expired: "expired", gone: "gone" } as const;
 /** Screenshots' default size rule: width × height at most this (≈1,000 image tokens). */
 export const MAX_SCREENSHOT_PIXELS = 750000;
 /** Address completion (protocol/urls.go): schemes kept without "//", an address with its scheme, a bare loopback host. */
@@ -319,6 +321,26 @@ export interface HandleDialogRequest {
   tabId?: number;
 }
 
+export interface AskUserRequest {
+  tabId?: number;
+  message: string;
+  waitMs?: number;
+}
+
+export interface AskResult {
+  tabId: number;
+  askId: string;
+  state: string;
+  answeredIn?: string;
+  why?: string;
+  created?: number;
+}
+
+export interface AskWaitRequest {
+  askId: string;
+  waitMs?: number;
+}
+
 export interface Hello {
   protocol: number;
   extVersion: string;
@@ -401,6 +423,8 @@ export interface WireRequests {
   browser_downloads: DownloadsRequest;
   browser_pdf: TabRequest;
   browser_handle_dialog: HandleDialogRequest;
+  browser_ask_user: AskUserRequest;
+  ask_wait: AskWaitRequest;
 }
 
 /** Each wire type and the result the extension answers with. */
@@ -435,6 +459,8 @@ export interface WireResponses {
   browser_downloads: DownloadsResult;
   browser_pdf: PDFResult;
   browser_handle_dialog: TabResult;
+  browser_ask_user: AskResult;
+  ask_wait: AskResult;
 }
 
 export type WireType = keyof WireRequests;
@@ -470,6 +496,8 @@ export const WIRE_TYPES: readonly WireType[] = [
   "browser_downloads",
   "browser_pdf",
   "browser_handle_dialog",
+  "browser_ask_user",
+  "ask_wait",
 ];
 
 /** How long the server waits for each wire type, in milliseconds. */
@@ -504,6 +532,8 @@ export const TIMEOUTS_MS: Record<WireType, number> = {
   browser_downloads: 55000,
   browser_pdf: 45000,
   browser_handle_dialog: 25000,
+  browser_ask_user: 55000,
+  ask_wait: 55000,
 };
 
 /** The codes of ok:false responses (protocol/errorcodes.go): decide on these, never on the error text. */

@@ -412,6 +412,7 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 				AllowedExtensionIDs: cfg.allowIDs, Logger: log,
 				PairingSecret: pairingSecret,
 				PairingCodes:  codes,
+				Tools:         &tools.Options{AskSlice: askSlice(log)},
 			})
 			if err != nil {
 				return daemon.Owner{}, err
@@ -494,4 +495,22 @@ func queryOwner(ctx context.Context, controlPort int) (*doctor.OwnerStatus, erro
 		out.Profiles = append(out.Profiles, tools.ProfileInfo{ID: p.ProfileID, Label: p.Label, Slug: p.Slug, Connected: p.Connected, Tabs: p.Tabs})
 	}
 	return out, nil
+}
+
+// askSliceEnv shortens browser_ask_user's wait per call (a Go duration,
+// at most the default 50 s): for tests, which check the waitId
+// continuation without waiting 50 s. Not a setting for people.
+const askSliceEnv = "MONKBROWSE_ASK_SLICE"
+
+func askSlice(log *zerolog.Logger) time.Duration {
+	v := os.Getenv(askSliceEnv)
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 || d > tools.DefaultAskSlice {
+		log.Warn().Str(askSliceEnv, v).Msg("ignored: not a duration between 0 and 50s")
+		return 0
+	}
+	return d
 }

@@ -65,6 +65,10 @@ type Options struct {
 	// AllowFileURLs (--allow-file-urls) lets browser_navigate and
 	// browser_new_tab open file: URLs.
 	AllowFileURLs bool
+	// ProgressEvery is how often a browser_ask_user call that carried a
+	// progressToken sends notifications/progress while it waits for the
+	// person. Zero: DefaultProgressEvery.
+	ProgressEvery time.Duration
 	// Caps are the optional tool groups this AI app switched on (--caps);
 	// nil: the core tools only. tools/list shows only the chosen tools, and
 	// a call to another one is refused here, in the app's own process, so
@@ -72,6 +76,14 @@ type Options struct {
 	// chose (the owner never applies its caps to forwarded calls).
 	Caps protocol.CapSet
 }
+
+// DefaultProgressEvery is how often a waiting browser_ask_user reports
+// progress: often enough for MCP clients that reset their timeout on
+// progress (issue 29).
+const DefaultProgressEvery = 5 * time.Second
+
+// progressTools are the tools that wait on the person and report progress.
+var progressTools = map[string]bool{"browser_ask_user": true}
 
 // rootsTimeout bounds the wait for the MCP client's roots/list answer.
 const rootsTimeout = 10 * time.Second
@@ -113,6 +125,9 @@ func New(c protocol.Caller, opts *Options) *Server {
 	}
 	if o.CallBudget <= 0 {
 		o.CallBudget = tools.CallBudget
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = DefaultProgressEvery
 	}
 	s := &Server{opts: o, log: zerolog.Nop(), caller: c}
 	if o.Logger != nil {
@@ -282,12 +297,53 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 			call.Grants.Upload = f
 		}
 	}
+	if progressTools[name] && req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
+		stop := s.reportProgress(ctx, req.Params.Meta.ProgressToken)
+		defer stop()
+	}
 	res, err := s.caller.CallTool(ctx, call)
 	if err != nil {
 		s.log.Warn().Err(err).Str("tool", name).Msg("tool call could not be made")
 		return mcp.NewToolResultError(fmt.Sprintf("monkbrowse could not run %s: %v. Try again in a moment.", name, err)), nil
 	}
 	return ToMCP(res), nil
+}
+
+// reportProgress sends notifications/progress for token every
+// ProgressEvery until the returned function is called (the call
+// answered): progress counts the seconds waited, the message says for what.
+// Sent from this process, the AI app's own, whichever process waits.
+func (s *Server) reportProgress(ctx context.Context, token mcp.ProgressToken) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(s.opts.ProgressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				waited := time.Since(start).Round(time.Second)
+				err := s.mcp.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
+					"progressToken": token,
+					"progress":      max(time.Since(start).Seconds(), 0.001),
+					"message":       fmt.Sprintf("Waiting for the person to press Done or Decline in the browser (%s so far).", waited),
+				})
+				if err != nil {
+					s.log.Debug().Err(err).Msg("could not send a progress notification")
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 // notChosen is the refusal of a tool whose group this AI app did not
