@@ -8,6 +8,7 @@ import { defineContentScript } from "wxt/utils/define-content-script";
 import { ConsoleBuffer, channelOf, isSecret, parseDialog, parseEntry, parseReplay, type Channel, type PageDialog } from "../lib/page/console";
 import { isCsMessage, respond, SETTLING_OPS, type PageContext } from "../lib/page/handler";
 import { LinkInbox } from "../lib/page/framelink";
+import { AskBanner } from "../lib/page/ask-banner";
 import { workProbe } from "../lib/page/pagework";
 import { RefRegistry } from "../lib/page/refs";
 import { settleDom, timerSleep, type Sleep } from "../lib/page/settle";
@@ -160,12 +161,26 @@ function start(): Instance {
   };
   // The tokens this frame's parent window posts into it (frame link, lib/page/framelink.ts).
   const inbox = new LinkInbox(window);
+  // The hand-off banner: the person's Done or Decline goes to the worker.
+  const banner = new AskBanner(doc, (askId, answer) => {
+    const msg: BgMessage<"ask-answer"> = { to: "bg", kind: "ask-answer", askId, answer };
+    chrome.runtime.sendMessage(msg).catch(reported("content script: sending the person's answer to the AI's request"));
+  });
 
   const onMessage = (msg: unknown, _sender: chrome.runtime.MessageSender, sendResponse: (r: unknown) => void) => {
     if (!isCsMessage(msg)) return false;
     if (msg.op === "native_dialogs") {
       // Handled here, not in lib/page: it only relays to the MAIN-world hooks.
       if (channel) doc.dispatchEvent(new CustomEvent(channel.native, { detail: (msg.args as { on?: unknown } | undefined)?.on === true ? "1" : "0" }));
+      sendResponse({ ok: true, result: {} });
+      return false;
+    }
+    if (msg.op === "ask_show" || msg.op === "ask_hide") {
+      const a = (msg.args ?? {}) as { askId?: unknown; message?: unknown; app?: unknown };
+      if (msg.op === "ask_hide") banner.hide(typeof a.askId === "string" ? a.askId : undefined);
+      else if (typeof a.askId === "string" && typeof a.message === "string") {
+        banner.show({ askId: a.askId, message: a.message, app: typeof a.app === "string" ? a.app : "The AI" });
+      }
       sendResponse({ ok: true, result: {} });
       return false;
     }
@@ -212,6 +227,7 @@ function start(): Instance {
       }
       disconnect();
       inbox.dispose();
+      banner.hide();
     },
     connect,
   };

@@ -81,6 +81,7 @@ const VERBS: Record<string, string> = {
   browser_network_requests: "read the network requests",
   browser_pdf: "saved the page as PDF",
   browser_handle_dialog: "set the answer to dialogs",
+  browser_ask_user: "asked you",
 };
 
 /** The wire types logged: every one that touches a shared tab. */
@@ -155,6 +156,8 @@ export function textOf(type: string, p: Record<string, unknown>, secrets: boolea
       return typedText(typeof p.url === "string" ? p.url : undefined, false);
     case "browser_upload_file":
       return typedText(typeof p.name === "string" ? p.name : undefined, false);
+    case "browser_ask_user":
+      return typedText(typeof p.message === "string" ? p.message : undefined, false);
     case "browser_fill_form": {
       // Each field's value, except a secret field's.
       const fields = Array.isArray(p.fields) ? (p.fields as Record<string, unknown>[]) : [];

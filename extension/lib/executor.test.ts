@@ -122,6 +122,14 @@ class FakeBrowser implements BrowserPort {
     this.calls.push(`close ${id}`);
     this.tabs.delete(id);
   }
+  async ask(id: number, message: string, app: string, waitMs: number) {
+    this.calls.push(`ask ${id} ${JSON.stringify(message)} ${app} ${waitMs}`);
+    return { tabId: id, askId: "a1", state: "pending" };
+  }
+  async askWait(askId: string, waitMs: number) {
+    this.calls.push(`askWait ${askId} ${waitMs}`);
+    return { tabId: 10, askId, state: "done", answeredIn: "page" };
+  }
 }
 
 function setup(opts: { realTiming?: boolean } = {}) {
@@ -654,5 +662,16 @@ describe("Executor: a navigation started by an action", () => {
     }
     expect(isLostReply(new Error("ref e1 was not found on this page; take a new browser_snapshot and use a ref from it"))).toBe(false);
     expect(isLostReply(new Error("click failed in the page: boom"))).toBe(false);
+  });
+
+  it("browser_ask_user shows the request in a shared tab with the asking app; ask_wait waits by ask id", async () => {
+    const { b, x } = setup();
+    expect(await x.execute("browser_ask_user", { tabId: 10, message: "Sign in, please", waitMs: 0, app: "Claude Code" })).toEqual({ tabId: 10, askId: "a1", state: "pending" });
+    expect(b.calls).toContain('ask 10 "Sign in, please" Claude Code 0');
+    expect((await x.execute("ask_wait", { askId: "a1", waitMs: 50000 })) as { state: string }).toMatchObject({ state: "done" });
+    expect(b.calls).toContain("askWait a1 50000");
+    await expect(x.execute("browser_ask_user", { tabId: 13, message: "x" })).rejects.toThrow(/not shared/);
+    await expect(x.execute("browser_ask_user", { tabId: 10, message: "" })).rejects.toThrow(/message is required/);
+    await expect(x.execute("ask_wait", { askId: "a1", waitMs: -1 })).rejects.toThrow(/waitMs/);
   });
 });

@@ -5,8 +5,8 @@
 
 import type { ActionOp, CsOp, CsOps, PageNotes } from "./messages";
 import { CodedError, errorText } from "./peer";
-import { ERROR_CODES, WIRE_TYPES } from "./protocol.gen";
-import type { Dialog, DownloadsRequest, ScreenshotResult, DownloadsResult, NetworkRequestsResult, TabInfo, TabResult, WireRequests, WireResponses, WireType } from "./protocol.gen";
+import { ASK_MAX_WAIT_MS, ERROR_CODES, REQUEST_APP_FIELD, WIRE_TYPES } from "./protocol.gen";
+import type { AskResult, Dialog, DownloadsRequest, ScreenshotResult, DownloadsResult, NetworkRequestsResult, TabInfo, TabResult, WireRequests, WireResponses, WireType } from "./protocol.gen";
 import { DEFAULT_NAV_TIMING, isLostReply, NavigationWatch, type NavTiming, type WatchNavigation } from "./navigation";
 import { navigableReason, normalizeUrl, restrictedReason } from "./urls";
 import type { Consent, Shares } from "./storage";
@@ -67,6 +67,10 @@ export interface BrowserPort {
   closeTab(tabId: number): Promise<void>;
   /** Sets the answer to the tab's next dialog (browser_handle_dialog). */
   armDialog(tabId: number, answer: { accept: boolean; promptText?: string }): Promise<unknown>;
+  /** Shows the AI's request to the person in the tab and the popup; waits up to waitMs for the answer (background/ask.ts). */
+  ask(tabId: number, message: string, app: string, waitMs: number, signal?: AbortSignal): Promise<AskResult>;
+  /** Waits up to waitMs more for a request's answer. */
+  askWait(askId: string, waitMs: number, signal?: AbortSignal): Promise<AskResult>;
 }
 
 /** The dialogs an answer from the page reports, checked (the page's renderer may be compromised). */
@@ -446,12 +450,27 @@ export class Executor {
       await this.port.armDialog(tab.id, answer);
       return { tabId: tab.id };
     },
+    browser_ask_user: async (p, signal) => {
+      const message = requireString(p, "message");
+      const tab = await this.resolveTab(optionalTabId(p));
+      const app = (p as Record<string, unknown>)[REQUEST_APP_FIELD];
+      return this.port.ask(tab.id, message, typeof app === "string" && app.trim() !== "" ? app : "The AI", waitMsOf(p), signal);
+    },
+    ask_wait: (p, signal) => this.port.askWait(requireString(p, "askId"), waitMsOf(p), signal),
     browser_close_tab: async (p) => {
       const tab = await this.resolveTab(requireTabId(p), { allowRestricted: true });
       await this.port.closeTab(tab.id);
       return { tabId: tab.id };
     },
   };
+}
+
+/** An ask's wait: 0 (answer at once) to ASK_MAX_WAIT_MS. */
+function waitMsOf(p: { waitMs?: unknown }): number {
+  const v = p.waitMs;
+  if (v === undefined || v === null) return 0;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw new Error(`waitMs must be a number of milliseconds (got ${JSON.stringify(v)})`);
+  return Math.min(v, ASK_MAX_WAIT_MS);
 }
 
 /** A URL Chrome opens only in a new tab: it blocks data: URLs loaded into an existing one. */

@@ -54,6 +54,11 @@ export interface BgMessages {
    * diagnostics log (lib/diag.ts; bounded again by the service worker).
    */
   diag: { req: { where: string; message: string }; res: null };
+  /**
+   * content script (the banner's trusted click) or popup → bg: the person
+   * answered a browser_ask_user request (background/ask.ts checks who).
+   */
+  "ask-answer": { req: { askId: string; answer: "done" | "declined" }; res: null };
 }
 
 /** The longest a "sleep" message waits. */
@@ -81,7 +86,7 @@ export function isBgMessage(m: unknown): m is BgMessage {
 // renderer send any message in their name. They may only ask for what the
 // page side needs; everything else (running wire requests, changing shares)
 // must come from the extension's own pages: offscreen document, popup, options.
-export const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy", "diag"]);
+export const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy", "diag", "ask-answer"]);
 
 /**
  * Whether the service worker accepts a message of this kind from sender:
@@ -167,6 +172,9 @@ export interface CsOps {
   frame_link: { args: { expect: string[] }; result: { inlined: boolean; tokens: string[] } };
   /** Whether this document has the keyboard focus itself (not an iframe of it): press_key goes there. */
   focus: { args: Empty; result: { focused: boolean } };
+  /** The hand-off banner (lib/page/ask-banner.ts), top frame only; content.ts's own ops. */
+  ask_show: { args: { askId: string; message: string; app: string }; result: Empty };
+  ask_hide: { args: { askId?: string }; result: Empty };
   /** While the debugger is attached, the top frame's dialogs go to Chrome (entrypoints/content.ts). */
   native_dialogs: { args: { on: boolean }; result: Empty };
 }

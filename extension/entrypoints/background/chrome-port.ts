@@ -12,6 +12,7 @@ import { historyNav } from "./history";
 import { beforeLeaving } from "./inject";
 import { newPage, watchNavigation } from "./navigation-events";
 import { downloads } from "./network";
+import { askUser, askWait } from "./ask";
 import { pdf } from "./pdf";
 import { refBase, saveRefBase } from "./ref-base";
 import { network } from "./response-bodies";
@@ -114,6 +115,8 @@ export function makeChromePort(deps: {
     },
     network,
     downloads,
+    ask: askUser,
+    askWait,
     pdf,
   };
 }

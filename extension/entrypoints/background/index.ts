@@ -57,6 +57,7 @@ import {
   withTabApps,
 } from "./steer";
 import type { DialogArm } from "../../lib/page/console";
+import { answerFromPage, answerFromPopup, endAllAsks, endAsksInTab, reshowAsk } from "./ask";
 import { afterEither, DIAG_KEY, DiagLog, entry, report, reported, setDiagSink, type DiagEntry } from "../../lib/diag";
 
 const OFFSCREEN_PATH = "offscreen.html";
@@ -161,7 +162,10 @@ function updateShares<T>(fn: (s: Shares) => { shares: Shares; out: T }, opts: { 
       // Newly shared tabs get the page side now; unshared ones lose it.
       if (touchPages) for (const k of Object.keys(shares)) if (before[k] === undefined) void injectTab(Number(k), currentArm(Number(k)));
       for (const k of Object.keys(before)) {
-        if (shares[k] === undefined) abortTab(Number(k), unsharedError(Number(k)));
+        if (shares[k] === undefined) {
+          abortTab(Number(k), unsharedError(Number(k)));
+          void endAsksInTab(Number(k), "the person stopped sharing the tab").catch(reported("ask: ending an unshared tab's requests"));
+        }
         if (touchPages && shares[k] === undefined) {
           arms.delete(Number(k));
           void makeDormant(Number(k));
@@ -480,6 +484,20 @@ const handlers: Handlers = {
         if (why && (typeof m.tabId !== "number" || r.tabId === m.tabId)) r.ctl.abort(why);
       }
     }
+    // The AI's requests to the person end too (the tab's, or all), and their banners go.
+    if (m.paused) {
+      const tabId = m.tabId;
+      const why = "the person pressed Stop in the monkbrowse popup";
+      if (typeof tabId === "number") await endAsksInTab(tabId, why, { banner: true });
+      else await endAllAsks(why);
+    }
+    return null;
+  },
+  "ask-answer": async (m) => {
+    const s = m as BgMessage<"ask-answer"> & { senderTabId?: number; senderFrameId?: number; fromPage?: boolean };
+    if (typeof s.askId !== "string" || (s.answer !== "done" && s.answer !== "declined")) return null;
+    if (s.fromPage) await answerFromPage(s.askId, s.answer, { tabId: s.senderTabId, frameId: s.senderFrameId });
+    else await answerFromPopup(s.askId, s.answer);
     return null;
   },
   diag: async (m) => {
@@ -509,6 +527,14 @@ function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendRespo
   if (msg.kind === "dialog-used" || msg.kind === "busy" || msg.kind === "diag") {
     // Only about the sender's own tab, whatever the message says.
     (msg as BgMessage & { senderTabId?: number }).senderTabId = sender.tab?.id;
+  }
+  if (msg.kind === "ask-answer") {
+    // Who answered is the sender's, never the message's: a page's banner
+    // (its tab and frame) or one of the extension's own pages (the popup).
+    const m = msg as BgMessage & { senderTabId?: number; senderFrameId?: number; fromPage?: boolean };
+    m.fromPage = !(sender.url ?? "").startsWith(chrome.runtime.getURL(""));
+    m.senderTabId = sender.tab?.id;
+    m.senderFrameId = sender.frameId;
   }
   const h = handlers[msg.kind] as ((m: BgMessage) => Promise<unknown>) | undefined;
   if (!h) {
@@ -575,7 +601,9 @@ export default defineBackground(() => {
   chrome.webNavigation.onCommitted.addListener((d) => {
     const go = (ids: Set<number>) => {
       if (!ids.has(d.tabId)) return;
-      void injectDocument(d as typeof d & { documentId?: string; parentFrameId?: number }, currentArm(d.tabId));
+      const injected = injectDocument(d as typeof d & { documentId?: string; parentFrameId?: number }, currentArm(d.tabId));
+      // A pending request to the person shows again on the tab's next page (a login's redirects).
+      if (d.frameId === 0) void injected.then(() => reshowAsk(d.tabId)).catch(reported("ask: showing the request on the tab's new page"));
     };
     if (sharedIds) go(sharedIds);
     else void loadSharedIds().then(go);
@@ -598,6 +626,7 @@ export default defineBackground(() => {
     forgetTabApps(tabId);
     forgetTabPause(tabId);
     arms.delete(tabId);
+    void endAsksInTab(tabId, "the tab was closed").catch(reported("ask: ending a closed tab's requests"));
     void updateShares((s) => ({ shares: unshareTab(s, tabId), out: undefined }));
   });
   chrome.tabs.onReplaced.addListener((added, removed) => {

@@ -323,6 +323,11 @@ async function record(c: Ended, port: SteerPort): Promise<void> {
   await log.append(e).catch((err: unknown) => console.warn("monkbrowse: could not write the activity log", err));
 }
 
+/** Writes one entry that is not a wire request's (the end of a browser_ask_user request: ask.ts). */
+export function appendActivity(e: ActivityEntry): Promise<void> {
+  return log.append(e);
+}
+
 /** Every entry (the options page reads storage itself; this is for tests and the export). */
 export function activityEntries(): Promise<ActivityEntry[]> {
   return log.list();

@@ -8,6 +8,7 @@ import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
 import { contentOp } from "./content-ops";
 import { debuggerEnabled, withDebugger, type Send } from "./debugger";
 import { framedContent, hasFrameRef } from "./frames";
+import { sendingInput } from "./input-guard";
 
 type MouseButton = "left" | "right" | "middle" | "none";
 
@@ -84,10 +85,14 @@ type TrustedOp = keyof typeof TRUSTED;
 
 /** One action as real input through the debugger, then the page's settle. */
 async function trustedOp<K extends TrustedOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<void> {
-  await withDebugger(tabId, (send) => TRUSTED[op](send, tabId, args));
-  // Wait for the page to settle, as the DOM actions do (a navigation the
-  // input started makes this answer go missing: csNavigating handles that).
-  await contentOp(tabId, "settle", {});
+  // Marked as monkbrowse's input (the hand-off banner ignores it) until
+  // the page has settled after it.
+  await sendingInput(tabId, async () => {
+    await withDebugger(tabId, (send) => TRUSTED[op](send, tabId, args));
+    // Wait for the page to settle, as the DOM actions do (a navigation the
+    // input started makes this answer go missing: csNavigating handles that).
+    await contentOp(tabId, "settle", {});
+  });
 }
 
 

@@ -22,6 +22,7 @@ import {
 } from "../../lib/storage";
 import { describeStatus, describeIdentity } from "../../lib/popup-text";
 import { installSteer } from "./steer";
+import { installAsks } from "./asks";
 import { KEY_PAUSE, KEY_TAB_APPS, normalizePause, normalizeTabApps } from "../../lib/activity";
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
@@ -214,6 +215,7 @@ chrome.tabs.onUpdated.addListener((_id, change) => {
 });
 
 installSteer(showError);
+installAsks(showError);
 void renderHeader().catch(showError);
 void renderConsent().catch(showError);
 void renderTabs().catch(showError);

@@ -33,6 +33,7 @@ import {
 import type { RefRegistry } from "./refs";
 import { emitChildren, type SNode } from "./snapshot-yaml";
 import { isSecretField, maskSecret, SecretValues } from "./secret";
+import { OWN_UI } from "./own-ui";
 
 export interface SnapshotOptions {
   /**
@@ -244,7 +245,7 @@ function visitChildren(el: Element, out: Child[], ctx: Ctx, visible: boolean, cu
 
 function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string): void {
   const t = tagOf(el);
-  if (SKIP.has(t)) return;
+  if (SKIP.has(t) || OWN_UI.has(el)) return;
   if (isInput(el) && el.type === "hidden") return;
   const style = ctx.style(el);
   const hiddenAttr = el.hasAttribute("hidden") && el.getAttribute("hidden") !== "until-found";

@@ -1,0 +1,190 @@
+// browser_ask_user in the service worker (issue 29, DESIGN §5.8): the
+// requests live in chrome.storage.session (lib/ask.ts), the banner in the
+// shared tab (lib/page/ask-banner.ts through the content script), the same
+// request in the popup. A waiting ask_wait is woken at once by the answer.
+// Only the person answers: the banner's click must be trusted and come from
+// the request's own tab while monkbrowse sends no debugger input there
+// (input-guard.ts), or come from the popup, an extension page.
+
+import { AskBook, KEY_ASKS, newAskId, resultOf, type Ask } from "../../lib/ask";
+import { ASK_MAX_WAIT_MS, ERROR_CODES, type AskResult } from "../../lib/protocol.gen";
+import { errorCode } from "../../lib/peer";
+import { KEY_SHARES, normalizeShares } from "../../lib/storage";
+import { report, reported } from "../../lib/diag";
+import { contentOp } from "./content-ops";
+import { monkbrowseInput } from "./input-guard";
+import { appendActivity } from "./steer";
+
+export { KEY_ASKS };
+
+const book = new AskBook({
+  get: (k) => chrome.storage.session.get(k),
+  set: (items) => chrome.storage.session.set(items),
+});
+
+/** The calls waiting for each ask, woken when it ends. */
+const waiters = new Map<string, Set<() => void>>();
+
+function wake(askId: string): void {
+  for (const w of waiters.get(askId) ?? []) w();
+}
+
+async function slotOf(tabId: number): Promise<number | undefined> {
+  const got = await chrome.storage.local.get(KEY_SHARES);
+  return normalizeShares(got[KEY_SHARES])[String(tabId)];
+}
+
+/** Writes the end of an ask to the activity log. */
+async function logEnd(a: Ask): Promise<void> {
+  const slot = await slotOf(a.tabId).catch(reported("ask: reading the tab's number for the log"));
+  const answered = a.state === "done" || a.state === "declined";
+  await appendActivity({
+    at: Date.now(),
+    app: a.app,
+    tool: "browser_ask_user",
+    verb: answered ? `got your answer (${a.answeredIn === "popup" ? "popup" : "page"})` : "stopped waiting for your answer",
+    ...(answered ? { text: a.state === "done" ? "Done" : "Declined" } : {}),
+    tabId: a.tabId,
+    ...(slot !== undefined ? { slot } : {}),
+    outcome: answered ? "done" : a.why?.includes("Stop") ? "paused" : "cancelled",
+    ...(a.why ? { detail: a.why } : {}),
+  });
+}
+
+/** An ask ended: its banner goes (when the tab still shows it), its wait answers, the log says so. */
+function ended(a: Ask, opts: { banner: boolean }): void {
+  if (opts.banner) void contentOp(a.tabId, "ask_hide", { askId: a.askId }).catch(reported("ask: taking the banner down"));
+  wake(a.askId);
+  void logEnd(a).catch(reported("ask: writing the activity log"));
+}
+
+/** Shows a new request in the tab and, with waitMs, waits for its answer. */
+export async function askUser(tabId: number, message: string, app: string, waitMs: number, signal?: AbortSignal): Promise<AskResult> {
+  const { ask, replaced, expired } = await book.start({ askId: newAskId(crypto.randomUUID()), tabId, message, app });
+  for (const r of [...replaced, ...expired]) ended(r, { banner: r.tabId !== tabId });
+  try {
+    await contentOp(tabId, "ask_show", { askId: ask.askId, message: ask.message, app: ask.app });
+  } catch (e) {
+    await book.end((a) => a.askId === ask.askId, "its banner could not be shown");
+    await book.take(ask.askId);
+    throw e;
+  }
+  if (waitMs <= 0) return resultOf(ask);
+  return askWait(ask.askId, waitMs, signal);
+}
+
+/** Why an aborted wait ended the ask, for the log and a later wait. */
+function abortWhy(reason: unknown): string {
+  switch (errorCode(reason)) {
+    case ERROR_CODES.paused:
+      return "the person pressed Stop in the monkbrowse popup";
+    case ERROR_CODES.unshared:
+      return "the person stopped sharing the tab";
+    default:
+      return "the AI app cancelled the call that waited for it";
+  }
+}
+
+/** Waits up to ms for the ask to end; an abort ends the ask (its banner goes) and rejects. */
+function nap(askId: string, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const set = waiters.get(askId) ?? new Set<() => void>();
+    waiters.set(askId, set);
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      set.delete(done);
+      if (set.size === 0) waiters.delete(askId);
+    };
+    const timer = setTimeout(() => {
+      done();
+      resolve();
+    }, ms);
+    const wakeUp = () => {
+      done();
+      resolve();
+    };
+    const onAbort = () => {
+      done();
+      const reason: unknown = signal?.reason;
+      void book
+        .end((a) => a.askId === askId, abortWhy(reason))
+        .then((gone) => gone.forEach((a) => ended(a, { banner: errorCode(reason) !== ERROR_CODES.unshared })))
+        .catch(reported("ask: ending a request whose call was stopped"));
+      reject(reason instanceof Error ? reason : new Error(String(reason)));
+    };
+    set.add(wakeUp);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Waits up to waitMs for the ask's answer (never past ASK_MAX_WAIT_MS since
+ * it began). Answers pending when the time is up; an ended ask is reported
+ * once and then forgotten.
+ */
+export async function askWait(askId: string, waitMs: number, signal?: AbortSignal): Promise<AskResult> {
+  const deadline = Date.now() + Math.max(0, waitMs);
+  for (;;) {
+    if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("the call was stopped");
+    const { ask, expired } = await book.get(askId);
+    for (const x of expired) ended(x, { banner: true });
+    if (!ask) {
+      throw new Error(
+        `this browser has no request ${askId} (it ended and was reported, or the browser restarted since); call browser_ask_user with a message to ask again`,
+      );
+    }
+    if (ask.state !== "pending") {
+      await book.take(askId);
+      return resultOf(ask);
+    }
+    const now = Date.now();
+    const toExpiry = ask.created + ASK_MAX_WAIT_MS - now;
+    const toDeadline = deadline - now;
+    if (toDeadline <= 0 && toExpiry > 0) return resultOf(ask);
+    await nap(askId, Math.max(0, Math.min(toDeadline, toExpiry + 1)), signal);
+  }
+}
+
+/**
+ * The person's answer from the banner: counted only from the request's own
+ * tab's top document, and not while monkbrowse sends debugger input there.
+ */
+export async function answerFromPage(askId: string, answer: "done" | "declined", sender: { tabId?: number; frameId?: number }): Promise<void> {
+  if (sender.tabId === undefined || sender.frameId !== 0) return;
+  if (monkbrowseInput(sender.tabId)) {
+    report("ask: an answer clicked while monkbrowse sent input into the tab was ignored", new Error(`tab ${sender.tabId}, request ${askId}`));
+    return;
+  }
+  const a = await book.answer(askId, answer, "page", sender.tabId);
+  if (a) ended(a, { banner: true });
+}
+
+/** The person's answer from the popup (an extension page). */
+export async function answerFromPopup(askId: string, answer: "done" | "declined"): Promise<void> {
+  const a = await book.answer(askId, answer, "popup");
+  if (a) ended(a, { banner: true });
+}
+
+/**
+ * Ends the tab's requests. By default no banner is taken down (closed: none
+ * left; unshared: the content script's dispose took it); the tab's Stop
+ * takes it down.
+ */
+export async function endAsksInTab(tabId: number, why: string, opts: { banner: boolean } = { banner: false }): Promise<void> {
+  for (const a of await book.end((x) => x.tabId === tabId, why)) ended(a, opts);
+}
+
+/** Stop in the popup: every request ends and its banner goes. */
+export async function endAllAsks(why: string): Promise<void> {
+  for (const a of await book.end(() => true, why)) ended(a, { banner: true });
+}
+
+/** A shared tab's new top document shows the tab's pending request again (a login's redirects). */
+export async function reshowAsk(tabId: number): Promise<void> {
+  const asks = await book.all();
+  for (const a of Object.values(asks)) {
+    if (a.tabId === tabId && a.state === "pending") await contentOp(tabId, "ask_show", { askId: a.askId, message: a.message, app: a.app });
+  }
+}

@@ -1,0 +1,56 @@
+// The popup's copy of the AI's requests to the person (browser_ask_user,
+// issue 29): a page can cover or remove the banner in the tab, so every
+// pending request is here too, with the same Done and Decline. Read from
+// chrome.storage.session (background/ask.ts writes it); the answer goes to
+// the service worker, which counts it as the person's (an extension page).
+
+import { KEY_ASKS, normalizeAsks, pendingAsks } from "../../lib/ask";
+import { toBg } from "../../lib/messages";
+import { KEY_SHARES, normalizeShares } from "../../lib/storage";
+
+const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
+
+export function installAsks(showError: (e: unknown) => void): void {
+  const box = $<HTMLElement>("#asks");
+  const list = $<HTMLOListElement>("#ask-list");
+
+  async function render(): Promise<void> {
+    const [session, local] = await Promise.all([chrome.storage.session.get(KEY_ASKS), chrome.storage.local.get(KEY_SHARES)]);
+    const shares = normalizeShares(local[KEY_SHARES]);
+    const asks = pendingAsks(normalizeAsks(session[KEY_ASKS]));
+    list.replaceChildren(
+      ...asks.map((a) => {
+        const li = document.createElement("li");
+        li.dataset.askId = a.askId;
+        const who = document.createElement("span");
+        who.className = "who";
+        const slot = shares[String(a.tabId)];
+        who.textContent = `${a.app} asks you${slot !== undefined ? ` (tab ${slot})` : ""}:`;
+        const msg = document.createElement("span");
+        msg.className = "msg";
+        msg.textContent = a.message;
+        const row = document.createElement("div");
+        row.className = "ask-buttons";
+        for (const [cls, label, answer] of [["done", "Done", "done"], ["decline", "Decline", "declined"]] as const) {
+          const b = document.createElement("button");
+          b.type = "button";
+          b.className = cls;
+          b.textContent = label;
+          b.addEventListener("click", () => {
+            b.disabled = true;
+            toBg({ to: "bg", kind: "ask-answer", askId: a.askId, answer }).catch(showError);
+          });
+          row.append(b);
+        }
+        li.append(who, msg, row);
+        return li;
+      }),
+    );
+    box.hidden = asks.length === 0;
+  }
+
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if ((area === "session" && changes[KEY_ASKS]) || (area === "local" && changes[KEY_SHARES])) void render().catch(showError);
+  });
+  void render().catch(showError);
+}
