@@ -45,6 +45,9 @@ type ServerConfig struct {
 	ModernProtocol bool
 	// Args are more command-line flags (e.g. --upload-root DIR).
 	Args []string
+	// Env are more environment variables for the process (KEY=value),
+	// e.g. MONKBROWSE_ASK_SLICE for a short browser_ask_user slice.
+	Env []string
 	// ClientName is the MCP client's name in initialize (default
 	// "monkbrowse-e2e"); the extension shows the AI app by it.
 	ClientName string
@@ -128,7 +131,7 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		s.cmd = cmd
 		return cmd, nil
 	}
-	tr := transport.NewStdioWithOptions(cfg.Bin, []string{"HOME=" + cfg.Home}, args, transport.WithCommandFunc(cmdFunc))
+	tr := transport.NewStdioWithOptions(cfg.Bin, append([]string{"HOME=" + cfg.Home}, cfg.Env...), args, transport.WithCommandFunc(cmdFunc))
 	var opts []client.ClientOption
 	if !cfg.ModernProtocol {
 		//lint:ignore SA1019 the MCP clients AI apps ship today still say initialize; we test that handshake on purpose

@@ -1,0 +1,263 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
+)
+
+// askSlice is browser_ask_user's wait per call in these tests (the
+// server's MONKBROWSE_ASK_SLICE; 50 s for people): long enough that an
+// answer the continuation is not woken for would come late, short enough
+// for the suite.
+const askSlice = 3 * time.Second
+
+var waitIDRe = regexp.MustCompile(`waitId "([^"]+)"`)
+
+// bannerButton is the centre of the banner's button (done or decline) in
+// viewport CSS pixels, read in the extension's own isolated world (the
+// root is closed: the page itself cannot find it).
+func bannerButton(ctx context.Context, t *testing.T, pr *profile, tabID int, cls string) (x, y float64) {
+	t.Helper()
+	pt, err := harness.EvalServiceWorker[[]float64](ctx, pr.b, fmt.Sprintf(`chrome.scripting.executeScript({ target: { tabId: %d }, func: (cls) => {
+		const host = document.querySelector('monkbrowse-ask');
+		const root = host && chrome.dom.openOrClosedShadowRoot(host);
+		const r = root && root.querySelector('button.' + cls).getBoundingClientRect();
+		return r ? [r.x + r.width / 2, r.y + r.height / 2] : [];
+	}, args: [%q] }).then((res) => res[0].result)`, tabID, cls))
+	if err != nil || len(pt) != 2 {
+		t.Fatalf("the banner's %s button: %v %v", cls, pt, err)
+	}
+	return pt[0], pt[1]
+}
+
+// TestAskUserHandOff (issue 29): browser_ask_user shows the AI's message
+// in a banner the page cannot read (closed shadow root) and in the popup;
+// the page's scripts cannot answer it (click() on what they can reach, and
+// an untrusted click on the button itself from the extension's world); the
+// first call answers with a waitId, and the continuation resolves within
+// 2 s of the person's trusted click on Done, with what changed in the page
+// (the Email the person typed) and never the password they typed; the
+// banner goes. A second ask is answered Decline in the popup.
+func TestAskUserHandOff(t *testing.T) {
+	p := need(t)
+	ctx := testContext(t, 3*time.Minute)
+	fx := fixtures()
+	port, _ := harness.FreePort()
+	cport, _ := harness.FreePort()
+	srv, err := harness.StartServer(ctx, harness.ServerConfig{Bin: p.bin, Port: port, ControlPort: cport, Home: mkdir(t, p, "home-ask"), Name: "ask",
+		Log: logSink(), ClientName: "claude-code", Env: []string{"MONKBROWSE_ASK_SLICE=" + askSlice.String()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trackServer(srv)
+	t.Cleanup(func() { _ = srv.Close() })
+	pr := launchProfile(ctx, t, p, "chromium-ask", port, "ask")
+	pr.waitConnected(ctx, t, port)
+	pr.shareFixture(ctx, t, fx, "/form.html")
+	tabID, err := pr.popup.ChromeTabID(ctx, pr.tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(kv ...any) map[string]any {
+		m := map[string]any{"tab": pr.slot}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	okOn(ctx, t, srv, "browser_snapshot", with()) // the diff base
+	const message = "Please sign in with your password, then press Done."
+
+	first := make(chan harness.ToolResult, 1)
+	go func() { first <- callOn(ctx, t, srv, "browser_ask_user", with("message", message)) }()
+	waitJS(ctx, t, pr.tab, `!!document.querySelector('monkbrowse-ask')`)
+
+	// The page's own scripts cannot read the banner or answer it.
+	if v := js[bool](ctx, t, pr.tab, `document.querySelector('monkbrowse-ask').shadowRoot === null`); !v {
+		t.Error("the banner's shadow root is open to the page")
+	}
+	page := js[string](ctx, t, pr.tab, `document.documentElement.innerText + '\n' + document.documentElement.textContent + '\n' + document.documentElement.outerHTML`)
+	if strings.Contains(page, "sign in with your password") || strings.Contains(page, "Decline") {
+		t.Errorf("the page can read the banner's text:\n%s", harness.Clip(page, 2000))
+	}
+	dx, dy := bannerButton(ctx, t, pr, tabID, "done")
+	js[bool](ctx, t, pr.tab, fmt.Sprintf(`(() => {
+		document.querySelector('monkbrowse-ask').click();
+		const el = document.elementFromPoint(%f, %f); el.click();
+		el.dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true, clientX: %f, clientY: %f }));
+		return true;
+	})()`, dx, dy, dx, dy))
+	// Even a script that got hold of the button (here: the extension's own
+	// isolated world) clicks it untrusted: not an answer.
+	if _, err := harness.EvalServiceWorker[bool](ctx, pr.b, fmt.Sprintf(`chrome.scripting.executeScript({ target: { tabId: %d }, func: () => {
+		chrome.dom.openOrClosedShadowRoot(document.querySelector('monkbrowse-ask')).querySelector('button.decline').click();
+		return true;
+	} }).then(() => true)`, tabID)); err != nil {
+		t.Fatal(err)
+	}
+
+	shotPage(ctx, t, pr.tab, "ask-banner")
+	if err := pr.popup.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, pr.popup.Tab, `!document.querySelector('#asks').hidden && document.querySelector('#ask-list').textContent.includes('Claude Code asks you (tab `+fmt.Sprint(pr.slot)+`)')`)
+	shot(ctx, t, pr.popup, "ask-popup")
+
+	// The person types (trusted input) while the AI waits.
+	const secret = "Hunter2-ask-secret"
+	if err := pr.tab.Do(ctx, chromedp.SendKeys(chromedp.CSS("#email"), "ada@example.test"), chromedp.SendKeys(chromedp.CSS("#password"), secret)); err != nil {
+		t.Fatal(err)
+	}
+
+	var waitID string
+	select {
+	case res := <-first:
+		m := waitIDRe.FindStringSubmatch(res.Text)
+		if res.IsError || m == nil || !strings.Contains(res.Text, "not answered yet") {
+			t.Fatalf("the first call (the page's clicks must not answer it): %s", res.Text)
+		}
+		waitID = m[1]
+	case <-time.After(askSlice + 20*time.Second):
+		t.Fatal("the first browser_ask_user call did not answer after its slice")
+	}
+
+	// The continuation waits; the person clicks Done with a trusted click.
+	cont := make(chan harness.ToolResult, 1)
+	go func() { cont <- callOn(ctx, t, srv, "browser_ask_user", map[string]any{"waitId": waitID}) }()
+	if err := pr.tab.Do(ctx, chromedp.MouseClickXY(dx, dy)); err != nil {
+		t.Fatal(err)
+	}
+	clicked := time.Now()
+	select {
+	case res := <-cont:
+		took := time.Since(clicked)
+		t.Logf("the continuation answered %s after the click", took.Round(time.Millisecond))
+		if took > 2*time.Second {
+			t.Errorf("the continuation answered %s after the click, want within 2 s", took)
+		}
+		if res.IsError || !strings.Contains(res.Text, "pressed Done (in the page)") {
+			t.Fatalf("the answer: %s", res.Text)
+		}
+		if !strings.Contains(res.Text, "ada@example.test") || !strings.Contains(res.Text, "changed since your last snapshot") {
+			t.Errorf("the answer does not show what changed in the page:\n%s", res.Text)
+		}
+		if strings.Contains(res.Text, secret) {
+			t.Errorf("the answer carries the password the person typed:\n%s", res.Text)
+		}
+	case <-time.After(askSlice + 20*time.Second):
+		t.Fatal("the continuation did not answer")
+	}
+	waitJS(ctx, t, pr.tab, `!document.querySelector('monkbrowse-ask')`)
+	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#asks').hidden`)
+	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#activity-list').textContent.includes('Claude Code got your answer (page): "Done" in tab `+fmt.Sprint(pr.slot)+`')`)
+
+	// Decline, in the popup this time (a page could cover the banner).
+	second := make(chan harness.ToolResult, 1)
+	go func() { second <- callOn(ctx, t, srv, "browser_ask_user", with("message", "May I place the order?")) }()
+	waitJS(ctx, t, pr.popup.Tab, `!document.querySelector('#asks').hidden && !!document.querySelector('#ask-list button.decline')`)
+	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#ask-list button.decline"))); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-second:
+		if res.IsError || !strings.Contains(res.Text, "pressed Decline (in the monkbrowse popup)") {
+			t.Fatalf("the declined ask: %s", res.Text)
+		}
+	case <-time.After(askSlice + 20*time.Second):
+		t.Fatal("the declined ask did not answer")
+	}
+	waitJS(ctx, t, pr.tab, `!document.querySelector('monkbrowse-ask')`)
+}
+
+// shotPage saves a page tab's viewport as PNG in $MONKBROWSE_E2E_SHOTS.
+func shotPage(ctx context.Context, t *testing.T, tab *harness.Tab, name string) {
+	t.Helper()
+	dir := os.Getenv("MONKBROWSE_E2E_SHOTS")
+	if dir == "" {
+		return
+	}
+	c, cancel := tab.Context(ctx)
+	defer cancel()
+	png, err := chromedp.Run(c, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+	}
+}
+
+// TestAskUserIgnoresMonkbrowseInput (issue 29): debugger-mode input is
+// trusted too, so the banner must not take the AI's own browser_click_xy
+// on Done for the person's answer; the person's Decline in the popup is
+// the answer.
+func TestAskUserIgnoresMonkbrowseInput(t *testing.T) {
+	p := need(t)
+	ctx := testContext(t, 3*time.Minute)
+	fx := fixtures()
+	port, _ := harness.FreePort()
+	cport, _ := harness.FreePort()
+	srv, err := harness.StartServer(ctx, harness.ServerConfig{Bin: p.bin, Port: port, ControlPort: cport, Home: mkdir(t, p, "home-ask-dbg"), Name: "ask-dbg",
+		Log: logSink(), ClientName: "claude-code", Env: []string{"MONKBROWSE_ASK_SLICE=" + askSlice.String()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trackServer(srv)
+	t.Cleanup(func() { _ = srv.Close() })
+	pr := launchProfile(ctx, t, p, "chromium-ask-dbg", port, "askdbg")
+	pr.waitConnected(ctx, t, port)
+	pr.shareFixture(ctx, t, fx, "/form.html")
+	if err := pr.b.SetUseDebugger(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	tabID, err := pr.popup.ChromeTabID(ctx, pr.tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := make(chan harness.ToolResult, 1)
+	go func() {
+		asked <- callOn(ctx, t, srv, "browser_ask_user", map[string]any{"tab": pr.slot, "message": "Please confirm the payment, then press Done."})
+	}()
+	waitJS(ctx, t, pr.tab, `!!document.querySelector('monkbrowse-ask')`)
+	x, y := bannerButton(ctx, t, pr, tabID, "done")
+	js[bool](ctx, t, pr.tab, `window.__clicks = 0; document.addEventListener('click', (e) => { if (e.isTrusted) window.__clicks++; }, true); true`)
+	okOn(ctx, t, srv, "browser_click_xy", map[string]any{"tab": pr.slot, "x": x, "y": y})
+	if n := js[int](ctx, t, pr.tab, "window.__clicks"); n != 1 {
+		t.Fatalf("the debugger-mode click did not reach the page as a trusted click (%d)", n)
+	}
+	if err := pr.popup.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, pr.popup.Tab, `!!document.querySelector('#ask-list button.decline')`)
+	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#ask-list button.decline"))); err != nil {
+		t.Fatal(err)
+	}
+	var res harness.ToolResult
+	select {
+	case res = <-asked:
+	case <-time.After(askSlice + 20*time.Second):
+		t.Fatal("the ask did not answer")
+	}
+	// The slice may have ended before the person's answer: the
+	// continuation then answers at once.
+	if m := waitIDRe.FindStringSubmatch(res.Text); m != nil && !res.IsError {
+		start := time.Now()
+		res = callOn(ctx, t, srv, "browser_ask_user", map[string]any{"waitId": m[1]})
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("the continuation of an answered ask took %s, want at once", d)
+		}
+	}
+	if res.IsError || !strings.Contains(res.Text, "pressed Decline (in the monkbrowse popup)") {
+		t.Fatalf("the AI's own trusted click answered the request, or no answer: %s", res.Text)
+	}
+}
