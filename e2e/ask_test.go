@@ -176,6 +176,80 @@ func TestAskUserHandOff(t *testing.T) {
 		t.Fatal("the declined ask did not answer")
 	}
 	waitJS(ctx, t, pr.tab, `!document.querySelector('monkbrowse-ask')`)
+
+	// The request survives the service worker stopping (as Chrome stops
+	// an idle one): the banner and the popup still show it, and the
+	// person's Done reaches the next continuation.
+	pending := func(msg string) string {
+		t.Helper()
+		res := callOn(ctx, t, srv, "browser_ask_user", with("message", msg))
+		m := waitIDRe.FindStringSubmatch(res.Text)
+		if res.IsError || m == nil {
+			t.Fatalf("ask %q: %s", msg, res.Text)
+		}
+		return m[1]
+	}
+	waitID = pending("Please solve the CAPTCHA.")
+	sw, err := pr.b.ServiceWorkerTarget(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pr.b.StopServiceWorkers(ctx, pr.tab); err != nil {
+		t.Fatal(err)
+	}
+	gone := false
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if infos, err := pr.b.Targets(ctx); err == nil && !hasTarget(infos, sw.TargetID) {
+			gone = true
+			break
+		}
+	}
+	if !gone {
+		t.Fatal("the service worker still runs after ServiceWorker.stopAllWorkers")
+	}
+	if err := pr.popup.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#ask-list').textContent.includes('Please solve the CAPTCHA.')`)
+	if err := pr.tab.Do(ctx, chromedp.MouseClickXY(dx, dy)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, pr.tab, `!document.querySelector('monkbrowse-ask')`)
+	if res := callOn(ctx, t, srv, "browser_ask_user", map[string]any{"waitId": waitID}); res.IsError || !strings.Contains(res.Text, "pressed Done (in the page)") {
+		t.Errorf("after the worker restarted: %s", res.Text)
+	}
+
+	// Stop in the popup ends a waiting ask (code paused) and takes its
+	// banner down.
+	stopped := make(chan harness.ToolResult, 1)
+	go func() { stopped <- callOn(ctx, t, srv, "browser_ask_user", with("message", "Confirm the transfer, please.")) }()
+	waitJS(ctx, t, pr.tab, `!!document.querySelector('monkbrowse-ask')`)
+	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-stopped:
+		if !res.IsError || !strings.Contains(res.Text, "paused the AI") {
+			t.Errorf("an ask during Stop: %s", res.Text)
+		}
+	case <-time.After(askSlice + 20*time.Second):
+		t.Fatal("the ask did not answer after Stop")
+	}
+	waitJS(ctx, t, pr.tab, `!document.querySelector('monkbrowse-ask')`)
+	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#pause').textContent.includes('Stop')`)
+
+	// Unsharing the tab ends the ask; the continuation says so.
+	waitID = pending("Please pay, then press Done.")
+	if err := pr.popup.Unshare(ctx, tabID); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, pr.tab, `!document.querySelector('monkbrowse-ask')`)
+	if res := callOn(ctx, t, srv, "browser_ask_user", map[string]any{"waitId": waitID}); !strings.Contains(res.Text, "stopped sharing the tab") {
+		t.Errorf("after unsharing: %s", res.Text)
+	}
 }
 
 // shotPage saves a page tab's viewport as PNG in $MONKBROWSE_E2E_SHOTS.

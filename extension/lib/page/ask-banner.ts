@@ -90,7 +90,7 @@ export class AskBanner {
     msg.textContent = a.message;
     const note = doc.createElement("span");
     note.className = "note";
-    note.textContent = "The AI waits and does not see what you type here. Press Done when you have finished.";
+    note.textContent = "The AI waits meanwhile. Press Done when you have finished: it then reads the page again, never your passwords.";
     text.append(who, msg, note);
     const done = this.button("done", "Done", a.askId, "done");
     const decline = this.button("decline", "Decline", a.askId, "declined");
