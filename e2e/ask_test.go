@@ -46,7 +46,9 @@ func bannerButton(ctx context.Context, t *testing.T, pr *profile, tabID int, cls
 // first call answers with a waitId, and the continuation resolves within
 // 2 s of the person's trusted click on Done, with what changed in the page
 // (the Email the person typed) and never the password they typed; the
-// banner goes. A second ask is answered Decline in the popup.
+// banner goes. A second ask is answered Decline in the popup. An ask
+// survives the service worker stopping; Stop, the app cancelling its call
+// and unsharing the tab end it and take the banner down.
 func TestAskUserHandOff(t *testing.T) {
 	p := need(t)
 	ctx := testContext(t, 3*time.Minute)
@@ -240,6 +242,19 @@ func TestAskUserHandOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#pause').textContent.includes('Stop')`)
+
+	// The AI app cancelling the waiting call (notifications/cancelled)
+	// ends the ask too: its banner goes.
+	cctx, cancel := context.WithCancel(ctx)
+	cancelled := make(chan error, 1)
+	go func() {
+		_, err := srv.Call(cctx, "browser_ask_user", with("message", "Please approve the login on your phone."))
+		cancelled <- err
+	}()
+	waitJS(ctx, t, pr.tab, `!!document.querySelector('monkbrowse-ask')`)
+	cancel()
+	<-cancelled
+	waitJS(ctx, t, pr.tab, `!document.querySelector('monkbrowse-ask')`)
 
 	// Unsharing the tab ends the ask; the continuation says so.
 	waitID = pending("Please pay, then press Done.")
