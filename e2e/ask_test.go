@@ -192,6 +192,12 @@ func TestAskUserHandOff(t *testing.T) {
 		return m[1]
 	}
 	waitID = pending("Please solve the CAPTCHA.")
+	// The person's own navigation (a login's redirect): the next page
+	// shows the request again.
+	if err := pr.tab.Navigate(ctx, unique(fx.URL("/links.html"))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, pr.tab, `location.pathname === '/links.html' && !!document.querySelector('monkbrowse-ask')`)
 	sw, err := pr.b.ServiceWorkerTarget(ctx)
 	if err != nil {
 		t.Fatal(err)
