@@ -230,7 +230,9 @@ func TestAskUserHandOff(t *testing.T) {
 	// Stop in the popup ends a waiting ask (code paused) and takes its
 	// banner down.
 	stopped := make(chan harness.ToolResult, 1)
-	go func() { stopped <- callOn(ctx, t, srv, "browser_ask_user", with("message", "Confirm the transfer, please.")) }()
+	go func() {
+		stopped <- callOn(ctx, t, srv, "browser_ask_user", with("message", "Confirm the transfer, please."))
+	}()
 	waitJS(ctx, t, pr.tab, `!!document.querySelector('monkbrowse-ask')`)
 	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
 		t.Fatal(err)
