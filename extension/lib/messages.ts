@@ -154,10 +154,25 @@ export interface CsOps {
   get_text: { args: { ref?: string }; result: { text: string } };
   console_logs: { args: Empty; result: { logs: ConsoleEntry[] } };
   fill_form: { args: { fields: { ref: string; element?: string; value: string }[] }; result: { filled: number } & PageNotes };
-  click_xy: { args: { x: number; y: number; button?: string; double?: boolean }; result: { target: string } & PageNotes };
-  drag_xy: { args: { startX: number; startY: number; endX: number; endY: number }; result: { target: string } & PageNotes };
-  /** The element's box in the top-level viewport (CSS px), scrolled into view unless scroll is false. */
-  rect: { args: { ref: string; scroll?: boolean }; result: ElementBox };
+  /**
+   * into: the point is on a cross-origin frame's area: nothing was done here;
+   * the service worker sends the op on to the frame that iframe element
+   * (ref) shows, with the point(s) in that frame's viewport (background/frames.ts).
+   */
+  click_xy: { args: { x: number; y: number; button?: string; double?: boolean }; result: { target: string; into?: FrameHit } & PageNotes };
+  drag_xy: { args: { startX: number; startY: number; endX: number; endY: number }; result: { target: string; into?: FrameHit } & PageNotes };
+  /**
+   * The element's box (CSS px) in the viewport of the outermost window this
+   * document reaches (the top-level one, but for a cross-origin frame its own),
+   * scrolled into view unless scroll is false; content: its content box.
+   */
+  rect: { args: { ref: string; scroll?: boolean; content?: boolean }; result: ElementBox };
+  /**
+   * A frame link round outside a snapshot (a click at a point over a frame):
+   * posts a fresh token into each cross-origin iframe of this document (and
+   * into ref's, which may be in a shadow root) and answers them by ref.
+   */
+  frame_tokens: { args: { ref?: string }; result: { links: Record<string, string> } };
   metrics: { args: Empty; result: PageMetrics };
   scroll_to: { args: { x: number; y: number }; result: { scrollX: number; scrollY: number } };
   /** Waits for the DOM to settle (after trusted input sent through the debugger). */
@@ -177,6 +192,15 @@ export interface CsOps {
   ask_hide: { args: { askId?: string }; result: Empty };
   /** While the debugger is attached, the top frame's dialogs go to Chrome (entrypoints/content.ts). */
   native_dialogs: { args: { on: boolean }; result: Empty };
+}
+
+/** A point (or a drag's two) on a cross-origin iframe element, in its frame's own viewport. */
+export interface FrameHit {
+  ref: string;
+  x: number;
+  y: number;
+  endX?: number;
+  endY?: number;
 }
 
 export interface ElementBox {

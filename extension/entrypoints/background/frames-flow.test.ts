@@ -2,9 +2,9 @@
 // snapshot from each frame's answers, and ops on frame refs sent to their
 // frame document.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { CsMessage } from "../../lib/messages";
+import type { CsMessage, ElementBox } from "../../lib/messages";
 import { setShareState } from "./gate";
-import { framedContent, type FrameInfo } from "./frames";
+import { framedContent, refBox, type FrameInfo } from "./frames";
 
 setShareState({ ready: async () => undefined, shared: () => true });
 
@@ -151,5 +151,145 @@ describe("framedContent", () => {
       scripting: { executeScript: async () => Promise.reject(new Error("No document with id CARD")) },
     });
     await expect(framedContent(1, "click", { ref: "f1e1" })).rejects.toThrow("ref f1e1 is in a frame that is not on the page any more");
+  });
+});
+
+/** A box as the content script's rect answers it, in its document's reachable viewport (visible: cut to it). */
+function box(x: number, y: number, width: number, height: number, vw = 1000, vh = 800): ElementBox {
+  const vx = Math.max(0, x);
+  const vy = Math.max(0, y);
+  return {
+    x, y, width, height, dpr: 1, viewportWidth: vw, viewportHeight: vh,
+    visible: { x: vx, y: vy, width: Math.max(0, Math.min(vw, x + width) - vx), height: Math.max(0, Math.min(vh, y + height) - vy) },
+  };
+}
+
+describe("frames on the page: boxes and points", () => {
+  // The top page holds the card frame (e2, content box at 100,200, 400×300);
+  // the card frame holds a nested frame (its e5, content box at 10,250,
+  // 300×100, so partly below the card frame's viewport).
+  let round: Record<string, string>;
+  let inner: Record<string, string>;
+  let topXy: Array<Record<string, unknown>>;
+  let cardXy: Array<Record<string, unknown>>;
+  let nestXy: Array<Record<string, unknown>>;
+  beforeEach(() => {
+    frames = [
+      { frameId: 0, parentFrameId: -1, documentId: "TOP", url: "http://127.0.0.1/" },
+      { frameId: 4, parentFrameId: 0, documentId: "CARD", url: "http://localhost/card" },
+      { frameId: 9, parentFrameId: 4, documentId: "NEST", url: "http://127.0.0.1:2/nest" },
+    ];
+    round = {};
+    inner = {};
+    topXy = [];
+    cardXy = [];
+    nestXy = [];
+    let n = 0;
+    docs = {
+      TOP: (msg) => {
+        const a = msg.args as Record<string, unknown>;
+        if (msg.op === "snapshot") {
+          round = { e2: `t${++n}` };
+          return { snapshot: '- iframe "Card" [cross-origin] [ref=e2]', viewport: [], links: round };
+        }
+        if (msg.op === "frame_tokens") {
+          round = { e2: `t${++n}` };
+          return { links: round };
+        }
+        if (msg.op === "rect" && a.ref === "e2" && a.content === true) return box(100, 200, 400, 300);
+        if (msg.op === "click_xy" || msg.op === "drag_xy") {
+          topXy.push(a);
+          const x = (a.x ?? a.startX) as number;
+          if (x >= 100 && x < 500) return msg.op === "click_xy" ? { target: "<iframe#card>", into: { ref: "e2", x: x - 100, y: (a.y as number) - 200 } } : { target: "<iframe#card>", into: { ref: "e2", x: x - 100, y: (a.startY as number) - 200, endX: (a.endX as number) - 100, endY: (a.endY as number) - 200 } };
+          return { target: "<button#top>", dialogs: [] };
+        }
+        throw new Error(`top: ${msg.op}`);
+      },
+      CARD: (msg) => {
+        const a = msg.args as Record<string, unknown>;
+        if (msg.op === "frame_link") return { inlined: false, tokens: Object.values(round).filter((t) => (a.expect as string[]).includes(t)) };
+        if (msg.op === "snapshot") {
+          inner = { e5: `i${++n}` };
+          return { snapshot: '- textbox "Card number" [ref=e1]\n- iframe "Nest" [cross-origin] [ref=e5]', viewport: [], links: inner };
+        }
+        if (msg.op === "frame_tokens") {
+          inner = { e5: `i${++n}` };
+          return { links: inner };
+        }
+        if (msg.op === "rect" && a.ref === "e1") return box(20, 30, 200, 40, 400, 300);
+        if (msg.op === "rect" && a.ref === "e5" && a.content === true) return box(10, 250, 300, 100, 400, 300);
+        if (msg.op === "click_xy") {
+          cardXy.push(a);
+          if ((a.y as number) >= 250) return { target: "<iframe#nest>", into: { ref: "e5", x: (a.x as number) - 10, y: (a.y as number) - 250 }, dialogs: [{ type: "alert", message: "card says", accepted: true, armed: false }] };
+          return { target: "<input#number>" };
+        }
+        if (msg.op === "drag_xy") {
+          cardXy.push(a);
+          return { target: "<div#slider>" };
+        }
+        throw new Error(`card: ${msg.op}`);
+      },
+      NEST: (msg) => {
+        const a = msg.args as Record<string, unknown>;
+        if (msg.op === "frame_link") return { inlined: false, tokens: Object.values(inner).filter((t) => (a.expect as string[]).includes(t)) };
+        if (msg.op === "snapshot") return { snapshot: '- button "Hello" [ref=e1]', viewport: [] };
+        if (msg.op === "rect" && a.ref === "e1") return box(5, 60, 50, 30, 300, 100);
+        if (msg.op === "click_xy") {
+          nestXy.push(a);
+          return { target: "<button#hello>" };
+        }
+        throw new Error(`nest: ${msg.op}`);
+      },
+    };
+  });
+
+  it("a frame ref's box is its box in its frame plus each iframe's content box, cut by each frame's viewport", async () => {
+    const snap = await framedContent(1, "snapshot", {});
+    expect(snap.snapshot).toContain('- button "Hello" [ref=f2e1]');
+    const card = await refBox(1, "f1e1");
+    expect(card).toMatchObject({ x: 120, y: 230, width: 200, height: 40, viewportWidth: 1000, viewportHeight: 800 });
+    expect(card.visible).toEqual({ x: 120, y: 230, width: 200, height: 40 });
+    // Nested: 100+10+5, 200+250+60; the card frame's viewport ends at y 200+300.
+    const hello = await refBox(1, "f2e1");
+    expect(hello).toMatchObject({ x: 115, y: 510, width: 50, height: 30 });
+    expect(hello.visible.height).toBe(0);
+    // Scrolled into view outermost first: the top's iframe, the card's iframe, then the element.
+    const scrolls = sent.filter((m) => m.op === "rect" && (m.args as { scroll?: boolean }).scroll === true).map((m) => `${m.to}:${(m.args as { ref: string }).ref}`);
+    expect(scrolls.slice(-3)).toEqual(["TOP:e2", "CARD:e5", "NEST:e1"]);
+  });
+
+  it("a frame ref whose frame was not linked in a snapshot has no known place", async () => {
+    await expect(refBox(1, "f1e1")).rejects.toThrow("not on the page any more");
+  });
+
+  it("click_xy on a frame's area goes on to the frame behind that iframe, nested too, with the point in each frame's viewport", async () => {
+    // No snapshot first: the link comes from a round of its own.
+    const r = await framedContent(1, "click_xy", { x: 140, y: 460 });
+    expect(topXy).toEqual([{ x: 140, y: 460 }]);
+    expect(cardXy).toEqual([{ x: 40, y: 260 }]);
+    expect(nestXy).toEqual([{ x: 30, y: 10 }]);
+    expect(r.target).toBe("<button#hello>");
+    // The dialogs reported on the way are kept.
+    expect(r.dialogs?.map((d) => d.message)).toEqual(["card says"]);
+    // The second time the links are known: no new round.
+    sent = [];
+    await framedContent(1, "click_xy", { x: 140, y: 230 });
+    expect(sent.map((m) => `${m.to}:${m.op}`)).toEqual(["TOP:click_xy", "CARD:click_xy"]);
+    // Outside the frames: the top page's own element.
+    expect((await framedContent(1, "click_xy", { x: 600, y: 10 })).target).toBe("<button#top>");
+  });
+
+  it("drag_xy within a frame goes to that frame with both points in its viewport", async () => {
+    await framedContent(1, "drag_xy", { startX: 150, startY: 250, endX: 300, endY: 260 });
+    expect(cardXy).toEqual([{ startX: 50, startY: 50, endX: 200, endY: 60 }]);
+  });
+
+  it("a point on a frame nobody links (a page that spoofs, a frame with no content script) is refused, nothing clicked", async () => {
+    docs.CARD = (msg) => {
+      if (msg.op === "frame_link") return { inlined: false, tokens: ["made-up"] };
+      throw new Error(`card: ${msg.op}`);
+    };
+    await expect(framedContent(1, "click_xy", { x: 140, y: 230 })).rejects.toThrow("whose page monkbrowse cannot reach");
+    expect(sent.filter((m) => m.to === "CARD").map((m) => m.op)).toEqual(["frame_link"]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideLinks, hasFrameRef, mergeLogs, numberFor, prefixRefs, splitRef, stitch } from "./frames";
+import { clipTo, composeBoxes, decideLinks, mergeLogs, numberFor, prefixRefs, splitRef, stitch } from "./frames";
 
 describe("frame refs", () => {
   it("split into frame number and the frame's own ref, as typed or pasted", () => {
@@ -7,8 +7,6 @@ describe("frame refs", () => {
     expect(splitRef("[ref=f2e15]")).toEqual({ n: 2, local: "e15", full: "f2e15" });
     expect(splitRef("e15")).toBeNull();
     expect(splitRef("f0e1")).toBeNull();
-    expect(hasFrameRef({ fields: [{ ref: "e1" }, { ref: "f3e2" }] })).toBe(true);
-    expect(hasFrameRef({ startRef: "e1", endRef: "e2" })).toBe(false);
   });
 
   it("prefixes only line refs, never a [ref=…] inside a name or value", () => {
@@ -88,5 +86,20 @@ describe("mergeLogs", () => {
     const logs = mergeLogs([{ frameId: 0, url: "", logs: many }]);
     expect(logs.length).toBe(1000);
     expect(logs[0]!.text).toBe("500");
+  });
+});
+
+describe("frame boxes", () => {
+  const b = (x: number, y: number, w: number, h: number, vis: { x: number; y: number; width: number; height: number }, vw = 300, vh = 200) => ({
+    x, y, width: w, height: h, visible: vis, dpr: 2, viewportWidth: vw, viewportHeight: vh,
+  });
+  it("clipTo moves a rectangle and cuts it to a clip", () => {
+    expect(clipTo({ x: 10, y: 10, width: 50, height: 50 }, 100, 100, { x: 0, y: 0, width: 130, height: 500 })).toEqual({ x: 110, y: 110, width: 20, height: 50 });
+    expect(clipTo({ x: 10, y: 10, width: 5, height: 5 }, 0, 0, { x: 100, y: 100, width: 10, height: 10 }).width).toBe(0);
+  });
+  it("composeBoxes adds the iframes' offsets and takes the top page's viewport and scale", () => {
+    const el = b(10, 20, 30, 40, { x: 10, y: 20, width: 30, height: 40 });
+    const iframe = b(100, 150, 300, 60, { x: 100, y: 150, width: 300, height: 50 }, 1280, 200);
+    expect(composeBoxes([el, iframe])).toEqual(b(110, 170, 30, 40, { x: 110, y: 170, width: 30, height: 30 }, 1280, 200));
   });
 });

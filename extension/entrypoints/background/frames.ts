@@ -18,7 +18,7 @@
 // of one document and a ref of a frame's earlier document is unknown, not
 // another element.
 
-import type { CsOp, CsOps } from "../../lib/messages";
+import type { CsOp, CsOps, ElementBox } from "../../lib/messages";
 import type { ConsoleEntry, Dialog } from "../../lib/protocol.gen";
 import { CodedError } from "../../lib/peer";
 import { report, reported } from "../../lib/diag";
@@ -123,10 +123,25 @@ export function decideLinks(posted: Record<string, string>, claims: Claim[]): Ma
 
 // ---- frame numbers ---------------------------------------------------------
 
-interface FrameTable {
+/**
+ * One frame document's entry: where Chrome says it is, and where the link
+ * handshake found it on the page: the document that holds its iframe element
+ * (parent, and parent's own frame number, null for the top frame) and that
+ * element's ref there. The frame's offset in the top page (element
+ * screenshots, input at coordinates) is the sum of those iframes' boxes.
+ */
+export interface FrameEntry {
+  documentId: string;
+  frameId: number;
+  parent?: FrameTarget;
+  parentN?: number | null;
+  iframeRef?: string;
+}
+
+export interface FrameTable {
   next: number;
   /** frame number → the frame document it names. */
-  byN: Record<string, { documentId: string; frameId: number }>;
+  byN: Record<string, FrameEntry>;
 }
 
 const tableKey = (tabId: number) => `frames:${tabId}`;
@@ -145,12 +160,27 @@ export function forgetFrames(tabId: number): void {
   chrome.storage.session.remove(tableKey(tabId)).catch(reported("frames: forgetting a closed tab's frame table"));
 }
 
-/** The number of a frame document, a new one the first time it is seen. */
-export function numberFor(t: FrameTable, documentId: string, frameId: number): number {
-  for (const [n, d] of Object.entries(t.byN)) if (d.documentId === documentId) return Number(n);
+/** Where a linked frame's iframe element is: the document holding it, that document's number (null: the top frame), the element's ref there. */
+export interface LinkPlace {
+  parent: FrameTarget;
+  parentN: number | null;
+  iframeRef: string;
+}
+
+/** The number of a frame document, a new one the first time it is seen; at: where its iframe was linked (kept for offsets). */
+export function numberFor(t: FrameTable, documentId: string, frameId: number, at?: LinkPlace): number {
+  for (const [n, d] of Object.entries(t.byN)) {
+    if (d.documentId !== documentId) continue;
+    if (at) Object.assign(d, at);
+    return Number(n);
+  }
   const n = t.next++;
-  t.byN[String(n)] = { documentId, frameId };
+  t.byN[String(n)] = { documentId, frameId, ...at };
   return n;
+}
+
+function sameDocument(a: FrameTarget, b: FrameTarget): boolean {
+  return a.documentId !== undefined && b.documentId !== undefined ? a.documentId === b.documentId : a.frameId === b.frameId;
 }
 
 /** Forgets the numbers of documents the tab no longer has (the counter keeps going). */
@@ -216,6 +246,26 @@ interface Stitched {
   dialogs: Dialog[];
 }
 
+/**
+ * One round of the handshake for the document root (its frame number rootN,
+ * null for the top frame), which posted the tokens posted (ref → token): the
+ * frames Chrome places under it answer, decideLinks pairs them, and each link
+ * is numbered and recorded with its place (the table is saved by the caller).
+ */
+async function linkRound(tabId: number, frames: FrameInfo[], table: FrameTable, root: number, rootN: number | null, posted: Record<string, string>): Promise<Map<string, { f: FrameInfo; n: number }>> {
+  const out = new Map<string, { f: FrameInfo; n: number }>();
+  if (Object.keys(posted).length === 0) return out;
+  const rootInfo = frames.find((x) => x.frameId === root);
+  const parent = rootInfo ? target(rootInfo) : { frameId: root };
+  const links = decideLinks(posted, await claimsUnder(tabId, frames, root, Object.values(posted)));
+  for (const [ref, frameId] of links) {
+    const f = frames.find((x) => x.frameId === frameId);
+    if (!f || f.documentId === undefined) continue;
+    out.set(ref, { f, n: numberFor(table, f.documentId, f.frameId, { parent, parentN: rootN, iframeRef: ref }) });
+  }
+  return out;
+}
+
 /** Root's snapshot (refs prefixed with n unless it is the top frame) with its linked frames stitched in. */
 async function stitchUnder(tabId: number, frames: FrameInfo[], table: FrameTable, root: number, res: SnapshotResult, n: number | null, depth: number): Promise<Stitched> {
   const local = (ref: string) => (n === null ? ref : `f${n}${ref}`);
@@ -224,18 +274,15 @@ async function stitchUnder(tabId: number, frames: FrameInfo[], table: FrameTable
   const dialogs: Dialog[] = Array.isArray(res.dialogs) ? [...res.dialogs] : [];
   const posted = res.links && typeof res.links === "object" ? res.links : {};
   if (Object.keys(posted).length === 0 || depth >= MAX_DEPTH) return { snapshot, viewport, dialogs };
-  const links = decideLinks(posted, await claimsUnder(tabId, frames, root, Object.values(posted)));
-  for (const [ref, frameId] of links) {
-    const f = frames.find((x) => x.frameId === frameId);
-    if (!f || f.documentId === undefined) continue;
+  const links = await linkRound(tabId, frames, table, root, n, posted);
+  for (const [ref, { f, n: cn }] of links) {
     let child: SnapshotResult;
     try {
       child = await contentOpIn(tabId, target(f), "snapshot", {});
     } catch {
       continue; // the frame went away meanwhile: its line stays unread
     }
-    const cn = numberFor(table, f.documentId, f.frameId);
-    const sub = await stitchUnder(tabId, frames, table, frameId, child, cn, depth + 1);
+    const sub = await stitchUnder(tabId, frames, table, f.frameId, child, cn, depth + 1);
     snapshot = stitch(snapshot, local(ref), sub.snapshot);
     const at = viewport.indexOf(local(ref));
     if (at >= 0) viewport = [...viewport.slice(0, at + 1), ...sub.viewport, ...viewport.slice(at + 1)];
@@ -266,6 +313,136 @@ async function framedSnapshot(tabId: number, args: CsOps["snapshot"]["args"]): P
   const out: SnapshotResult = { ...rest, snapshot: cap(s.snapshot), viewport: s.viewport };
   if (s.dialogs.length > 0) out.dialogs = s.dialogs;
   return out;
+}
+
+// ---- where frames are on the page ----------------------------------------
+
+/** The frame a ref is in (null: the top frame) and the ref local to it. */
+export async function refFrame(tabId: number, ref: string): Promise<{ frame: FrameTarget | null; local: string }> {
+  const s = splitRef(ref);
+  if (!s) return { frame: null, local: ref };
+  return { frame: await frameOf(tabId, s.n, s.full), local: s.local };
+}
+
+/** r moved by (dx, dy) and cut to clip. */
+export function clipTo(r: { x: number; y: number; width: number; height: number }, dx: number, dy: number, clip: { x: number; y: number; width: number; height: number }) {
+  const x = Math.max(r.x + dx, clip.x);
+  const y = Math.max(r.y + dy, clip.y);
+  return { x, y, width: Math.max(0, Math.min(r.x + dx + r.width, clip.x + clip.width) - x), height: Math.max(0, Math.min(r.y + dy + r.height, clip.y + clip.height) - y) };
+}
+
+/**
+ * Composes a frame element's box (in its frame's viewport, boxes[0]) with
+ * the content boxes of the iframes around it (boxes[1..], each in its own
+ * document's reachable viewport, innermost first): the box in the top page's
+ * viewport, its visible part cut by every iframe on the way and the top's
+ * viewport, which it takes from the outermost box.
+ */
+export function composeBoxes(boxes: ElementBox[]): ElementBox {
+  const el = boxes[0]!;
+  let x = el.x;
+  let y = el.y;
+  let visible = el.visible;
+  for (const c of boxes.slice(1)) {
+    visible = clipTo(visible, c.x, c.y, c.visible);
+    x += c.x;
+    y += c.y;
+  }
+  const top = boxes[boxes.length - 1]!;
+  return { x, y, width: el.width, height: el.height, visible, dpr: top.dpr, viewportWidth: top.viewportWidth, viewportHeight: top.viewportHeight };
+}
+
+/**
+ * A ref's element box in the top page's viewport (CSS px), scrolled into view
+ * unless scroll is false. For a frame ref: the element's box in its frame plus
+ * each iframe's content box up to the top page, from the places the handshake
+ * linked them (never what a page says); each iframe is scrolled into view in
+ * its parent first, outermost first, then the element in its frame.
+ */
+export async function refBox(tabId: number, ref: string, scroll = true): Promise<ElementBox> {
+  const s = splitRef(ref);
+  if (!s) return contentOpIn(tabId, { frameId: 0 }, "rect", { ref, scroll });
+  const table = await loadTable(tabId);
+  const gone = () =>
+    new Error(`ref ${s.full} is in a frame that is not on the page any more (it loaded another document or was removed); take a new browser_snapshot and use a ref from it`);
+  let d = table.byN[String(s.n)];
+  if (!d) throw gone();
+  const levels: Array<{ frame: FrameTarget; ref: string; content: boolean }> = [{ frame: d, ref: s.local, content: false }];
+  for (let depth = 0; d; depth++) {
+    if (!d.parent || d.iframeRef === undefined || depth > MAX_DEPTH) {
+      throw new Error(`ref ${s.full} is in a frame whose place on the page is not known yet; take a new browser_snapshot and use a ref from it`);
+    }
+    levels.push({ frame: d.parent, ref: d.iframeRef, content: true });
+    if (d.parentN === null || d.parentN === undefined) break;
+    d = table.byN[String(d.parentN)];
+    if (!d) throw gone();
+  }
+  const rename = new Map([[s.local, s.full]]);
+  try {
+    if (scroll) for (const l of [...levels].reverse()) await contentOpIn(tabId, l.frame, "rect", { ref: l.ref, scroll: true, content: l.content });
+    const boxes = await Promise.all(levels.map((l) => contentOpIn(tabId, l.frame, "rect", { ref: l.ref, scroll: false, content: l.content })));
+    return composeBoxes(boxes);
+  } catch (e) {
+    if (e instanceof CodedError) throw e;
+    // A document on the way is gone (it navigated, or its iframe was removed) since the snapshot.
+    const live = new Set((await allFrames(tabId)).map((f) => f.documentId));
+    if (levels.some((l) => l.frame.documentId !== undefined && !live.has(l.frame.documentId))) throw gone();
+    throw renamed(e, rename);
+  }
+}
+
+/**
+ * The frame that the iframe element ref of document parent (frame number
+ * parentN, null: the top frame) shows: from the table when the snapshot
+ * linked it and that document is still there, else from a new handshake
+ * round for parent. Null when no frame of ours answers for it.
+ */
+async function frameBehind(tabId: number, parent: FrameTarget, parentN: number | null, ref: string): Promise<{ f: FrameInfo; n: number } | null> {
+  const frames = await allFrames(tabId);
+  const table = await loadTable(tabId);
+  prune(table, frames);
+  const parentInfo = parent.frameId === 0 && parent.documentId === undefined ? frames.find((f) => f.frameId === 0) : undefined;
+  const parentDoc: FrameTarget = parentInfo ? target(parentInfo) : parent;
+  for (const [n, d] of Object.entries(table.byN)) {
+    if (d.iframeRef !== ref || !d.parent || !sameDocument(d.parent, parentDoc)) continue;
+    const f = frames.find((x) => x.documentId === d.documentId);
+    if (f) return { f, n: Number(n) };
+  }
+  const { links } = await contentOpIn(tabId, parent, "frame_tokens", { ref });
+  const linked = await linkRound(tabId, frames, table, parent.frameId, parentN, links && typeof links === "object" ? links : {});
+  await saveTable(tabId, table);
+  return linked.get(ref) ?? null;
+}
+
+type XyOp = "click_xy" | "drag_xy";
+
+/**
+ * click_xy / drag_xy at top-page coordinates: the top frame hit-tests the
+ * point; on a cross-origin frame's area it answers `into` (the iframe's ref,
+ * the point in that frame's viewport) and the op goes on to the frame behind
+ * that iframe, level by level. Dialogs reported on the way are kept.
+ */
+async function xyInFrames<K extends XyOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+  let at: FrameTarget = { frameId: 0 };
+  let atN: number | null = null;
+  let a: CsOps[XyOp]["args"] = args;
+  const dialogs: Dialog[] = [];
+  for (let depth = 0; ; depth++) {
+    const r: CsOps[XyOp]["result"] = await contentOpIn(tabId, at, op, a as CsOps[K]["args"]);
+    if (Array.isArray(r.dialogs)) dialogs.push(...r.dialogs);
+    const into = r.into;
+    if (!into) return (dialogs.length > 0 ? { ...r, dialogs } : r) as CsOps[K]["result"];
+    const behind: { f: FrameInfo; n: number } | null = depth < MAX_DEPTH ? await frameBehind(tabId, at, atN, into.ref) : null;
+    if (!behind) {
+      throw new Error(
+        `the point is on a frame (${r.target}) whose page monkbrowse cannot reach (a page of Chrome's, another extension's, or one that did not answer); nothing was clicked. ` +
+          "Use the iframe's line in browser_snapshot, or ask the person to switch on the debugger mode, whose real mouse reaches every frame",
+      );
+    }
+    a = op === "click_xy" ? { ...(a as CsOps["click_xy"]["args"]), x: into.x, y: into.y } : { startX: into.x, startY: into.y, endX: into.endX ?? into.x, endY: into.endY ?? into.y };
+    at = target(behind.f);
+    atN = behind.n;
+  }
 }
 
 // ---- routing ---------------------------------------------------------------
@@ -414,14 +591,6 @@ async function allText(tabId: number): Promise<CsOps["get_text"]["result"]> {
   return { text };
 }
 
-/** Whether an op's args name a frame's ref (trusted input then uses the frame's DOM actions). */
-export function hasFrameRef(args: unknown): boolean {
-  const a = args as Record<string, unknown> | null;
-  if (!a || typeof a !== "object") return false;
-  const refs = [a.ref, a.startRef, a.endRef, ...(Array.isArray(a.fields) ? a.fields.map((f: { ref?: unknown }) => f?.ref) : [])];
-  return refs.some((r) => typeof r === "string" && splitRef(r) !== null);
-}
-
 /**
  * BrowserPort.content with frames: snapshots stitched, ops on frame refs in
  * their frame, press_key in the focused frame, the text and console logs of
@@ -432,6 +601,8 @@ export async function framedContent<K extends CsOp>(tabId: number, op: K, args: 
   if (op === "press_key") return contentOpIn(tabId, await focusedFrame(tabId), op, args);
   if (op === "console_logs") return (await allLogs(tabId)) as CsOps[K]["result"];
   if (op === "get_text" && !(args as CsOps["get_text"]["args"]).ref) return (await allText(tabId)) as CsOps[K]["result"];
+  if (op === "click_xy" || op === "drag_xy") return xyInFrames(tabId, op as XyOp, args as CsOps[XyOp]["args"]) as Promise<CsOps[K]["result"]>;
+  if (op === "rect") return (await refBox(tabId, (args as CsOps["rect"]["args"]).ref, (args as CsOps["rect"]["args"]).scroll !== false)) as CsOps[K]["result"];
   const r = await routeRefs(tabId, op, args);
   try {
     return await contentOpIn(tabId, r.frame ?? { frameId: 0 }, op, r.args);

@@ -5,7 +5,7 @@
 import type { TabLike } from "../../lib/executor";
 import { errorText } from "../../lib/peer";
 import { contentOp } from "./content-ops";
-import { splitRef } from "./frames";
+import { refBox } from "./frames";
 import { debuggerEnabled, withDebugger } from "./debugger";
 import { reported } from "../../lib/diag";
 import { fitScale, scaledSize, type ShotOptions } from "../../lib/shot-size";
@@ -111,15 +111,9 @@ export const MAX_STITCH = 10;
 /** The largest canvas side we stitch into (Chrome's canvas limit is higher; PNGs this big are already huge). */
 const MAX_CANVAS_SIDE = 16_384;
 export async function screenshotElement(tab: TabLike, ref: string, o: ShotOptions): Promise<Shot> {
-  if (splitRef(ref)) {
-    // Its box is in the frame's viewport, not the tab's: a crop would show something else.
-    throw new Error(
-      `ref ${ref} is inside a cross-origin frame, and element screenshots do not reach into frames yet; ` +
-        "take the screenshot of the frame's iframe line (its ref in the top page) or of the whole page",
-    );
-  }
   return withTabShown(tab, async () => {
-    const box = await contentOp(tab.id, "rect", { ref });
+    // In the top page's viewport, frames' offsets included (a frame ref's too).
+    const box = await refBox(tab.id, ref);
     const v = box.visible;
     if (v.width < 1 || v.height < 1) throw new Error(`ref ${ref} is not in the visible area even after scrolling to it; take a new browser_snapshot`);
     const bmp = await bitmapOf(await captureDataUrl(tab));

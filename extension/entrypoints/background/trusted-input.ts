@@ -5,9 +5,9 @@
 
 import type { CsOp, CsOps } from "../../lib/messages";
 import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
-import { contentOp } from "./content-ops";
+import { contentOp, contentOpIn } from "./content-ops";
 import { debuggerEnabled, withDebugger, type Send } from "./debugger";
-import { framedContent, hasFrameRef } from "./frames";
+import { framedContent, refBox, refFrame } from "./frames";
 import { sendingInput } from "./input-guard";
 
 type MouseButton = "left" | "right" | "middle" | "none";
@@ -45,9 +45,14 @@ function center(box: { visible: { x: number; y: number; width: number; height: n
   return { x: v.x + v.width / 2, y: v.y + v.height / 2 };
 }
 
-/** Where a ref's element is on screen, scrolled into view, for real input. */
+/**
+ * Where a ref's element is on screen, scrolled into view, for real input: in
+ * the top page's viewport, where Input.dispatchMouseEvent aims on the tab's
+ * target (Chrome hit-tests it into the frame there, out-of-process ones too),
+ * so a frame ref's point includes its frames' offsets (frames.ts refBox).
+ */
 async function refPoint(tabId: number, ref: string): Promise<{ x: number; y: number }> {
-  return center(await contentOp(tabId, "rect", { ref }), ref);
+  return center(await refBox(tabId, ref), ref);
 }
 
 /** The ops that become real input when the debugger mode is on, each as input events. */
@@ -90,19 +95,22 @@ async function trustedOp<K extends TrustedOp>(tabId: number, op: K, args: CsOps[
   await sendingInput(tabId, async () => {
     await withDebugger(tabId, (send) => TRUSTED[op](send, tabId, args));
     // Wait for the page to settle, as the DOM actions do (a navigation the
-    // input started makes this answer go missing: csNavigating handles that).
-    await contentOp(tabId, "settle", {});
+    // input started makes this answer go missing: csNavigating handles that),
+    // in the frame of the ref acted on.
+    const ref = (args as { ref?: unknown }).ref;
+    const frame = typeof ref === "string" ? (await refFrame(tabId, ref)).frame : null;
+    await (frame ? contentOpIn(tabId, frame, "settle", {}) : contentOp(tabId, "settle", {}));
   });
 }
 
 
 /**
  * BrowserPort.content: real input for the acting ops when the debugger mode
- * is on; the DOM actions in the ref's frame for a frame ref (the trusted
- * input's coordinates do not include a frame's offset yet).
+ * is on (frame refs too: their points include the frames' offsets), else
+ * the content script's DOM actions in the ref's frame (frames.ts).
  */
 export async function content<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
-  if (!Object.hasOwn(TRUSTED, op) || hasFrameRef(args) || !(await debuggerEnabled())) return framedContent(tabId, op, args);
+  if (!Object.hasOwn(TRUSTED, op) || !(await debuggerEnabled())) return framedContent(tabId, op, args);
   // TypeScript cannot carry the check on op over to args (K may be a union);
   // each trusted handler is typed by the table. The answer is the notes only
   // (the executor reads no more of a trusted op's answer).

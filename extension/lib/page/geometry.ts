@@ -7,24 +7,45 @@ import { PageError, type RefRegistry } from "./refs";
 import { describeElement } from "./describe";
 import { report } from "../diag";
 
-/** Offset of el's frame in the top-level viewport (same-origin iframes). */
-function frameOffset(el: Element): { x: number; y: number } {
+/**
+ * Offset of el's frame in the viewport of the outermost window this
+ * document can reach (same-origin iframes: the top-level viewport unless a
+ * cross-origin frame is on the way, where the service worker adds the rest:
+ * background/frames.ts), and that window.
+ */
+function frameOffset(el: Element): { x: number; y: number; root: Window } {
   let x = 0;
   let y = 0;
-  let win: Window | null = el.ownerDocument.defaultView;
-  while (win && win !== win.top) {
+  let win: Window = el.ownerDocument.defaultView ?? window;
+  while (win !== win.parent) {
+    // Null when the parent is cross-origin: this window is the reachable root then.
     const fe = win.frameElement;
     if (!fe) break;
-    const r = fe.getBoundingClientRect();
-    const cs = win.parent.getComputedStyle(fe);
-    x += r.left + parseFloat(cs.borderLeftWidth || "0") + parseFloat(cs.paddingLeft || "0");
-    y += r.top + parseFloat(cs.borderTopWidth || "0") + parseFloat(cs.paddingTop || "0");
+    const off = contentOffset(fe);
+    x += off.x;
+    y += off.y;
     win = win.parent;
   }
-  return { x, y };
+  return { x, y, root: win };
 }
 
-export function elementRect(refs: RefRegistry, ref: string, scroll: boolean): ElementBox {
+/** Where a frame element's content (its document's viewport) begins in its own viewport. */
+function contentOffset(fe: Element): { x: number; y: number } {
+  const r = fe.getBoundingClientRect();
+  const cs = fe.ownerDocument.defaultView?.getComputedStyle(fe);
+  return {
+    x: r.left + parseFloat(cs?.borderLeftWidth || "0") + parseFloat(cs?.paddingLeft || "0"),
+    y: r.top + parseFloat(cs?.borderTopWidth || "0") + parseFloat(cs?.paddingTop || "0"),
+  };
+}
+
+/**
+ * The box of ref's element in the viewport of the outermost window this
+ * document reaches (the top-level one but for cross-origin frames), scrolled
+ * into view first unless scroll is false. content: the content box (border
+ * and padding left out), which for an iframe is where its frame's viewport is.
+ */
+export function elementRect(refs: RefRegistry, ref: string, scroll: boolean, content = false): ElementBox {
   const el = refs.resolve(ref);
   if (scroll) {
     try {
@@ -34,14 +55,22 @@ export function elementRect(refs: RefRegistry, ref: string, scroll: boolean): El
       report("page: scrolling an element into view", e);
     }
   }
-  const r = el.getBoundingClientRect();
+  let r: { left: number; top: number; width: number; height: number } = el.getBoundingClientRect();
   if (r.width === 0 && r.height === 0) {
     throw new PageError(`ref ${ref} (${describeElement(el)}) has no size on screen (it is hidden or empty); take a new browser_snapshot`);
   }
+  if (content) {
+    const cs = el.ownerDocument.defaultView?.getComputedStyle(el);
+    const px = (v: string | undefined) => parseFloat(v || "0") || 0;
+    const l = px(cs?.borderLeftWidth) + px(cs?.paddingLeft);
+    const t = px(cs?.borderTopWidth) + px(cs?.paddingTop);
+    const w = Math.max(0, r.width - l - px(cs?.borderRightWidth) - px(cs?.paddingRight));
+    const h = Math.max(0, r.height - t - px(cs?.borderBottomWidth) - px(cs?.paddingBottom));
+    r = { left: r.left + l, top: r.top + t, width: w, height: h };
+  }
   const off = frameOffset(el);
-  const top = (el.ownerDocument.defaultView?.top ?? window) as Window;
-  const vw = top.innerWidth;
-  const vh = top.innerHeight;
+  const vw = off.root.innerWidth;
+  const vh = off.root.innerHeight;
   const x = r.left + off.x;
   const y = r.top + off.y;
   const vx = Math.max(0, x);
@@ -52,7 +81,7 @@ export function elementRect(refs: RefRegistry, ref: string, scroll: boolean): El
     width: Math.max(0, Math.min(vw, x + r.width) - vx),
     height: Math.max(0, Math.min(vh, y + r.height) - vy),
   };
-  return { x, y, width: r.width, height: r.height, visible, dpr: top.devicePixelRatio || 1, viewportWidth: vw, viewportHeight: vh };
+  return { x, y, width: r.width, height: r.height, visible, dpr: off.root.devicePixelRatio || 1, viewportWidth: vw, viewportHeight: vh };
 }
 
 export function pageMetrics(doc: Document): PageMetrics {

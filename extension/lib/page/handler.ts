@@ -90,9 +90,10 @@ const handlers: Handlers = {
   // A page that logs a field's value (console.log(pw.value)) does not pass a secret on.
   console_logs: async (ctx) => ({ logs: ctx.logs.list().map((e) => ({ ...e, text: maskSecretsIn(ctx.doc, e.text) })) }),
   fill_form: async (ctx, { fields }) => fillForm(ctx.refs, fields),
-  click_xy: async (ctx, args) => clickAt(ctx.doc, args),
-  drag_xy: async (ctx, args) => dragAt(ctx.doc, args),
-  rect: async (ctx, { ref, scroll }) => elementRect(ctx.refs, ref, scroll !== false),
+  click_xy: async (ctx, args) => clickAt(ctx.doc, ctx.refs, args),
+  drag_xy: async (ctx, args) => dragAt(ctx.doc, ctx.refs, args),
+  rect: async (ctx, { ref, scroll, content }) => elementRect(ctx.refs, ref, scroll !== false, content === true),
+  frame_tokens: async (ctx, { ref }) => ({ links: postLinkTokens(ctx.doc, ctx.refs, typeof ref === "string" ? [ctx.refs.resolve(ref)] : []) }),
   metrics: async (ctx) => pageMetrics(ctx.doc),
   scroll_to: async (ctx, { x, y }) => scrollToPoint(ctx.doc, x, y),
   describe: async (ctx, { refs }) => describeTargets(ctx.refs, refs),
@@ -131,8 +132,9 @@ export async function handleOp<K extends PageOp>(ctx: PageContext, op: K, args: 
   let result: CsOps[K]["result"];
   try {
     result = await handlers[op](ctx, args);
-    // Only after an action that succeeded: a refused one changed nothing.
-    if (ctx.settle && SETTLING_OPS.has(op)) await ctx.settle();
+    // Only after an action that succeeded: a refused one changed nothing,
+    // and one sent on into a frame (into) did nothing here.
+    if (ctx.settle && SETTLING_OPS.has(op) && !(result as { into?: unknown }).into) await ctx.settle();
   } catch (e) {
     stopWatching?.();
     throw e;

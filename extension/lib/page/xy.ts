@@ -2,18 +2,24 @@
 // browser_drag_xy): for canvas apps and targets the snapshot cannot name.
 // The element under the point gets the same pointer/mouse sequence as a
 // click by ref (pointer.ts), with the given coordinates, so a canvas sees
-// exactly where it was clicked. Same-origin iframes are entered.
+// exactly where it was clicked. Same-origin iframes are entered; a point
+// on a cross-origin frame's area is answered as `into` (the frame's ref and
+// the point in its viewport) without any event here, and the service worker
+// sends the op on to that frame (background/frames.ts).
 
 import { mouse } from "./events";
 import { focusTarget } from "./focus";
 import { moveOnto } from "./pointer";
 import { deepActiveElement, frameDocument, tagOf } from "./dom";
-import { PageError } from "./refs";
+import { PageError, type RefRegistry } from "./refs";
+import type { FrameHit } from "../messages";
 
 interface Hit {
   el: Element;
   x: number;
   y: number;
+  /** el is a cross-origin frame and (x, y) is in its content, in its viewport's coordinates. */
+  cross?: boolean;
 }
 
 /** The innermost element at (x, y) of doc's viewport, through open shadow roots and same-origin iframes. */
@@ -33,15 +39,20 @@ export function hitTest(doc: Document, x: number, y: number): Hit {
     if (!inner || inner === el) break;
     el = inner;
   }
-  if (tagOf(el) === "iframe") {
+  if (tagOf(el) === "iframe" || tagOf(el) === "frame") {
+    const r = el.getBoundingClientRect();
+    const cs = el.ownerDocument.defaultView?.getComputedStyle(el);
+    const px = (v: string | undefined) => parseFloat(v || "0") || 0;
+    const bx = px(cs?.borderLeftWidth) + px(cs?.paddingLeft);
+    const by = px(cs?.borderTopWidth) + px(cs?.paddingTop);
+    const lx = x - r.left - bx;
+    const ly = y - r.top - by;
     const inner = frameDocument(el);
-    if (inner) {
-      const r = el.getBoundingClientRect();
-      const cs = el.ownerDocument.defaultView?.getComputedStyle(el);
-      const bx = parseFloat(cs?.borderLeftWidth ?? "0") + parseFloat(cs?.paddingLeft ?? "0");
-      const by = parseFloat(cs?.borderTopWidth ?? "0") + parseFloat(cs?.paddingTop ?? "0");
-      return hitTest(inner, x - r.left - bx, y - r.top - by);
-    }
+    if (inner) return hitTest(inner, lx, ly);
+    const w = r.width - bx - px(cs?.borderRightWidth) - px(cs?.paddingRight);
+    const h = r.height - by - px(cs?.borderBottomWidth) - px(cs?.paddingBottom);
+    // On its content, not its border: the frame's own document is there.
+    if (lx >= 0 && ly >= 0 && lx < w && ly < h) return { el, x: lx, y: ly, cross: true };
   }
   return { el, x, y };
 }
@@ -52,10 +63,11 @@ const BUTTONS: Record<string, { button: number; buttons: number }> = {
   right: { button: 2, buttons: 2 },
 };
 
-export function clickAt(doc: Document, args: { x: number; y: number; button?: string; double?: boolean }): { target: string } {
+export function clickAt(doc: Document, refs: RefRegistry, args: { x: number; y: number; button?: string; double?: boolean }): { target: string; into?: FrameHit } {
   const b = BUTTONS[args.button ?? "left"];
   if (!b) throw new PageError(`button must be left, right or middle (got ${JSON.stringify(args.button)})`);
-  const { el, x, y } = hitTest(doc, args.x, args.y);
+  const { el, x, y, cross } = hitTest(doc, args.x, args.y);
+  if (cross) return { target: describeHit(el), into: { ref: refs.refFor(el), x, y } };
   const pt = { x, y };
   moveOnto(el, pt);
   const clicks = args.double ? 2 : 1;
@@ -76,10 +88,19 @@ export function clickAt(doc: Document, args: { x: number; y: number; button?: st
   return { target: describeHit(el) };
 }
 
-export function dragAt(doc: Document, args: { startX: number; startY: number; endX: number; endY: number }): { target: string } {
+export function dragAt(doc: Document, refs: RefRegistry, args: { startX: number; startY: number; endX: number; endY: number }): { target: string; into?: FrameHit } {
   const start = hitTest(doc, args.startX, args.startY);
   // The end must be on screen too, checked before anything is pressed.
-  hitTest(doc, args.endX, args.endY);
+  const last = hitTest(doc, args.endX, args.endY);
+  if (start.cross || last.cross) {
+    if (start.el !== last.el) {
+      throw new PageError(
+        "the drag starts and ends in different frames of the page (or one end is outside a cross-origin frame): " +
+          "synthetic events cannot cross a frame's edge; drag within one frame, or ask the person to switch on the debugger mode in the monkbrowse options, whose real mouse can",
+      );
+    }
+    return { target: describeHit(start.el), into: { ref: refs.refFor(start.el), x: start.x, y: start.y, endX: last.x, endY: last.y } };
+  }
   const sp = { x: start.x, y: start.y };
   moveOnto(start.el, sp);
   const pointerOk = mouse(start.el, "pointerdown", sp, { buttons: 1, detail: 1 });
