@@ -243,3 +243,37 @@ func TestFramesUnshared(t *testing.T) {
 		}
 	}
 }
+
+// TestFramesDialogArm: an answer armed with browser_handle_dialog is for
+// the AI's own next dialog: a cross-site ad frame that asks meanwhile gets
+// the default (dismissed) and does not use it up, its dialog is still
+// reported, and the top page's dialog then gets the armed answer.
+func TestFramesDialogArm(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/dialog-frames.html")
+	s.frameReady(ctx, t, "ad-dialog.html")
+	snap := s.snapshot(ctx, t, slot)
+	del := ref(t, snap, "button", "Delete account")
+
+	s.ok(ctx, t, "browser_handle_dialog", map[string]any{"accept": true, "tab": slot})
+	got, err := harness.EvalInFrameTarget[bool](ctx, s.browser, "ad-dialog.html", "window.ask()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got {
+		t.Errorf("the ad frame's confirm was accepted with the AI's armed answer")
+	}
+	// The ad's dialog is reported with the next snapshot, as answered by default.
+	again := s.ok(ctx, t, "browser_snapshot", map[string]any{"tab": slot})
+	if !strings.Contains(again, "ad-token-9913") || !strings.Contains(again, "dismissed") {
+		t.Errorf("the ad frame's dialog is not reported as dismissed:\n%s", harness.Clip(again, 1500))
+	}
+	out := s.ok(ctx, t, "browser_click", map[string]any{"element": "Delete account", "ref": del, "tab": slot})
+	if r := js[string](ctx, t, tab, "document.getElementById('dialog-result').textContent"); r != "confirm returned true" {
+		t.Errorf("after the ad's dialog the top page's confirm got %q: the ad used up the armed answer", r)
+	}
+	if !strings.Contains(out, "accepted as browser_handle_dialog asked") {
+		t.Errorf("the armed click's result:\n%s", harness.Clip(out, 800))
+	}
+}
