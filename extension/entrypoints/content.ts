@@ -186,9 +186,17 @@ function start(): Instance {
     }
     if (msg.op === "frame_link") {
       const inlined = inbox.inlined();
-      const a = msg.args as { expect?: unknown } | undefined;
+      const a = msg.args as { expect?: unknown; snapshot?: unknown } | undefined;
       const expect = Array.isArray(a?.expect) ? a.expect.filter((t): t is string => typeof t === "string") : [];
-      void (inlined ? Promise.resolve([]) : inbox.take(expect)).then((tokens) => sendResponse({ ok: true, result: { inlined, tokens } }));
+      const snapArgs = a?.snapshot !== null && typeof a?.snapshot === "object" ? a.snapshot : undefined;
+      void (inlined ? Promise.resolve([]) : inbox.take(expect)).then(async (tokens) => {
+        // A frame its parent posted a token into answers its snapshot with
+        // the tokens, saving the service worker a second question.
+        if (snapArgs === undefined || tokens.length === 0) return sendResponse({ ok: true, result: { inlined, tokens } });
+        const r = await respond(ctx, { cs: true, op: "snapshot", args: snapArgs });
+        const snapshot = r.ok ? (dialogs.length > 0 ? { ...r.result, dialogs: dialogs.splice(0) } : r.result) : undefined;
+        sendResponse({ ok: true, result: { inlined, tokens, ...(snapshot ? { snapshot } : {}) } });
+      });
       return true;
     }
     if (msg.op === "snapshot" && doc.getElementsByTagName("*").length > BUSY_ELEMENTS) {

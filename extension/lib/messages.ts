@@ -140,7 +140,8 @@ export interface CsOps {
    * them with the tokens the child frames answer to frame_link).
    */
   snapshot: {
-    args: { refBase?: number; stopAfterChars?: number };
+    /** linkTokens: the service worker's tokens to post into this document's cross-origin frames (in order; fresh ones after). */
+    args: { refBase?: number; stopAfterChars?: number; linkTokens?: string[] };
     result: { snapshot: string; viewport?: string[]; refHigh?: number; limited?: boolean; links?: Record<string, string> } & PageNotes;
   };
   click: { args: { ref: string }; result: PageNotes };
@@ -184,7 +185,15 @@ export interface CsOps {
    * its parent's snapshot already shows it (same-origin), else which of this
    * round's tokens (expect) its parent window posted into it since the last ask.
    */
-  frame_link: { args: { expect: string[] }; result: { inlined: boolean; tokens: string[] } };
+  /**
+   * snapshot: when this frame got one of the expected tokens, it answers its
+   * own snapshot with these args too (one round trip per frame, not two; the
+   * service worker uses it only for a frame the round links).
+   */
+  frame_link: {
+    args: { expect: string[]; snapshot?: CsOps["snapshot"]["args"] };
+    result: { inlined: boolean; tokens: string[]; snapshot?: CsOps["snapshot"]["result"] };
+  };
   /** Whether this document has the keyboard focus itself (not an iframe of it): press_key goes there. */
   focus: { args: Empty; result: { focused: boolean } };
   /** The hand-off banner (lib/page/ask-banner.ts), top frame only; content.ts's own ops. */

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { CsMessage, ElementBox } from "../../lib/messages";
 import { setShareState } from "./gate";
-import { framedContent, refBox, type FrameInfo } from "./frames";
+import { forgetFrames, framedContent, refBox, type FrameInfo } from "./frames";
 
 setShareState({ ready: async () => undefined, shared: () => true });
 
@@ -46,6 +46,7 @@ function fakeChrome() {
 beforeEach(() => {
   sent = [];
   fakeChrome();
+  forgetFrames(1); // the worker's copy in memory of the last test's table
 });
 afterEach(() => vi.unstubAllGlobals());
 
@@ -53,8 +54,10 @@ afterEach(() => vi.unstubAllGlobals());
 function child(snapshot: string, got: () => string[], extra: Partial<Record<string, (a: unknown) => unknown>> = {}): Doc {
   return (msg) => {
     if (msg.op === "frame_link") {
-      const expect = (msg.args as { expect: string[] }).expect;
-      return { inlined: false, tokens: got().filter((t) => expect.includes(t)) };
+      const a = msg.args as { expect: string[]; snapshot?: object };
+      const tokens = got().filter((t) => a.expect.includes(t));
+      // As content.ts: a frame that got a token answers its snapshot along with it.
+      return { inlined: false, tokens, ...(a.snapshot && tokens.length > 0 ? { snapshot: { snapshot, viewport: [] } } : {}) };
     }
     if (msg.op === "snapshot") return { snapshot, viewport: [] };
     const h = extra[msg.op];
@@ -77,7 +80,9 @@ describe("framedContent", () => {
     docs = {
       TOP: (msg) => {
         if (msg.op !== "snapshot") throw new Error(`top: ${msg.op}`);
-        round = { e2: `t${++n}`, e3: `t${++n}` };
+        // The tokens the worker issued, in order (fresh ones past them).
+        const issued = [...((msg.args as { linkTokens?: string[] }).linkTokens ?? [])];
+        round = { e2: issued.shift() ?? `t${++n}`, e3: issued.shift() ?? `t${++n}` };
         return { snapshot: topYaml, viewport: ["e1", "e2"], refHigh: 3, links: round };
       },
     };
@@ -91,9 +96,43 @@ describe("framedContent", () => {
       '- heading "Pay" [level=1] [ref=e1]\n- iframe "Card" [ref=e2]:\n  - textbox "Card number" [ref=f1e1]\n- iframe "Ad" [ref=e3]:\n  - button "Offer" [ref=f2e1]',
     );
     expect(r.links).toBeUndefined();
+    // One question per frame: each answered its snapshot with its token.
+    expect(sent.filter((m) => m.to !== "TOP").map((m) => `${m.to}:${m.op}`)).toEqual(["CARD:frame_link", "AD:frame_link"]);
     // The same documents again: the same frame numbers.
     const again = await framedContent(1, "snapshot", {});
     expect(again.snapshot).toBe(r.snapshot);
+  });
+
+  it("asks the frames while the top frame reads itself, with the tokens the worker issued it", async () => {
+    // The top's snapshot answers only once the card frame was asked: a
+    // worker that asked after the top's answer would never get one.
+    let asked!: () => void;
+    const cardAsked = new Promise<void>((r) => (asked = r));
+    let posted!: (t: string) => void;
+    const token = new Promise<string>((r) => (posted = r));
+    docs.TOP = async (msg) => {
+      const issued = (msg.args as { linkTokens: string[] }).linkTokens;
+      await cardAsked;
+      posted(issued[0]!); // the top page posts the first issued token into the card's iframe
+      return { snapshot: '- iframe "Card" [cross-origin] [ref=e2]', viewport: [], links: { e2: issued[0]! } };
+    };
+    docs.CARD = async (msg) => {
+      if (msg.op !== "frame_link") throw new Error(`card: ${msg.op}`);
+      asked();
+      const t = await token;
+      const a = msg.args as { expect: string[] };
+      return { inlined: false, tokens: a.expect.includes(t) ? [t] : [], snapshot: { snapshot: '- textbox "Card number" [ref=e1]', viewport: [] } };
+    };
+    docs.AD = async () => ({ inlined: false, tokens: [] });
+    const r = await framedContent(1, "snapshot", {});
+    expect(r.snapshot).toBe('- iframe "Card" [ref=e2]:\n  - textbox "Card number" [ref=f1e1]');
+  });
+
+  it("a token the top's content script took itself (none issued for it) links nothing", async () => {
+    docs.TOP = () => ({ snapshot: topYaml, viewport: [], links: { e2: "self-made", e3: "self-made-2" } });
+    docs.CARD = child('- textbox "Card number" [ref=e1]', () => ["self-made"]);
+    docs.AD = child('- button "Offer" [ref=e1]', () => ["self-made-2"]);
+    expect((await framedContent(1, "snapshot", {})).snapshot).toBe(topYaml);
   });
 
   it("a token passed on from one frame to the other stitches neither wrong", async () => {
@@ -189,7 +228,7 @@ describe("frames on the page: boxes and points", () => {
       TOP: (msg) => {
         const a = msg.args as Record<string, unknown>;
         if (msg.op === "snapshot") {
-          round = { e2: `t${++n}` };
+          round = { e2: (a.linkTokens as string[] | undefined)?.[0] ?? `t${++n}` };
           return { snapshot: '- iframe "Card" [cross-origin] [ref=e2]', viewport: [], links: round };
         }
         if (msg.op === "frame_tokens") {
@@ -207,11 +246,15 @@ describe("frames on the page: boxes and points", () => {
       },
       CARD: (msg) => {
         const a = msg.args as Record<string, unknown>;
-        if (msg.op === "frame_link") return { inlined: false, tokens: Object.values(round).filter((t) => (a.expect as string[]).includes(t)) };
-        if (msg.op === "snapshot") {
-          inner = { e5: `i${++n}` };
+        const snap = (issued?: string[]) => {
+          inner = { e5: issued?.[0] ?? `i${++n}` };
           return { snapshot: '- textbox "Card number" [ref=e1]\n- iframe "Nest" [cross-origin] [ref=e5]', viewport: [], links: inner };
+        };
+        if (msg.op === "frame_link") {
+          const tokens = Object.values(round).filter((t) => (a.expect as string[]).includes(t));
+          return { inlined: false, tokens, ...(a.snapshot && tokens.length > 0 ? { snapshot: snap((a.snapshot as { linkTokens?: string[] }).linkTokens) } : {}) };
         }
+        if (msg.op === "snapshot") return snap();
         if (msg.op === "frame_tokens") {
           inner = { e5: `i${++n}` };
           return { links: inner };
@@ -231,8 +274,10 @@ describe("frames on the page: boxes and points", () => {
       },
       NEST: (msg) => {
         const a = msg.args as Record<string, unknown>;
-        if (msg.op === "frame_link") return { inlined: false, tokens: Object.values(inner).filter((t) => (a.expect as string[]).includes(t)) };
-        if (msg.op === "snapshot") return { snapshot: '- button "Hello" [ref=e1]', viewport: [] };
+        if (msg.op === "frame_link") {
+          const tokens = Object.values(inner).filter((t) => (a.expect as string[]).includes(t));
+          return { inlined: false, tokens, ...(a.snapshot && tokens.length > 0 ? { snapshot: { snapshot: '- button "Hello" [ref=e1]', viewport: [] } } : {}) };
+        }
         if (msg.op === "rect" && a.ref === "e1") return box(5, 60, 50, 30, 300, 100);
         if (msg.op === "click_xy") {
           nestXy.push(a);

@@ -94,6 +94,11 @@ export interface Claim {
   tokens: string[];
 }
 
+/** A claim with the snapshot the frame answered along with it (a snapshot round). */
+interface SnapClaim extends Claim {
+  snapshot?: SnapshotResult;
+}
+
 /**
  * Pairs the tokens a parent posted (ref → token) with the frames that
  * answered them: a link is made only for a token exactly one frame answered,
@@ -146,17 +151,33 @@ export interface FrameTable {
 
 const tableKey = (tabId: number) => `frames:${tabId}`;
 
+/**
+ * The tables as last saved, by tab: a snapshot reads and saves its tab's
+ * table each time, and storage.session costs a round trip to the browser
+ * process each way; the copy in memory (gone when the worker stops, then
+ * read from storage again) spares both while nothing changed.
+ */
+const saved = new Map<number, string>();
+
 async function loadTable(tabId: number): Promise<FrameTable> {
+  const mem = saved.get(tabId);
+  if (mem !== undefined) return JSON.parse(mem) as FrameTable;
   const got = await chrome.storage.session.get(tableKey(tabId));
   const v = got[tableKey(tabId)] as FrameTable | undefined;
-  return v && typeof v.next === "number" && typeof v.byN === "object" ? v : { next: 1, byN: {} };
+  const t = v && typeof v.next === "number" && typeof v.byN === "object" ? v : { next: 1, byN: {} };
+  saved.set(tabId, JSON.stringify(t));
+  return t;
 }
 
 async function saveTable(tabId: number, t: FrameTable): Promise<void> {
+  const text = JSON.stringify(t);
+  if (saved.get(tabId) === text) return;
+  saved.set(tabId, text);
   await chrome.storage.session.set({ [tableKey(tabId)]: t });
 }
 
 export function forgetFrames(tabId: number): void {
+  saved.delete(tabId);
   chrome.storage.session.remove(tableKey(tabId)).catch(reported("frames: forgetting a closed tab's frame table"));
 }
 
@@ -247,7 +268,7 @@ interface Stitched {
 }
 
 /**
- * One round of the handshake for the document root (its frame number rootN,
+ * One round of the handshake outside a snapshot (a point over a frame: frameBehind) for the document root (its frame number rootN,
  * null for the top frame), which posted the tokens posted (ref → token): the
  * frames Chrome places under it answer, decideLinks pairs them, and each link
  * is numbered and recorded with its place (the table is saved by the caller).
@@ -257,8 +278,7 @@ async function linkRound(tabId: number, frames: FrameInfo[], table: FrameTable, 
   if (Object.keys(posted).length === 0) return out;
   const rootInfo = frames.find((x) => x.frameId === root);
   const parent = rootInfo ? target(rootInfo) : { frameId: root };
-  const links = decideLinks(posted, await claimsUnder(tabId, frames, root, Object.values(posted)));
-  for (const [ref, frameId] of links) {
+  for (const [ref, frameId] of decideLinks(posted, await claimsUnder(tabId, frames, root, Object.values(posted)))) {
     const f = frames.find((x) => x.frameId === frameId);
     if (!f || f.documentId === undefined) continue;
     out.set(ref, { f, n: numberFor(table, f.documentId, f.frameId, { parent, parentN: rootN, iframeRef: ref }) });
@@ -266,23 +286,101 @@ async function linkRound(tabId: number, frames: FrameInfo[], table: FrameTable, 
   return out;
 }
 
+/**
+ * The questions of one snapshot round, asked of every frame of the tab at
+ * once, while the top frame reads itself: each frame gets the tokens the
+ * service worker issues for its own cross-origin iframes (linkTokens of its
+ * snapshot) and is asked for those its ancestors were issued (any of them
+ * may be the document that posts into it: a same-origin parent is read by
+ * its own parent). A frame whose parent window posted one of them answers
+ * with its snapshot. Which document's token a frame holds decides nothing
+ * yet: stitchUnder pairs them per document, with decideLinks, from Chrome's
+ * tree only.
+ */
+interface Round {
+  frames: FrameInfo[];
+  table: FrameTable;
+  issued: Map<number, string[]>;
+  asks: Map<number, Promise<{ f: FrameInfo; r: CsOps["frame_link"]["result"] } | null>>;
+}
+
+/** Tokens the top frame is issued (it takes fresh ones after these: frames the tree did not have yet stay unread that time). */
+const TOP_TOKENS = 64;
+
+function freshTokens(n: number): string[] {
+  return Array.from({ length: Math.max(0, Math.min(n, 64)) }, () => crypto.randomUUID());
+}
+
+function askAll(tabId: number, frames: FrameInfo[], topTokens: string[]): Pick<Round, "issued" | "asks"> {
+  const byId = new Map(frames.map((f) => [f.frameId, f]));
+  const ancestors = (f: FrameInfo): FrameInfo[] => {
+    const out: FrameInfo[] = [];
+    for (let p = byId.get(f.parentFrameId); p && out.length <= MAX_DEPTH; p = byId.get(p.parentFrameId)) out.push(p);
+    return out;
+  };
+  const descendants = new Map<number, number>();
+  for (const f of frames) for (const a of ancestors(f)) descendants.set(a.frameId, (descendants.get(a.frameId) ?? 0) + 1);
+  const issued = new Map<number, string[]>([[0, topTokens]]);
+  const deep = frames.filter((f) => f.frameId !== 0 && ancestors(f).length <= MAX_DEPTH);
+  for (const f of deep) issued.set(f.frameId, freshTokens(descendants.get(f.frameId) ?? 0));
+  const asks: Round["asks"] = new Map();
+  for (const f of deep) {
+    const expect = ancestors(f).flatMap((a) => issued.get(a.frameId) ?? []);
+    if (expect.length === 0) continue;
+    asks.set(
+      f.frameId,
+      contentOpIn(tabId, target(f), "frame_link", { expect, snapshot: { linkTokens: issued.get(f.frameId) ?? [] } }).then(
+        (r) => ({ f, r }),
+        unanswered("frames: asking a child frame for its link token"),
+      ),
+    );
+  }
+  return { issued, asks };
+}
+
+/** The claims of root's candidate frames (its children, and the children of those that answer inlined), from the round's answers. */
+async function roundClaims(round: Round, root: number): Promise<SnapClaim[]> {
+  const claims: SnapClaim[] = [];
+  let level = round.frames.filter((f) => f.parentFrameId === root);
+  for (let depth = 0; level.length > 0 && depth < MAX_DEPTH; depth++) {
+    const answers = await Promise.all(level.map((f) => round.asks.get(f.frameId) ?? Promise.resolve(null)));
+    const next: FrameInfo[] = [];
+    for (const a of answers) {
+      if (!a) continue;
+      if (a.r.inlined) next.push(...round.frames.filter((f) => f.parentFrameId === a.f.frameId));
+      else {
+        const tokens = Array.isArray(a.r.tokens) ? a.r.tokens.filter((t) => typeof t === "string") : [];
+        const snap = a.r.snapshot && typeof a.r.snapshot === "object" ? a.r.snapshot : undefined;
+        claims.push({ frameId: a.f.frameId, tokens, ...(snap ? { snapshot: snap } : {}) });
+      }
+    }
+    level = next;
+  }
+  return claims;
+}
+
 /** Root's snapshot (refs prefixed with n unless it is the top frame) with its linked frames stitched in. */
-async function stitchUnder(tabId: number, frames: FrameInfo[], table: FrameTable, root: number, res: SnapshotResult, n: number | null, depth: number): Promise<Stitched> {
+async function stitchUnder(tabId: number, round: Round, root: number, res: SnapshotResult, n: number | null, depth: number): Promise<Stitched> {
   const local = (ref: string) => (n === null ? ref : `f${n}${ref}`);
   let snapshot = n === null ? String(res.snapshot ?? "") : prefixRefs(String(res.snapshot ?? ""), n);
   let viewport = (Array.isArray(res.viewport) ? res.viewport : []).map(local);
   const dialogs: Dialog[] = Array.isArray(res.dialogs) ? [...res.dialogs] : [];
   const posted = res.links && typeof res.links === "object" ? res.links : {};
   if (Object.keys(posted).length === 0 || depth >= MAX_DEPTH) return { snapshot, viewport, dialogs };
-  const links = await linkRound(tabId, frames, table, root, n, posted);
-  for (const [ref, { f, n: cn }] of links) {
-    let child: SnapshotResult;
-    try {
-      child = await contentOpIn(tabId, target(f), "snapshot", {});
-    } catch {
-      continue; // the frame went away meanwhile: its line stays unread
-    }
-    const sub = await stitchUnder(tabId, frames, table, f.frameId, child, cn, depth + 1);
+  // Only the tokens issued for root count: one a page made up, or root's
+  // content script took fresh once those ran out, was asked for by nobody.
+  const issued = new Set(round.issued.get(root) ?? []);
+  const mine = Object.fromEntries(Object.entries(posted).filter(([, t]) => issued.has(t)));
+  const claims = await roundClaims(round, root);
+  const rootInfo = round.frames.find((x) => x.frameId === root);
+  const parent = rootInfo ? target(rootInfo) : { frameId: root };
+  for (const [ref, frameId] of decideLinks(mine, claims)) {
+    const f = round.frames.find((x) => x.frameId === frameId);
+    const child = claims.find((c) => c.frameId === frameId)?.snapshot;
+    // No snapshot: it failed (the frame went away meanwhile); its line stays unread.
+    if (!f || f.documentId === undefined || !child) continue;
+    const cn = numberFor(round.table, f.documentId, f.frameId, { parent, parentN: n, iframeRef: ref });
+    const sub = await stitchUnder(tabId, round, f.frameId, child, cn, depth + 1);
     snapshot = stitch(snapshot, local(ref), sub.snapshot);
     const at = viewport.indexOf(local(ref));
     if (at >= 0) viewport = [...viewport.slice(0, at + 1), ...sub.viewport, ...viewport.slice(at + 1)];
@@ -300,14 +398,26 @@ function cap(s: string): string {
   return s.slice(0, cut < 0 ? 0 : cut) + `\n- text: "… the snapshot was cut here (page too large); use browser_get_text, or scroll and snapshot again"`;
 }
 
+/**
+ * The top frame's snapshot with every linked frame's stitched in, in about
+ * one round trip: the frame tree is read and every frame asked while the
+ * top frame reads itself (askAll), and the frames read themselves as soon as
+ * their tokens arrive.
+ */
 async function framedSnapshot(tabId: number, args: CsOps["snapshot"]["args"]): Promise<SnapshotResult> {
-  const top = await contentOpIn(tabId, { frameId: 0 }, "snapshot", args);
+  const topTokens = freshTokens(TOP_TOKENS);
+  const topP = contentOpIn(tabId, { frameId: 0 }, "snapshot", { ...args, linkTokens: topTokens });
+  const frames = await allFrames(tabId).catch(reported("frames: reading the tab's frame tree"));
+  const asked = frames && frames.length > 1 ? askAll(tabId, frames, topTokens) : undefined;
+  const top = await topP;
   // No cross-origin iframe in the top document: nothing to stitch.
-  if (!top.links || Object.keys(top.links).length === 0) return top;
-  const frames = await allFrames(tabId);
+  if (!top.links || Object.keys(top.links).length === 0 || !frames || !asked) {
+    const { links: _links, ...rest } = top;
+    return rest;
+  }
   const table = await loadTable(tabId);
   prune(table, frames);
-  const s = await stitchUnder(tabId, frames, table, 0, top, null, 0);
+  const s = await stitchUnder(tabId, { frames, table, ...asked }, 0, top, null, 0);
   await saveTable(tabId, table);
   const { links: _links, ...rest } = top;
   const out: SnapshotResult = { ...rest, snapshot: cap(s.snapshot), viewport: s.viewport };

@@ -49,14 +49,13 @@ export function crossOriginFrames(doc: Document, depth = 0): Element[] {
 }
 
 /**
- * Posts a new token into each cross-origin frame of doc — those the snapshot
- * met (seen, shadow roots included) and the hidden ones of the light DOM —
- * and answers them by the element's ref (assigned here for hidden ones,
- * which have no line).
+ * Posts a new token into each of els that is a frame element with a window
+ * (once per element) and answers the tokens by element; the caller names
+ * them by ref once the snapshot has given its lines their refs.
  */
-export function postLinkTokens(doc: Document, refs: RefRegistry, seen: readonly Element[] = [], token: () => string = () => crypto.randomUUID()): Record<string, string> {
-  const links: Record<string, string> = {};
-  for (const el of new Set([...seen, ...crossOriginFrames(doc)])) {
+export function postTokens(els: Iterable<Element>, token: () => string): Map<Element, string> {
+  const out = new Map<Element, string>();
+  for (const el of new Set(els)) {
     if (tagOf(el) !== "iframe" && tagOf(el) !== "frame") continue;
     const win = (el as HTMLIFrameElement).contentWindow;
     if (!win) continue;
@@ -67,10 +66,39 @@ export function postLinkTokens(doc: Document, refs: RefRegistry, seen: readonly 
     } catch {
       continue;
     }
-    links[refs.refFor(el)] = t;
+    out.set(el, t);
   }
+  return out;
+}
+
+/** Tokens by element → by ref (assigned here for hidden frames, which have no line). */
+export function byRef(posted: Map<Element, string>, refs: RefRegistry): Record<string, string> {
+  const links: Record<string, string> = {};
+  for (const [el, t] of posted) links[refs.refFor(el)] = t;
   return links;
 }
+
+/**
+ * Posts a new token into each cross-origin frame of doc — those the snapshot
+ * met (seen, shadow roots included) and the hidden ones of the light DOM —
+ * and answers them by the element's ref.
+ */
+export function postLinkTokens(doc: Document, refs: RefRegistry, seen: readonly Element[] = [], token: () => string = () => crypto.randomUUID()): Record<string, string> {
+  return byRef(postTokens([...seen, ...crossOriginFrames(doc)], token), refs);
+}
+
+/**
+ * The tokens a snapshot posts: the service worker's (issued, in order, so
+ * that it could ask the child frames for them while this document was being
+ * read), then fresh ones once those run out.
+ */
+export function tokenSource(issued: unknown): () => string {
+  const list = Array.isArray(issued) ? issued.filter((t): t is string => typeof t === "string" && t.length > 0 && t.length <= MAX_TOKEN).slice(0, MAX_ISSUED) : [];
+  return () => list.shift() ?? crypto.randomUUID();
+}
+
+/** The most tokens a snapshot takes from the service worker. */
+export const MAX_ISSUED = 64;
 
 /**
  * The child side: keeps the tokens win's parent posted into win, and answers
@@ -112,10 +140,10 @@ export class LinkInbox {
 
   /**
    * Which of the expected tokens (this round's, from the service worker)
-   * the parent window posted since the last take. When none has arrived yet,
-   * waits for one (the parent's post and the service worker's ask travel on
-   * different paths), at most LINK_WAIT_MS. Other tokens (a page's guesses,
-   * an earlier round's) are dropped.
+   * the parent window posted and no take answered yet. When none has arrived
+   * yet, waits for one (the parent's post and the service worker's ask travel
+   * on different paths, and the ask may come first), at most LINK_WAIT_MS.
+   * Other tokens (a page's guesses, another round's) stay, at most MAX_KEPT.
    */
   async take(expect: readonly string[]): Promise<string[]> {
     const want = new Set(expect);
@@ -129,8 +157,10 @@ export class LinkInbox {
         await Promise.race([new Promise<void>((r) => this.waiters.push(r)), deadline]);
       }
     }
+    // Only those are taken: another round's (asked for meanwhile) stay.
     const out = hits();
-    this.tokens = [];
+    const taken = new Set(out);
+    this.tokens = this.tokens.filter((t) => !taken.has(t));
     return out;
   }
 

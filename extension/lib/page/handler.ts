@@ -8,7 +8,7 @@ import { errorText } from "../peer";
 import type { ConsoleBuffer } from "./console";
 import { maskSecretsIn } from "./secret";
 import { fillForm } from "./fillform";
-import { postLinkTokens } from "./framelink";
+import { byRef, crossOriginFrames, postLinkTokens, postTokens, tokenSource } from "./framelink";
 import { elementRect, pageMetrics, scrollToPoint } from "./geometry";
 import { pressKey } from "./keyboard";
 import { click, drag, hover } from "./pointer";
@@ -67,15 +67,21 @@ type Handlers = { [K in PageOp]: (ctx: PageContext, args: CsOps[K]["args"]) => P
 // The service worker checked every field against the wire request before
 // sending (lib/executor.ts); the table's types hold it to that.
 const handlers: Handlers = {
-  snapshot: async (ctx, { refBase, stopAfterChars }) => {
+  snapshot: async (ctx, { refBase, stopAfterChars, linkTokens }) => {
     ctx.refs.sweep();
     if (typeof refBase === "number") ctx.refs.advanceTo(refBase);
     const viewport: string[] = [];
     const limit = typeof stopAfterChars === "number" && stopAfterChars > 0 ? { chars: stopAfterChars, stopped: false } : undefined;
     const crossOrigin: Element[] = [];
+    const token = tokenSource(linkTokens);
+    // The light DOM's cross-origin frames get their tokens first, so those
+    // frames (asked by the service worker meanwhile) read themselves while
+    // this document is read; those in shadow roots once the walk met them.
+    const early = postTokens(crossOriginFrames(ctx.doc), token);
     const snapshot = buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport, limit, crossOrigin });
-    // After the snapshot, so its cross-origin iframe lines have their refs.
-    const links = postLinkTokens(ctx.doc, ctx.refs, crossOrigin);
+    const late = postTokens(crossOrigin.filter((el) => !early.has(el)), token);
+    // By ref after the walk, so the iframe lines have their refs in page order.
+    const links = byRef(new Map([...early, ...late]), ctx.refs);
     return { snapshot, viewport, refHigh: ctx.refs.high, ...(limit?.stopped ? { limited: true } : {}), ...(Object.keys(links).length > 0 ? { links } : {}) };
   },
   click: (ctx, { ref }) => done(click(ctx.refs, ref, ctx.settle)),
