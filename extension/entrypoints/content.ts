@@ -189,13 +189,14 @@ function start(): Instance {
       const a = msg.args as { expect?: unknown; snapshot?: unknown } | undefined;
       const expect = Array.isArray(a?.expect) ? a.expect.filter((t): t is string => typeof t === "string") : [];
       const snapArgs = a?.snapshot !== null && typeof a?.snapshot === "object" ? a.snapshot : undefined;
-      void (inlined ? Promise.resolve([]) : inbox.take(expect)).then(async (tokens) => {
-        // A frame its parent posted a token into answers its snapshot with
-        // the tokens, saving the service worker a second question.
-        if (snapArgs === undefined || tokens.length === 0) return sendResponse({ ok: true, result: { inlined, tokens } });
-        const r = await respond(ctx, { cs: true, op: "snapshot", args: snapArgs });
-        const snapshot = r.ok ? (dialogs.length > 0 ? { ...r.result, dialogs: dialogs.splice(0) } : r.result) : undefined;
-        sendResponse({ ok: true, result: { inlined, tokens, ...(snapshot ? { snapshot } : {}) } });
+      // A frame its parent posts a token into answers its snapshot with the
+      // token, saving the service worker a second question; it reads itself
+      // at once, while the token is on its way (kept only if one comes).
+      const snap = snapArgs !== undefined && !inlined ? respond(ctx, { cs: true, op: "snapshot", args: snapArgs }) : undefined;
+      void Promise.all([inlined ? Promise.resolve([]) : inbox.take(expect), snap]).then(([tokens, r]) => {
+        if (!r || !r.ok || tokens.length === 0) return sendResponse({ ok: true, result: { inlined, tokens } });
+        const snapshot = dialogs.length > 0 ? { ...r.result, dialogs: dialogs.splice(0) } : r.result;
+        sendResponse({ ok: true, result: { inlined, tokens, snapshot } });
       });
       return true;
     }

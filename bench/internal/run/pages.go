@@ -32,6 +32,10 @@ type Page struct {
 	Type      Target
 	TypeText  func(rep int) string
 	TypeCheck func(text string) string
+	// FrameTargets must be in the snapshot step's snapshot: elements inside
+	// the page's cross-site iframes, which a snapshot that leaves those frames
+	// unread lacks (its step then fails).
+	FrameTargets []Target
 }
 
 // Pages are the benchmark's pages, in report order.
@@ -83,13 +87,15 @@ var Pages = []Page{
 	framesPage("noframes", "Support desk",
 		"bench/testdata/frames.html served as /noframes.html: a ticket form (field, button, live outputs) without iframes, the baseline of the frames page"),
 	framesPage("frames", "Support desk",
-		"bench/testdata/frames.html: the same ticket form with two iframes, a same-origin help widget and a cross-site embed (http://localhost:<port>, its own renderer process), each with links, a field and a button"),
+		"bench/testdata/frames.html: the same ticket form with two cross-site iframes (http://localhost:<port>, their own renderer process), a help widget and a status embed, each with links, a field and a button, read in the snapshot",
+		Target{Role: "button", Name: "Search"}, Target{Role: "button", Name: "Check status"}),
 }
 
-// framesPage is the iframe pair: the same page served with its two iframes
-// (one same-origin, one from another site, so in its own renderer process)
-// and without them, so a click can be compared on both.
-func framesPage(key, title, about string) Page {
+// framesPage is the iframe pair: the same page served with its two
+// cross-site iframes (in their own renderer process; read, inFrames the
+// elements the snapshot must show from them) and without them, so the
+// snapshot and the actions can be compared on both.
+func framesPage(key, title, about string, inFrames ...Target) Page {
 	return Page{
 		Key: key, Title: title, Path: "/" + key + ".html", File: "bench/testdata/frames.html", About: about,
 		Click:      Target{Role: "button", Name: "Open ticket", Element: "Open ticket button"},
@@ -99,6 +105,7 @@ func framesPage(key, title, about string) Page {
 		TypeCheck: func(text string) string {
 			return fmt.Sprintf(`document.getElementById('subject').value === %q && document.getElementById('subject-mirror').textContent === %q`, text, text)
 		},
+		FrameTargets: inFrames,
 	}
 }
 

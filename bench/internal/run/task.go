@@ -100,7 +100,13 @@ func runTask(ctx context.Context, cfg Config, s *session, p Page, fx *fixtures.S
 				*tg.ref, *tg.err = snapshot.Find(fr.Text, srv.Format, tg.t.Role, tg.t.Name)
 			}
 		}
-		if err := errors.Join(e1, e2); err != nil {
+		var e3 error
+		for _, ft := range p.FrameTargets {
+			if _, err := snapshot.Find(r.Text, srv.Format, ft.Role, ft.Name); err != nil {
+				e3 = errors.Join(e3, fmt.Errorf("the cross-site frames' content is not in the snapshot: %w", err))
+			}
+		}
+		if err := errors.Join(e1, e2, e3); err != nil {
 			snap.OK, snap.Error = false, clip(err.Error(), 500)
 		}
 	}
