@@ -247,17 +247,21 @@ func TestFramesUnshared(t *testing.T) {
 // TestFramesDialogArm: an answer armed with browser_handle_dialog is for
 // the AI's own next dialog: a cross-site ad frame that asks meanwhile gets
 // the default (dismissed) and does not use it up, its dialog is still
-// reported, and the top page's dialog then gets the armed answer.
+// reported, and the top page's dialog then gets the armed answer; an
+// action the AI takes in a cross-site frame takes the answer with it (that
+// frame's question gets it, once), and one whose frame asks nothing leaves
+// it for the top page.
 func TestFramesDialogArm(t *testing.T) {
 	s := shared(t)
 	ctx := testContext(t, testTimeout)
 	tab, slot := s.openShared(ctx, t, "/dialog-frames.html")
-	s.frameReady(ctx, t, "ad-dialog.html")
+	s.frameReady(ctx, t, "ad-dialog.html?ad")
+	s.frameReady(ctx, t, "ad-dialog.html?pay")
 	snap := s.snapshot(ctx, t, slot)
 	del := ref(t, snap, "button", "Delete account")
 
 	s.ok(ctx, t, "browser_handle_dialog", map[string]any{"accept": true, "tab": slot})
-	got, err := harness.EvalInFrameTarget[bool](ctx, s.browser, "ad-dialog.html", "window.ask()")
+	got, err := harness.EvalInFrameTarget[bool](ctx, s.browser, "ad-dialog.html?ad", "window.ask()")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,5 +279,32 @@ func TestFramesDialogArm(t *testing.T) {
 	}
 	if !strings.Contains(out, "accepted as browser_handle_dialog asked") {
 		t.Errorf("the armed click's result:\n%s", harness.Clip(out, 800))
+	}
+
+	// The AI acts in the payment frame after arming: that frame's own
+	// question gets the armed answer, once; the top page's next one does not.
+	_, inPay := under(t, snap, "Payment")
+	pay, ok := findIn(inPay, "button", "Pay now")
+	if !ok {
+		t.Fatalf("the payment frame's button is not under its line:\n%s", snap)
+	}
+	s.ok(ctx, t, "browser_handle_dialog", map[string]any{"accept": true, "tab": slot})
+	out = s.ok(ctx, t, "browser_click", map[string]any{"element": "Pay now", "ref": pay.Ref, "tab": slot})
+	if a, err := harness.EvalInFrameTarget[string](ctx, s.browser, "ad-dialog.html?pay", "JSON.stringify(window.answers)"); err != nil || a != "[true]" {
+		t.Errorf("the payment frame's confirm after arming an accept: %s, %v (want [true])", a, err)
+	}
+	if !strings.Contains(out, "pay-token-4471") || !strings.Contains(out, "accepted as browser_handle_dialog asked") {
+		t.Errorf("the armed click in the frame's result:\n%s", harness.Clip(out, 800))
+	}
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Delete account", "ref": del, "tab": slot})
+	if r := js[string](ctx, t, tab, "document.getElementById('dialog-result').textContent"); r != "confirm returned false" {
+		t.Errorf("the answer the payment frame used was used again by the top page: %q", r)
+	}
+	// Armed, an action in a frame that asks nothing leaves the answer for the top page.
+	s.ok(ctx, t, "browser_handle_dialog", map[string]any{"accept": true, "tab": slot})
+	s.ok(ctx, t, "browser_hover", map[string]any{"element": "Pay now", "ref": pay.Ref, "tab": slot})
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Delete account", "ref": del, "tab": slot})
+	if r := js[string](ctx, t, tab, "document.getElementById('dialog-result').textContent"); r != "confirm returned true" {
+		t.Errorf("after an action in a frame that asked nothing, the top page's confirm got %q: the armed answer was lost", r)
 	}
 }

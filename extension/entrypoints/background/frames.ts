@@ -23,6 +23,9 @@ import type { ConsoleEntry, Dialog } from "../../lib/protocol.gen";
 import { CodedError } from "../../lib/peer";
 import { report, reported } from "../../lib/diag";
 import { contentOpIn, type FrameTarget } from "./content-ops";
+import { armDocument, armTab } from "./inject";
+import { ACTION_OPS } from "../../lib/messages";
+import type { DialogArm } from "../../lib/page/console";
 
 export interface FrameInfo {
   frameId: number;
@@ -628,6 +631,41 @@ async function focusedFrame(tabId: number): Promise<FrameTarget> {
   return f ? target(f) : { frameId: 0 };
 }
 
+// ---- dialogs ---------------------------------------------------------------
+
+/** The answer browser_handle_dialog armed for a tab's next dialog, if any (the service worker's, index.ts). */
+let armOf: (tabId: number) => DialogArm | null = () => null;
+
+export function setArmSource(fn: (tabId: number) => DialogArm | null): void {
+  armOf = fn;
+}
+
+/**
+ * An action the AI takes in a frame carries the tab's armed dialog answer
+ * with it: the answer moves from the top frame's hooks to that frame
+ * document's for the action, and back when no dialog used it. A frame the
+ * AI does not act in (an ad) never holds it, so it cannot use it up; the
+ * frame acted in answers its own "Are you sure?" as the AI asked.
+ */
+async function withArmIn<T>(tabId: number, frame: FrameTarget, act: () => Promise<T>): Promise<T> {
+  const arm = frame.documentId !== undefined ? armOf(tabId) : null;
+  if (!arm || frame.documentId === undefined) return act();
+  const doc = frame.documentId;
+  await armTab(tabId, null);
+  await armDocument(tabId, doc, arm);
+  let used = false;
+  try {
+    const res = await act();
+    used = (res as { dialogs?: Dialog[] } | null)?.dialogs?.some((d) => d.armed) === true;
+    return res;
+  } finally {
+    // A dialog that used it says so in the answer and to the worker ("dialog-used"): nothing to put back then.
+    const left = used ? null : armOf(tabId);
+    await armDocument(tabId, doc, null).catch(reported("frames: taking an armed dialog answer back from a frame"));
+    if (left) await armTab(tabId, left).catch(reported("frames: putting an armed dialog answer back in the top frame"));
+  }
+}
+
 // ---- console ---------------------------------------------------------------
 
 /** As many entries as one page keeps (lib/page/console.ts). */
@@ -715,6 +753,8 @@ export async function framedContent<K extends CsOp>(tabId: number, op: K, args: 
   if (op === "rect") return (await refBox(tabId, (args as CsOps["rect"]["args"]).ref, (args as CsOps["rect"]["args"]).scroll !== false)) as CsOps[K]["result"];
   const r = await routeRefs(tabId, op, args);
   try {
+    const frame: FrameTarget | null = r.frame;
+    if (frame !== null && (ACTION_OPS as readonly string[]).includes(op)) return await withArmIn(tabId, frame, () => contentOpIn(tabId, frame, op, r.args));
     return await contentOpIn(tabId, r.frame ?? { frameId: 0 }, op, r.args);
   } catch (e) {
     const frame: FrameTarget | null = r.frame;

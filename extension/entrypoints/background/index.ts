@@ -31,7 +31,7 @@ import {
 } from "../../lib/storage";
 import { needsReconnect, type Served } from "../../lib/settings-sync";
 import { makeChromePort } from "./chrome-port";
-import { forgetFrames } from "./frames";
+import { forgetFrames, setArmSource } from "./frames";
 import { forgetRefBase } from "./ref-base";
 import { forgetTab as forgetNetTab, installNetwork, setShared } from "./network";
 import { detachUnshared, forgetDebuggerTab, installDebugger, takeCancelNotice } from "./debugger";
@@ -193,6 +193,9 @@ function currentArm(tabId: number): DialogArm | null {
   }
   return a;
 }
+
+// An action in a frame takes the armed answer there for its time (frames.ts).
+setArmSource(currentArm);
 
 async function armDialog(tabId: number, answer: { accept: boolean; promptText?: string }): Promise<number> {
   const a: DialogArm = { accept: answer.accept, expiresAt: Date.now() + DIALOG_ARM_TTL_MS };

@@ -199,6 +199,11 @@ export async function armTab(tabId: number, arm: DialogArm | null): Promise<void
   await control(tabId, { tabId, frameIds: [0] }, armInPage, [arm]);
 }
 
+/** Sets (or clears) it in one frame document's hooks instead (an action the AI takes in that frame: frames.ts). */
+export async function armDocument(tabId: number, documentId: string, arm: DialogArm | null): Promise<void> {
+  await control(tabId, { tabId, documentIds: [documentId] }, armInPage, [arm]);
+}
+
 /** Before a navigation the AI asked for: beforeunload listeners do not run (for 10 s). */
 export async function beforeLeaving(tabId: number): Promise<void> {
   await control(tabId, { tabId, allFrames: true }, leavingInPage, []);
