@@ -98,9 +98,13 @@ describe("framedContent", () => {
     expect(r.links).toBeUndefined();
     // One question per frame: each answered its snapshot with its token.
     expect(sent.filter((m) => m.to !== "TOP").map((m) => `${m.to}:${m.op}`)).toEqual(["CARD:frame_link", "AD:frame_link"]);
-    // The same documents again: the same frame numbers.
+    // The same documents again: the same frame numbers, and the links made
+    // before still hold (neither document changed): the frames are only
+    // asked for their snapshot.
+    sent = [];
     const again = await framedContent(1, "snapshot", {});
     expect(again.snapshot).toBe(r.snapshot);
+    expect(sent.filter((m) => m.to !== "TOP").map((m) => `${m.to}:${m.op}`)).toEqual(["CARD:snapshot", "AD:snapshot"]);
   });
 
   it("asks the frames while the top frame reads itself, with the tokens the worker issued it", async () => {

@@ -305,6 +305,10 @@ interface Round {
   table: FrameTable;
   issued: Map<number, string[]>;
   asks: Map<number, Promise<{ f: FrameInfo; r: CsOps["frame_link"]["result"] } | null>>;
+  /** Frames linked by an earlier round whose documents are all still there: asked for their snapshot only. */
+  direct: Map<number, Promise<SnapshotResult | null>>;
+  /** "<parent documentId>\n<iframe ref>" → the frame an earlier round linked to that iframe element. */
+  knownAt: Map<string, number>;
 }
 
 /** Tokens the top frame is issued (it takes fresh ones after these: frames the tree did not have yet stay unread that time). */
@@ -314,7 +318,7 @@ function freshTokens(n: number): string[] {
   return Array.from({ length: Math.max(0, Math.min(n, 64)) }, () => crypto.randomUUID());
 }
 
-function askAll(tabId: number, frames: FrameInfo[], topTokens: string[]): Pick<Round, "issued" | "asks"> {
+function askAll(tabId: number, frames: FrameInfo[], table: FrameTable, topTokens: string[]): Pick<Round, "issued" | "asks" | "direct" | "knownAt"> {
   const byId = new Map(frames.map((f) => [f.frameId, f]));
   const ancestors = (f: FrameInfo): FrameInfo[] => {
     const out: FrameInfo[] = [];
@@ -327,7 +331,19 @@ function askAll(tabId: number, frames: FrameInfo[], topTokens: string[]): Pick<R
   const deep = frames.filter((f) => f.frameId !== 0 && ancestors(f).length <= MAX_DEPTH);
   for (const f of deep) issued.set(f.frameId, freshTokens(descendants.get(f.frameId) ?? 0));
   const asks: Round["asks"] = new Map();
+  const direct: Round["direct"] = new Map();
+  const knownAt: Round["knownAt"] = new Map();
+  const live = new Set(frames.map((f) => f.documentId));
   for (const f of deep) {
+    // Linked before, and neither document changed since: an iframe element
+    // cannot show another document without loading it (a new documentId),
+    // so the link still holds; only the frame's snapshot is needed.
+    const known = Object.values(table.byN).find((d) => d.documentId === f.documentId);
+    if (known?.parent?.documentId !== undefined && known.iframeRef !== undefined && live.has(known.parent.documentId)) {
+      knownAt.set(`${known.parent.documentId}\n${known.iframeRef}`, f.frameId);
+      direct.set(f.frameId, contentOpIn(tabId, target(f), "snapshot", { linkTokens: issued.get(f.frameId) ?? [] }).catch(unanswered("frames: reading a linked frame")));
+      continue;
+    }
     const expect = ancestors(f).flatMap((a) => issued.get(a.frameId) ?? []);
     if (expect.length === 0) continue;
     asks.set(
@@ -338,7 +354,7 @@ function askAll(tabId: number, frames: FrameInfo[], topTokens: string[]): Pick<R
       ),
     );
   }
-  return { issued, asks };
+  return { issued, asks, direct, knownAt };
 }
 
 /** The claims of root's candidate frames (its children, and the children of those that answer inlined), from the round's answers. */
@@ -373,13 +389,26 @@ async function stitchUnder(tabId: number, round: Round, root: number, res: Snaps
   // Only the tokens issued for root count: one a page made up, or root's
   // content script took fresh once those ran out, was asked for by nobody.
   const issued = new Set(round.issued.get(root) ?? []);
-  const mine = Object.fromEntries(Object.entries(posted).filter(([, t]) => issued.has(t)));
-  const claims = await roundClaims(round, root);
   const rootInfo = round.frames.find((x) => x.frameId === root);
   const parent = rootInfo ? target(rootInfo) : { frameId: root };
-  for (const [ref, frameId] of decideLinks(mine, claims)) {
+  // The iframes an earlier round linked (both documents unchanged), then a decision for the others.
+  const linked = new Map<string, { frameId: number; snapshot?: SnapshotResult }>();
+  for (const ref of Object.keys(posted)) {
+    const frameId = rootInfo?.documentId !== undefined ? round.knownAt.get(`${rootInfo.documentId}\n${ref}`) : undefined;
+    if (frameId === undefined) continue;
+    const snap = await round.direct.get(frameId);
+    linked.set(ref, { frameId, ...(snap ? { snapshot: snap } : {}) });
+  }
+  const mine = Object.fromEntries(Object.entries(posted).filter(([ref, t]) => issued.has(t) && !linked.has(ref)));
+  if (Object.keys(mine).length > 0) {
+    const claims = await roundClaims(round, root);
+    for (const [ref, frameId] of decideLinks(mine, claims)) {
+      const snap = claims.find((c) => c.frameId === frameId)?.snapshot;
+      linked.set(ref, { frameId, ...(snap ? { snapshot: snap } : {}) });
+    }
+  }
+  for (const [ref, { frameId, snapshot: child }] of linked) {
     const f = round.frames.find((x) => x.frameId === frameId);
-    const child = claims.find((c) => c.frameId === frameId)?.snapshot;
     // No snapshot: it failed (the frame went away meanwhile); its line stays unread.
     if (!f || f.documentId === undefined || !child) continue;
     const cn = numberFor(round.table, f.documentId, f.frameId, { parent, parentN: n, iframeRef: ref });
@@ -411,15 +440,15 @@ async function framedSnapshot(tabId: number, args: CsOps["snapshot"]["args"]): P
   const topTokens = freshTokens(TOP_TOKENS);
   const topP = contentOpIn(tabId, { frameId: 0 }, "snapshot", { ...args, linkTokens: topTokens });
   const frames = await allFrames(tabId).catch(reported("frames: reading the tab's frame tree"));
-  const asked = frames && frames.length > 1 ? askAll(tabId, frames, topTokens) : undefined;
+  const table = frames && frames.length > 1 ? await loadTable(tabId) : undefined;
+  if (frames && table) prune(table, frames);
+  const asked = frames && table ? askAll(tabId, frames, table, topTokens) : undefined;
   const top = await topP;
   // No cross-origin iframe in the top document: nothing to stitch.
-  if (!top.links || Object.keys(top.links).length === 0 || !frames || !asked) {
+  if (!top.links || Object.keys(top.links).length === 0 || !frames || !table || !asked) {
     const { links: _links, ...rest } = top;
     return rest;
   }
-  const table = await loadTable(tabId);
-  prune(table, frames);
   const s = await stitchUnder(tabId, { frames, table, ...asked }, 0, top, null, 0);
   await saveTable(tabId, table);
   const { links: _links, ...rest } = top;
