@@ -136,6 +136,11 @@ func vectors(t testing.TB) []vector {
 		MsgHandleDialog: {HandleDialogRequest{Accept: true, PromptText: ptr("Ada"), TabID: 1843}, TabResult{TabID: 1843}},
 		MsgAskUser:      {AskUserRequest{TabID: 1843, Message: "Please sign in, then press Done.", WaitMs: 0}, AskResult{TabID: 1843, AskID: "k3v9q2", State: AskPending, Created: 1764500000123}},
 		MsgAskWait:      {AskWaitRequest{AskID: "k3v9q2", WaitMs: 50000}, AskResult{TabID: 1843, AskID: "k3v9q2", State: AskDone, AnsweredIn: "page", Created: 1764500000123}},
+		MsgPersonEdits: {PersonEditsRequest{TabID: 1843, Since: ptr(int64(4))}, PersonEditsResult{TabID: 1843, Seq: 7, Edits: []PersonEdit{
+			{Seq: 5, Kind: "typed", Role: "textbox", Name: "Notes", Ref: "e12", Count: 3},
+			{Seq: 7, Kind: "clicked", Role: "button", Name: "Save", Ref: "e15"},
+		}}},
+		MsgGetSelection: {TabRequest{TabID: 1843}, GetSelectionResult{TabID: 1843, Pointed: true, Refs: []string{"e21", "e20"}, Role: "paragraph", Text: "the quick brown fox", URL: "https://example.com/notes", At: 1764500000123}},
 	}
 	var vs []vector
 	for i, w := range WireMessages {

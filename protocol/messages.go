@@ -40,6 +40,13 @@ const (
 	MsgHandleDialog   = "browser_handle_dialog"
 	MsgAskUser        = "browser_ask_user"
 	MsgAskWait        = "ask_wait"
+	// MsgPersonEdits asks what the person did in a shared tab since a
+	// sequence number (issue 29, DESIGN §7.1): the server's own request at
+	// the start of each call's turn, never an AI tool.
+	MsgPersonEdits = "person_edits"
+	// MsgGetSelection asks what the person pointed at with the context
+	// menu's "Show this to the AI" (issue 29).
+	MsgGetSelection = "browser_get_selection"
 )
 
 // Handshake messages sent by the extension to the server (DESIGN §5.2).
@@ -520,4 +527,54 @@ type TabsChanged struct {
 	// cancelled, a time-only browser_wait included). Optional: absent
 	// means not paused (Resume), as from an extension that predates it.
 	Paused bool `json:"paused,omitempty"`
+}
+
+// PersonEditsRequest asks for the person's own edits of a shared tab
+// (issue 29). Without Since only the tab's current sequence number is
+// answered (the AI app's first call on the tab: nothing is news yet).
+type PersonEditsRequest struct {
+	TabID int    `json:"tabId,omitempty"`
+	Since *int64 `json:"since,omitempty"`
+}
+
+// PersonEdit is one thing the person did in a shared tab while monkbrowse
+// was not acting in it (DESIGN §7.1): Kind is typed, clicked, chose,
+// navigated, back_forward, reloaded or pointed. Role and Name are the
+// element's as the page computes them (page text; never a value), Ref its
+// snapshot ref when it has one, URL the new address of a navigation.
+// Count is how many times in a row it happened (repeats are one entry).
+type PersonEdit struct {
+	Seq   int64  `json:"seq"`
+	Kind  string `json:"kind"`
+	Role  string `json:"role,omitempty"`
+	Name  string `json:"name,omitempty"`
+	Ref   string `json:"ref,omitempty"`
+	URL   string `json:"url,omitempty"`
+	Count int    `json:"count,omitempty"`
+}
+
+// PersonEditsResult is the tab's current sequence number and the edits
+// after the request's Since, oldest first (at most a few: the extension
+// keeps the last ones, repeats collapsed).
+type PersonEditsResult struct {
+	TabID int          `json:"tabId"`
+	Seq   int64        `json:"seq"`
+	Edits []PersonEdit `json:"edits,omitempty"`
+}
+
+// GetSelectionResult is what the person last pointed at in the tab with
+// "Show this to the AI" (issue 29). Pointed is false when nothing was (or
+// the page the person pointed in is gone). Refs are the element's ref and
+// its ancestors' (innermost first; the server shows the first one the
+// snapshot has); Text is the selected text (none for a secret field), At
+// Unix milliseconds.
+type GetSelectionResult struct {
+	TabID   int      `json:"tabId"`
+	Pointed bool     `json:"pointed"`
+	Refs    []string `json:"refs,omitempty"`
+	Role    string   `json:"role,omitempty"`
+	Name    string   `json:"name,omitempty"`
+	Text    string   `json:"text,omitempty"`
+	URL     string   `json:"url,omitempty"`
+	At      int64    `json:"at,omitempty"`
 }

@@ -331,6 +331,8 @@ var Tools = []Tool{
 		Description: "Hand the tab to the person with a message and wait for Done or Decline: logins, passwords, CAPTCHAs, payments, confirming irreversible steps (buy, send, delete). Answers what changed; if still waiting, call again with its waitId."},
 	{Name: "browser_handle_dialog", Title: "Handle dialog", Args: HandleDialogArgs{},
 		Description: "Set the answer to the tab's next alert, confirm or prompt (default: dismiss), then repeat the action that opens it."},
+	{Name: "browser_get_selection", Title: "Get selection", Args: TabArgs{}, ReadOnly: true, Idempotent: true,
+		Description: "What the person showed you via right-click: its ref, context and selected text."},
 }
 
 var toolsByName = func() map[string]*Tool {

@@ -30,6 +30,10 @@ const (
 	// AskTimeout is the longest wait for an ask's answer (one slice of at
 	// most 50 s, see tools.AskSlice); the call's budget ends it first.
 	AskTimeout = 55 * time.Second
+	// PersonEditsTimeout bounds the server's own question at the start of
+	// a call's turn (issue 29): the extension answers from its memory, and a
+	// late answer must not hold the result back.
+	PersonEditsTimeout = 2 * time.Second
 )
 
 // WireMessages is the catalog of §5.1 in a fixed order.
@@ -66,6 +70,8 @@ var WireMessages = []Wire{
 	{Type: MsgHandleDialog, Request: HandleDialogRequest{}, Response: TabResult{}, Timeout: DefaultTimeout},
 	{Type: MsgAskUser, Request: AskUserRequest{}, Response: AskResult{}, Timeout: AskTimeout},
 	{Type: MsgAskWait, Request: AskWaitRequest{}, Response: AskResult{}, Timeout: AskTimeout},
+	{Type: MsgPersonEdits, Request: PersonEditsRequest{}, Response: PersonEditsResult{}, Timeout: PersonEditsTimeout},
+	{Type: MsgGetSelection, Request: TabRequest{}, Response: GetSelectionResult{}, Timeout: DefaultTimeout, Retryable: true},
 }
 
 var wireByType = func() map[string]Wire {

@@ -341,6 +341,38 @@ export interface AskWaitRequest {
   waitMs?: number;
 }
 
+export interface PersonEditsRequest {
+  tabId?: number;
+  since?: number;
+}
+
+export interface PersonEditsResult {
+  tabId: number;
+  seq: number;
+  edits?: PersonEdit[];
+}
+
+export interface PersonEdit {
+  seq: number;
+  kind: string;
+  role?: string;
+  name?: string;
+  ref?: string;
+  url?: string;
+  count?: number;
+}
+
+export interface GetSelectionResult {
+  tabId: number;
+  pointed: boolean;
+  refs?: string[];
+  role?: string;
+  name?: string;
+  text?: string;
+  url?: string;
+  at?: number;
+}
+
 export interface Hello {
   protocol: number;
   extVersion: string;
@@ -425,6 +457,8 @@ export interface WireRequests {
   browser_handle_dialog: HandleDialogRequest;
   browser_ask_user: AskUserRequest;
   ask_wait: AskWaitRequest;
+  person_edits: PersonEditsRequest;
+  browser_get_selection: TabRequest;
 }
 
 /** Each wire type and the result the extension answers with. */
@@ -461,6 +495,8 @@ export interface WireResponses {
   browser_handle_dialog: TabResult;
   browser_ask_user: AskResult;
   ask_wait: AskResult;
+  person_edits: PersonEditsResult;
+  browser_get_selection: GetSelectionResult;
 }
 
 export type WireType = keyof WireRequests;
@@ -498,6 +534,8 @@ export const WIRE_TYPES: readonly WireType[] = [
   "browser_handle_dialog",
   "browser_ask_user",
   "ask_wait",
+  "person_edits",
+  "browser_get_selection",
 ];
 
 /** How long the server waits for each wire type, in milliseconds. */
@@ -534,6 +572,8 @@ export const TIMEOUTS_MS: Record<WireType, number> = {
   browser_handle_dialog: 25000,
   browser_ask_user: 55000,
   ask_wait: 55000,
+  person_edits: 2000,
+  browser_get_selection: 25000,
 };
 
 /** The codes of ok:false responses (protocol/errorcodes.go): decide on these, never on the error text. */
@@ -562,4 +602,5 @@ export const RETRYABLE: readonly WireType[] = [
   "getTitle",
   "list_tabs",
   "browser_network_requests",
+  "browser_get_selection",
 ];
