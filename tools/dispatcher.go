@@ -63,6 +63,9 @@ type Dispatcher struct {
 	cursors cursorStore
 	// asks are the browser_ask_user requests the AI may keep waiting for.
 	asks askStore
+	// people is each app's last edit number of the person's per tab
+	// (person.go).
+	people personMemory
 }
 
 // dispatch is one call being run: the Dispatcher and the call, whose Client
@@ -71,6 +74,8 @@ type Dispatcher struct {
 type dispatch struct {
 	*Dispatcher
 	call protocol.CallTool
+	// person collects the person's edits this call's turns were told of.
+	person *personNote
 }
 
 type handler func(d dispatch, ctx context.Context, args json.RawMessage) (protocol.CallToolResult, error)
@@ -139,11 +144,12 @@ func (d *Dispatcher) callTool(ctx context.Context, call protocol.CallTool) (res 
 	if call.App != "" {
 		ctx = withApp(ctx, call.App) // the Browser's sessions send it with each request
 	}
-	res, herr := h(dispatch{d, call}, ctx, clean)
+	dd := dispatch{d, call, &personNote{}}
+	res, herr := h(dd, ctx, clean)
 	if herr != nil {
-		return protocol.ErrorResult(d.explain(ctx, name, herr)), nil
+		res = protocol.ErrorResult(d.explain(ctx, name, herr))
 	}
-	return res, nil
+	return dd.withPersonEdits(res), nil
 }
 
 // explain words a handler error for the AI. Errors from the Browser already

@@ -41,6 +41,7 @@ func routes() map[string]handler {
 		"browser_pdf":              bind(dispatch.pdf),
 		"browser_handle_dialog":    bind(dispatch.handleDialog),
 		"browser_ask_user":         bind(dispatch.askUser),
+		"browser_get_selection":    bind(dispatch.getSelection),
 	}
 }
 
@@ -51,7 +52,7 @@ func routes() map[string]handler {
 // dialogs the page opened are taken from the snapshot's.
 func (d dispatch) act(ctx context.Context, tg protocol.Target, typ string, payload func(t Target) any, line func(t Target) string) (protocol.CallToolResult, error) {
 	var out string
-	err := d.b.WithTab(ctx, tg.Profile, tg.Tab, func(ctx context.Context, t Target, s Session) error {
+	err := d.withTab(ctx, tg.Profile, tg.Tab, func(ctx context.Context, t Target, s Session) error {
 		var res protocol.TabResult
 		if err := s.Request(ctx, typ, payload(t), &res); err != nil {
 			return err
@@ -135,9 +136,9 @@ func loadsPage(typ string) bool {
 }
 
 // read sends one read request during the tab's turn.
-func (d *Dispatcher) read(ctx context.Context, tg protocol.Target, typ string, payload func(t Target) any, out any) (Target, error) {
+func (d dispatch) read(ctx context.Context, tg protocol.Target, typ string, payload func(t Target) any, out any) (Target, error) {
 	var target Target
-	err := d.b.WithTab(ctx, tg.Profile, tg.Tab, func(ctx context.Context, t Target, s Session) error {
+	err := d.withTab(ctx, tg.Profile, tg.Tab, func(ctx context.Context, t Target, s Session) error {
 		target = t
 		return s.Request(ctx, typ, payload(t), out)
 	})

@@ -141,6 +141,8 @@ func (f pageFake) answer() ([]byte, error) {
 		"askId":      "k1",
 		"state":      protocol.AskDone,
 		"answeredIn": "page",
+		"pointed":    true,
+		"refs":       []string{"e2"},
 	}
 	return json.Marshal(answer)
 }
@@ -193,6 +195,7 @@ var toolArgs = map[string]string{
 	"browser_pdf":              `{}`,
 	"browser_handle_dialog":    `{"accept":true,"promptText":"Ada"}`,
 	"browser_ask_user":         `{"message":"Please sign in."}`,
+	"browser_get_selection":    `{}`,
 }
 
 // carriesPage are the tools whose successful result shows the page's text
@@ -204,7 +207,8 @@ var carriesPage = map[string]bool{
 	"browser_select_option": true, "browser_press_key": true, "browser_scroll": true, "browser_drag": true,
 	"browser_upload_file": true, "browser_list_tabs": true, "browser_fill_form": true, "browser_click_xy": true,
 	"browser_drag_xy": true, "browser_network_requests": true, "browser_downloads": true, "browser_pdf": true,
-	"browser_ask_user": true,
+	"browser_ask_user":      true,
+	"browser_get_selection": true,
 }
 
 // blockTools show page text that is multi-line by design (its lines may

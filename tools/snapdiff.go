@@ -60,6 +60,13 @@ func (m *snapMemory) remember(k snapKey, s protocol.SnapshotResult) {
 	}
 }
 
+// forget drops k's diff base: the next action answers with the page.
+func (m *snapMemory) forget(k snapKey) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.items, k)
+}
+
 func (m *snapMemory) last(k snapKey) (snapEntry, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

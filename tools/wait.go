@@ -44,7 +44,7 @@ func (d dispatch) wait(ctx context.Context, a protocol.WaitArgs) (protocol.CallT
 	for {
 		var res protocol.TextResult
 		reached := false
-		err := d.b.WithTab(ctx, a.Profile, a.Tab, func(ctx context.Context, t Target, s Session) error {
+		err := d.withTab(ctx, a.Profile, a.Tab, func(ctx context.Context, t Target, s Session) error {
 			reached = true
 			target = t
 			return s.Request(ctx, protocol.MsgGetText, protocol.GetTextRequest{TabID: t.TabID}, &res)

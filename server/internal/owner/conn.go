@@ -85,6 +85,27 @@ func (s *session) Request(ctx context.Context, typ string, payload, out any) err
 	return nil
 }
 
+var _ tools.QuietSession = (*session)(nil)
+
+// Quiet implements tools.QuietSession: one request that changes nothing in
+// the page (the person's edits, issue 29), sent unless the call was
+// aborted, without call_sent and without counting as the call's first
+// request (a refusal of it says nothing about whether the call did
+// anything). Its errors are not worded for the AI: the dispatcher drops them.
+func (s *session) Quiet(ctx context.Context, typ string, payload, out any) error {
+	if ae := protocol.Aborted(ctx); ae != nil {
+		return ae
+	}
+	raw, err := s.send(ctx, typ, withApp(payload, tools.AppOf(ctx)), s.c.o.timeoutFor(typ))
+	if err != nil {
+		return err
+	}
+	if out != nil {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
 // depart is the extension-call path's one place where an abort is honoured
 // (DESIGN §5.5): a request leaves for the extension only if the call was not
 // aborted (cancelled, paused, unshared, the owner leaving) and, for a
