@@ -15,7 +15,7 @@ export default defineConfig({
       "Lets your AI app drive the Chrome tabs you choose to share, through a local monkbrowse server.",
     key: MANIFEST_KEY,
     minimum_chrome_version: "116",
-    permissions: ["tabs", "scripting", "storage", "offscreen", "alarms", "webNavigation", "webRequest", "downloads", "debugger", "tabGroups", "nativeMessaging"],
+    permissions: ["tabs", "scripting", "storage", "offscreen", "alarms", "webNavigation", "webRequest", "downloads", "debugger", "tabGroups", "nativeMessaging", "contextMenus"],
     host_permissions: ["<all_urls>"],
     action: { default_title: "monkbrowse: share tabs with your AI app" },
     // Stop or Resume the AI in this profile (background/steer.ts): Ctrl+Shift+Y

@@ -98,7 +98,7 @@ func formatPointed(t Target, sel protocol.GetSelectionResult, snap protocol.Snap
 		head = fmt.Sprintf("The person pointed at an element in %s%s that is not in the page now (it was removed or hidden, or the page changed); the selected text, if any, is below. Call browser_snapshot to see the page.", t.String(), when)
 	}
 	if sel.Text != "" {
-		page.WriteString("- Selected text:\n" + indentBlock(clipTokens(sel.Text, maxSelectedTokens), "  "))
+		page.WriteString("- Selected text:\n  " + indentBlock(clipTokens(sel.Text, maxSelectedTokens), "  "))
 	} else {
 		page.WriteString("- Selected text: none (the person pointed at the element without selecting text).")
 	}

@@ -13,6 +13,7 @@ import { workProbe } from "../lib/page/pagework";
 import { RefRegistry } from "../lib/page/refs";
 import { settleDom, timerSleep, type Sleep } from "../lib/page/settle";
 import { ACTION_OPS, type BgMessage } from "../lib/messages";
+import { eventElement, personEdit, pointedAt } from "../lib/page/person";
 import { keepInMemory, report, reported, setDiagSink } from "../lib/diag";
 
 export default defineContentScript({
@@ -167,6 +168,41 @@ function start(): Instance {
     chrome.runtime.sendMessage(msg).catch(reported("content script: sending the person's answer to the AI's request"));
   });
 
+  // The person's own edits and pointing (issue 29, lib/page/person.ts): each
+  // trusted input goes to the service worker at once with its time, which
+  // decides whether monkbrowse was acting in the tab then. Refs only in the
+  // top frame: a same-origin frame's elements get theirs from its parent,
+  // a cross-origin frame's need the worker's frame number (not given yet).
+  const topFrame = window === window.top;
+  const personRefs = topFrame ? ctx.refs : null;
+  let lastTyped: { el: Element | null; at: number } = { el: null, at: 0 };
+  let lastContext: Element | null = null;
+  const onPerson = (ev: Event) => {
+    if (!ev.isTrusted) return;
+    const now = Date.now();
+    if (ev.type === "input") {
+      // One message a second per field is plenty: repeats are one entry anyway.
+      const el = eventElement(ev);
+      if (el === lastTyped.el && now - lastTyped.at < 1000) return;
+      lastTyped = { el, at: now };
+    }
+    let edit;
+    try {
+      edit = personEdit(ev, personRefs);
+    } catch (e) {
+      report("content script: describing the person's edit", e);
+      return;
+    }
+    if (!edit) return;
+    const msg: BgMessage<"person"> = { to: "bg", kind: "person", edit, at: now, refHigh: ctx.refs.high };
+    chrome.runtime.sendMessage(msg).catch(reported("content script: telling the worker about the person's edit"));
+  };
+  const onContext = (ev: Event) => {
+    if (ev.isTrusted) lastContext = eventElement(ev);
+  };
+  for (const type of ["input", "change", "click"]) doc.addEventListener(type, onPerson, true);
+  doc.addEventListener("contextmenu", onContext, true);
+
   const onMessage = (msg: unknown, _sender: chrome.runtime.MessageSender, sendResponse: (r: unknown) => void) => {
     if (!isCsMessage(msg)) return false;
     if (msg.op === "native_dialogs") {
@@ -182,6 +218,17 @@ function start(): Instance {
         banner.show({ askId: a.askId, message: a.message, app: typeof a.app === "string" ? a.app : "The AI" });
       }
       sendResponse({ ok: true, result: {} });
+      return false;
+    }
+    if (msg.op === "pointed") {
+      // What "Show this to the AI" points at: the selection, else the last right-click.
+      let pointed = null;
+      try {
+        pointed = pointedAt(doc, lastContext, personRefs);
+      } catch (e) {
+        report("content script: reading what the person pointed at", e);
+      }
+      sendResponse({ ok: true, result: { pointed, refHigh: ctx.refs.high } });
       return false;
     }
     if (msg.op === "frame_link") {
@@ -237,6 +284,8 @@ function start(): Instance {
       disconnect();
       inbox.dispose();
       banner.hide();
+      for (const type of ["input", "change", "click"]) doc.removeEventListener(type, onPerson, true);
+      doc.removeEventListener("contextmenu", onContext, true);
     },
     connect,
   };

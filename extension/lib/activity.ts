@@ -16,6 +16,10 @@ export const KEY_APP_GROUPS = "appGroups";
 export const LOG_LIMIT = 500;
 /** The longest typed text kept in an entry. */
 export const TEXT_LIMIT = 80;
+/** The activity log's tool for the person pointing at something ("Show this to the AI", issue 29). */
+export const PERSON_POINTED = "person_pointed";
+/** Who the person's own entries name. */
+export const PERSON_APP = "You";
 /** The name shown for a call whose server did not say which app made it (an older server). */
 export const UNKNOWN_APP = "AI app";
 
@@ -82,6 +86,9 @@ const VERBS: Record<string, string> = {
   browser_pdf: "saved the page as PDF",
   browser_handle_dialog: "set the answer to dialogs",
   browser_ask_user: "asked you",
+  browser_get_selection: "read what you showed it",
+  // The person's own entry (issue 29): "Show this to the AI" in the context menu.
+  [PERSON_POINTED]: "showed the AI",
 };
 
 /** The wire types logged: every one that touches a shared tab. */

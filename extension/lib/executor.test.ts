@@ -115,6 +115,12 @@ class FakeBrowser implements BrowserPort {
     this.calls.push(`activate ${t.id}`);
   }
   arms: string[] = [];
+  async personEdits() {
+    return { seq: 0, edits: [] };
+  }
+  async pointed() {
+    return { pointed: false };
+  }
   async armDialog(id: number, a: { accept: boolean; promptText?: string }) {
     this.arms.push(`${id} ${JSON.stringify(a)}`);
   }

@@ -6,7 +6,7 @@
 import type { ActionOp, CsOp, CsOps, PageNotes } from "./messages";
 import { CodedError, errorText } from "./peer";
 import { ASK_MAX_WAIT_MS, ERROR_CODES, REQUEST_APP_FIELD, WIRE_TYPES } from "./protocol.gen";
-import type { AskResult, Dialog, DownloadsRequest, ScreenshotResult, DownloadsResult, NetworkRequestsResult, TabInfo, TabResult, WireRequests, WireResponses, WireType } from "./protocol.gen";
+import type { AskResult, Dialog, GetSelectionResult, PersonEdit, DownloadsRequest, ScreenshotResult, DownloadsResult, NetworkRequestsResult, TabInfo, TabResult, WireRequests, WireResponses, WireType } from "./protocol.gen";
 import { DEFAULT_NAV_TIMING, isLostReply, NavigationWatch, type NavTiming, type WatchNavigation } from "./navigation";
 import { navigableReason, normalizeUrl, restrictedReason } from "./urls";
 import type { Consent, Shares } from "./storage";
@@ -71,6 +71,10 @@ export interface BrowserPort {
   ask(tabId: number, message: string, app: string, waitMs: number, signal?: AbortSignal): Promise<AskResult>;
   /** Waits up to waitMs more for a request's answer. */
   askWait(askId: string, waitMs: number, signal?: AbortSignal): Promise<AskResult>;
+  /** The person's own edits of the tab after since (issue 29, background/person.ts); none without since. */
+  personEdits(tabId: number, since: number | undefined): Promise<{ seq: number; edits: PersonEdit[] }>;
+  /** What the person last pointed at in the tab with "Show this to the AI". */
+  pointed(tabId: number): Promise<Omit<GetSelectionResult, "tabId">>;
 }
 
 /** The dialogs an answer from the page reports, checked (the page's renderer may be compromised). */
@@ -440,6 +444,16 @@ export class Executor {
       const slot = await this.port.share(tab.id);
       if (url !== "about:blank") await this.port.navigate(tab.id, url);
       return { tabId: tab.id, slot };
+    },
+    person_edits: async (p) => {
+      const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+      const since = typeof p.since === "number" && Number.isFinite(p.since) ? p.since : undefined;
+      const r = await this.port.personEdits(tab.id, since);
+      return r.edits.length > 0 ? { tabId: tab.id, seq: r.seq, edits: r.edits } : { tabId: tab.id, seq: r.seq };
+    },
+    browser_get_selection: async (p) => {
+      const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+      return { tabId: tab.id, ...(await this.port.pointed(tab.id)) };
     },
     browser_handle_dialog: async (p) => {
       if (typeof p.accept !== "boolean") throw new Error("accept is required and must be true or false");

@@ -6,6 +6,8 @@
 
 import type { ConnectInfo } from "./connection";
 import type { ConsoleEntry, Dialog, TabInfo, WireType } from "./protocol.gen";
+import type { NewEdit } from "./person";
+import type { Pointed } from "./page/person";
 import { CodedError } from "./peer";
 import type { Status } from "./storage";
 
@@ -59,6 +61,17 @@ export interface BgMessages {
    * answered a browser_ask_user request (background/ask.ts checks who).
    */
   "ask-answer": { req: { askId: string; answer: "done" | "declined" }; res: null };
+  /**
+   * content script → bg: a trusted input event in the sender's tab (issue 29):
+   * the worker keeps it as the person's edit unless monkbrowse was acting in
+   * the tab at `at` (lib/person.ts). refHigh: the document's highest ref.
+   */
+  person: { req: { edit: NewEdit; at: number; refHigh: number }; res: null };
+  /**
+   * popup or options page → bg: "Show this to the AI" for the tab's frame, as
+   * the context menu does (the e2e harness and the popup use it).
+   */
+  point: { req: { tabId: number; frameId?: number }; res: { pointed: boolean } };
 }
 
 /** The longest a "sleep" message waits. */
@@ -86,7 +99,7 @@ export function isBgMessage(m: unknown): m is BgMessage {
 // renderer send any message in their name. They may only ask for what the
 // page side needs; everything else (running wire requests, changing shares)
 // must come from the extension's own pages: offscreen document, popup, options.
-export const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy", "diag", "ask-answer"]);
+export const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy", "diag", "ask-answer", "person"]);
 
 /**
  * Whether the service worker accepts a message of this kind from sender:
@@ -201,6 +214,8 @@ export interface CsOps {
   ask_hide: { args: { askId?: string }; result: Empty };
   /** While the debugger is attached, the top frame's dialogs go to Chrome (entrypoints/content.ts). */
   native_dialogs: { args: { on: boolean }; result: Empty };
+  /** What the person points at ("Show this to the AI", lib/page/person.ts), answered by entrypoints/content.ts. */
+  pointed: { args: Empty; result: { pointed: Pointed | null; refHigh: number } };
 }
 
 /** A point (or a drag's two) on a cross-origin iframe element, in its frame's own viewport. */

@@ -18,6 +18,7 @@ import { refBase, saveRefBase } from "./ref-base";
 import { network } from "./response-bodies";
 import { screenshot, screenshotElement, screenshotFullPage } from "./screenshots";
 import { content } from "./trusted-input";
+import { personEdits, pointed } from "./person";
 
 export function toTabLike(t: chrome.tabs.Tab): TabLike | undefined {
   if (t.id === undefined || t.id === chrome.tabs.TAB_ID_NONE) return undefined;
@@ -88,6 +89,8 @@ export function makeChromePort(deps: {
     getShares: deps.getShares,
     getConsent: deps.getConsent,
     armDialog: deps.armDialog,
+    personEdits,
+    pointed,
     share: deps.share,
     navigate: async (tabId, url, signal) => {
       // "Leave site?" never holds up a navigation the AI asked for.

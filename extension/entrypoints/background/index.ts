@@ -58,6 +58,7 @@ import {
 } from "./steer";
 import type { DialogArm } from "../../lib/page/console";
 import { answerFromPage, answerFromPopup, endAllAsks, endAsksInTab, reshowAsk } from "./ask";
+import { beginActing, createPointMenu, forgetPointed, personCommitted, personInput, pointAt, POINT_MENU_ID } from "./person";
 import { afterEither, DIAG_KEY, DiagLog, entry, report, reported, setDiagSink, type DiagEntry } from "../../lib/diag";
 
 const OFFSCREEN_PATH = "offscreen.html";
@@ -165,6 +166,7 @@ function updateShares<T>(fn: (s: Shares) => { shares: Shares; out: T }, opts: { 
         if (shares[k] === undefined) {
           abortTab(Number(k), unsharedError(Number(k)));
           void endAsksInTab(Number(k), "the person stopped sharing the tab").catch(reported("ask: ending an unshared tab's requests"));
+          void forgetPointed(Number(k), true).catch(reported("pointing: forgetting an unshared tab"));
         }
         if (touchPages && shares[k] === undefined) {
           arms.delete(Number(k));
@@ -416,6 +418,8 @@ const handlers: Handlers = {
     refusal = pausedFor(tabId);
     if (refusal) throw logPaused(m.type, m.payload, steerPort, refusal);
     if (m.callId) running.set(m.callId, { ctl, tabId, app });
+    // Input in the tab while this runs is monkbrowse's own, not the person's (lib/person.ts).
+    const endActing = tabId !== undefined && m.type !== "person_edits" ? beginActing(tabId) : undefined;
     try {
       let r = await untilAborted(executor.execute(m.type, m.payload, ctl.signal), ctl.signal);
       watch.done(r);
@@ -435,6 +439,7 @@ const handlers: Handlers = {
       const text = `${errorText(e)}\n\n${notice}`;
       throw code !== undefined ? new CodedError(code, text) : new Error(text);
     } finally {
+      endActing?.();
       if (m.callId) running.delete(m.callId);
     }
   },
@@ -509,6 +514,17 @@ const handlers: Handlers = {
     await diagLog.add(entry(from + String(m.where), String(m.message), Date.now()));
     return null;
   },
+  person: async (m) => {
+    const sender = m as BgMessage<"person"> & { senderTabId?: number; senderFrameId?: number };
+    const tabId = sender.senderTabId;
+    if (tabId === undefined || !(await loadSharedIds()).has(tabId)) return null;
+    await personInput(tabId, sender.senderFrameId, m.edit, m.at, m.refHigh);
+    return null;
+  },
+  point: async (m) => {
+    if (!(await loadSharedIds()).has(m.tabId)) return { pointed: false };
+    return { pointed: await pointAt(m.tabId, typeof m.frameId === "number" ? m.frameId : 0) };
+  },
   "share-all": async () => {
     const tabs = await chrome.tabs.query({ windowType: "normal" });
     const ids = tabs
@@ -527,9 +543,10 @@ function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendRespo
     sendResponse({ ok: false, error: `internal message "${msg.kind}" is not accepted from this sender` });
     return false;
   }
-  if (msg.kind === "dialog-used" || msg.kind === "busy" || msg.kind === "diag") {
+  if (msg.kind === "dialog-used" || msg.kind === "busy" || msg.kind === "diag" || msg.kind === "person") {
     // Only about the sender's own tab, whatever the message says.
-    (msg as BgMessage & { senderTabId?: number }).senderTabId = sender.tab?.id;
+    (msg as BgMessage & { senderTabId?: number; senderFrameId?: number }).senderTabId = sender.tab?.id;
+    (msg as BgMessage & { senderTabId?: number; senderFrameId?: number }).senderFrameId = sender.frameId;
   }
   if (msg.kind === "ask-answer") {
     // Who answered is the sender's, never the message's: a page's banner
@@ -583,7 +600,14 @@ export default defineBackground(() => {
     void updateShares(() => ({ shares: {}, out: undefined }), { touchPages: false });
     void ensureOffscreen();
   });
+  // "Show this to the AI" (issue 29): effective in shared tabs only.
+  chrome.contextMenus?.onClicked.addListener((info, tab) => {
+    if (info.menuItemId !== POINT_MENU_ID || tab?.id === undefined) return;
+    const tabId = tab.id;
+    void loadSharedIds().then((ids) => (ids.has(tabId) ? pointAt(tabId, info.frameId ?? 0) : false)).catch(reported("pointing: Show this to the AI"));
+  });
   chrome.runtime.onInstalled.addListener((details) => {
+    createPointMenu();
     void readIdentity();
     void pruneClosed();
     void ensureOffscreen();
@@ -607,6 +631,7 @@ export default defineBackground(() => {
       const injected = injectDocument(d as typeof d & { documentId?: string; parentFrameId?: number }, currentArm(d.tabId));
       // A pending request to the person shows again on the tab's next page (a login's redirects).
       if (d.frameId === 0) void injected.then(() => reshowAsk(d.tabId)).catch(reported("ask: showing the request on the tab's new page"));
+      void personCommitted(d).catch(reported("person: a navigation of a shared tab"));
     };
     if (sharedIds) go(sharedIds);
     else void loadSharedIds().then(go);
@@ -628,6 +653,7 @@ export default defineBackground(() => {
     forgetDebuggerTab(tabId);
     forgetTabApps(tabId);
     forgetTabPause(tabId);
+    void forgetPointed(tabId, true).catch(reported("pointing: forgetting a closed tab"));
     arms.delete(tabId);
     void endAsksInTab(tabId, "the tab was closed").catch(reported("ask: ending a closed tab's requests"));
     void updateShares((s) => ({ shares: unshareTab(s, tabId), out: undefined }));

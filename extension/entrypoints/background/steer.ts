@@ -11,6 +11,8 @@ import {
   KEY_TAB_APPS,
   PAUSED_MESSAGE,
   PAUSED_TAB_MESSAGE,
+  PERSON_APP,
+  PERSON_POINTED,
   READ_TYPES,
   UNKNOWN_APP,
   colorFor,
@@ -31,6 +33,7 @@ import {
 import { CodedError, errorCode, errorText } from "../../lib/peer";
 import { ERROR_CODES, REQUEST_APP_FIELD, type TabInfo } from "../../lib/protocol.gen";
 import { contentOp } from "./content-ops";
+import { KEY_SHARES } from "../../lib/storage";
 import { afterEither, report, reported } from "../../lib/diag";
 
 const log = new ActivityLog({
@@ -326,6 +329,21 @@ async function record(c: Ended, port: SteerPort): Promise<void> {
 /** Writes one entry that is not a wire request's (the end of a browser_ask_user request: ask.ts). */
 export function appendActivity(e: ActivityEntry): Promise<void> {
   return log.append(e);
+}
+
+/** The person pointed at target in the tab ("Show this to the AI", issue 29): their own entry. */
+export async function logPersonPointed(tabId: number, target: { role: string; name: string }): Promise<void> {
+  const e: ActivityEntry = { at: Date.now(), app: PERSON_APP, tool: PERSON_POINTED, verb: verbOf(PERSON_POINTED), outcome: "done", tabId };
+  if (target.role || target.name) e.target = { role: target.role, name: target.name };
+  try {
+    const slot = (await chrome.storage.local.get(KEY_SHARES))[KEY_SHARES] as Record<string, number> | undefined;
+    if (slot?.[String(tabId)] !== undefined) e.slot = slot[String(tabId)];
+    const url = (await chrome.tabs.get(tabId)).url;
+    if (url) e.url = url;
+  } catch (err) {
+    report("activity: reading the pointed tab", err);
+  }
+  await log.append(e).catch((err: unknown) => console.warn("monkbrowse: could not write the activity log", err));
 }
 
 /** Every entry (the options page reads storage itself; this is for tests and the export). */

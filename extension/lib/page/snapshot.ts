@@ -98,7 +98,7 @@ const LEAF = new Set(["svg", "math", "video", "audio", "canvas", "object", "embe
 
 
 /** Implicit roles dom-accessibility-api 0.7 does not map but the page's text needs. */
-const EXTRA_IMPLICIT: Record<string, string> = {
+export const EXTRA_IMPLICIT: Record<string, string> = {
   p: "paragraph",
   blockquote: "blockquote",
   caption: "caption",
