@@ -81,10 +81,17 @@ func TestPersonEditsReported(t *testing.T) {
 		t.Errorf("the edits were told a second time:\n%s", again)
 	}
 
+	// The page's own synthetic input while monkbrowse is idle: untrusted, not the person's.
+	js[bool](ctx, t, tab, `(() => { const n = document.getElementById("notes"); n.value += "!"; n.dispatchEvent(new Event("input", {bubbles: true})); document.getElementById("save").click(); return true; })()`)
+	waitJS(ctx, t, tab, "window.__saved === 2")
+	if out := call("browser_get_text", at); strings.Contains(out, "the person") {
+		t.Errorf("the page's own (untrusted) input and click were reported as the person's:\n%s", out)
+	}
+
 	// The AI's own actions in the DOM mode (untrusted events): not the person's.
 	call("browser_type", with("element", "notes", "ref", notes, "text", "from the AI"))
 	call("browser_click", with("element", "save", "ref", save))
-	waitJS(ctx, t, tab, "window.__saved === 2")
+	waitJS(ctx, t, tab, "window.__saved === 3")
 	if out := call("browser_get_text", at); strings.Contains(out, "the person") {
 		t.Errorf("the AI's DOM-mode typing and click were reported as the person's:\n%s", out)
 	}
@@ -101,7 +108,7 @@ func TestPersonEditsReported(t *testing.T) {
 	js[bool](ctx, t, tab, `window.__trusted = 0; document.getElementById("save").addEventListener("click", (e) => { if (e.isTrusted) window.__trusted++ }); true`)
 	call("browser_type", with("element", "notes", "ref", notes, "text", " again"))
 	call("browser_click", with("element", "save", "ref", save))
-	waitJS(ctx, t, tab, "window.__trusted === 1 && window.__saved === 3")
+	waitJS(ctx, t, tab, "window.__trusted === 1 && window.__saved === 4")
 	if out := call("browser_get_text", at); strings.Contains(out, "the person") {
 		t.Errorf("the AI's debugger-mode (trusted) typing and click were reported as the person's:\n%s", out)
 	}
@@ -110,7 +117,7 @@ func TestPersonEditsReported(t *testing.T) {
 	if err := tab.Do(ctx, chromedp.Click(chromedp.CSS("#save"))); err != nil {
 		t.Fatal(err)
 	}
-	waitJS(ctx, t, tab, "window.__saved === 4")
+	waitJS(ctx, t, tab, "window.__saved === 5")
 	if out := call("browser_get_text", at); !strings.HasPrefix(out, fmt.Sprintf("Since your last action the person clicked a button (%s) in tab %d", save, slot)) {
 		dump, _ := harness.EvalServiceWorker[string](ctx, s.browser, `chrome.storage.session.get(null).then((g) => JSON.stringify(Object.fromEntries(Object.entries(g).filter(([k]) => k.startsWith("person:")))))`)
 		t.Errorf("the person's click after the AI's debugger-mode actions is not reported:\n%s\nthe extension's edits: %s", out, dump)
