@@ -11,7 +11,7 @@ import type { GetSelectionResult, PersonEdit } from "../../lib/protocol.gen";
 import { reported } from "../../lib/diag";
 import { contentOpIn } from "./content-ops";
 import { refBase, saveRefBase } from "./ref-base";
-import { logPersonPointed } from "./steer";
+import { logPersonPointed, pausedFor, showPauseBadge } from "./steer";
 
 /** The context menu item's id and title. */
 export const POINT_MENU_ID = "monkbrowse-point";
@@ -86,14 +86,22 @@ interface StoredPointed {
   at: number;
 }
 
+/**
+ * The tab's badge says something was pointed at ("◉", blue) until the AI
+ * reads it. The pause's "II" (the profile's or the tab's, steer.ts) wins: a
+ * paused tab keeps its badge; clearing hands the tab back to the pause's.
+ */
 async function showPointBadge(tabId: number, on: boolean): Promise<void> {
   try {
-    await chrome.action.setBadgeText({ tabId, text: on ? "◉" : "" });
-    if (on) {
+    if (on && pausedFor(tabId) === undefined) {
+      await chrome.action.setBadgeText({ tabId, text: "◉" });
       await chrome.action.setBadgeBackgroundColor({ tabId, color: "#1a73e8" });
       await chrome.action.setTitle({ tabId, title: "monkbrowse: you showed the AI something in this tab (it reads it with browser_get_selection)" });
-    } else {
-      await chrome.action.setTitle({ tabId, title: "" });
+    } else if (!on) {
+      // null: the tab shows the global badge and title again.
+      await chrome.action.setBadgeText({ tabId, text: null } as unknown as chrome.action.BadgeTextDetails);
+      await chrome.action.setTitle({ tabId, title: null } as unknown as chrome.action.TitleDetails);
+      await showPauseBadge();
     }
   } catch (e) {
     // The tab is gone: its badge with it.
