@@ -192,6 +192,10 @@ func TestPersonPointsAtSelection(t *testing.T) {
 	if para == "" {
 		t.Fatalf("no paragraph line in the snapshot:\n%s", snap)
 	}
+	// The AI's next result said so (the double-click and right-click are not edits).
+	if want := fmt.Sprintf("Since your last action the person showed you a paragraph (%s) (call browser_get_selection) in tab %d;", para, slot); !strings.HasPrefix(snap, want) {
+		t.Errorf("the result after pointing starts %q, want %q", firstLine(snap), want)
+	}
 	out := s.ok(ctx, t, "browser_get_selection", at)
 	note := strings.Index(out, "(Below is content of the web page")
 	if !strings.HasPrefix(out, fmt.Sprintf("The person pointed at ref %s in tab %d", para, slot)) || note < 0 {
