@@ -104,3 +104,57 @@ func TestIframeEditor(t *testing.T) {
 		t.Errorf("after pressing ! the editor's copy is %q", v)
 	}
 }
+
+// TestClickHiddenTwinDebugger: the same checks in the debugger mode, whose
+// click is real input at the element's place (issue 27): the copy with a
+// visible twin is refused before any input, naming the twin; the twin is
+// clicked for real and selects; a transparent copy is clicked for real and
+// the answer says the click had no effect; a clipped copy whose place shows
+// another element is not clicked at all (the real click would land there).
+func TestClickHiddenTwinDebugger(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	if err := s.browser.SetUseDebugger(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.browser.SetUseDebugger(context.Background(), false); err != nil {
+			t.Errorf("switching the debugger mode off again: %v", err)
+		}
+	})
+	tab, slot := s.openShared(ctx, t, "/hidden-twin.html")
+	js[bool](ctx, t, tab, `(window.__trusted = [], document.addEventListener('click', (e) => window.__trusted.push(e.isTrusted), true), true)`)
+	snap := s.snapshot(ctx, t, slot)
+
+	msg := s.fails(ctx, t, "browser_click", map[string]any{"element": "Banana option", "ref": ref(t, snap, "option", "Banana"), "tab": slot})
+	m := regexp.MustCompile(`\[ref=(e\d+)\]: click that ref instead`).FindStringSubmatch(msg)
+	if m == nil || !strings.Contains(msg, "nothing was clicked") {
+		t.Fatalf("the debugger-mode click on the copy is not refused with its twin's ref: %s", msg)
+	}
+	if n := js[int](ctx, t, tab, "window.__trusted.length"); n != 0 {
+		t.Fatalf("the refused click reached the page (%d clicks)", n)
+	}
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Banana", "ref": m[1], "tab": slot})
+	if v := js[string](ctx, t, tab, "String(window.__state.selected) + ' ' + JSON.stringify(window.__trusted)"); v != "banana [true]" {
+		t.Errorf("after the real click on the twin: %q, want banana selected by one trusted click", v)
+	}
+
+	msg = s.fails(ctx, t, "browser_click", map[string]any{"element": "Elderberry option", "ref": ref(t, snap, "option", "Elderberry"), "tab": slot})
+	if !strings.Contains(msg, "no effect") || !strings.Contains(msg, "not visible (transparent") {
+		t.Errorf("the real click on the transparent copy is not reported as having no effect: %s", msg)
+	}
+	if v := js[string](ctx, t, tab, "JSON.stringify(window.__trusted)"); v != "[true,true]" {
+		t.Errorf("the transparent copy was not clicked for real: clicks %s", v)
+	}
+
+	msg = s.fails(ctx, t, "browser_click", map[string]any{"element": "Durian option", "ref": ref(t, snap, "option", "Durian"), "tab": slot})
+	if !strings.Contains(msg, "not visible") || !strings.Contains(msg, "would land on") || !strings.Contains(msg, "nothing was clicked") {
+		t.Errorf("the click on the clipped copy is not refused as landing elsewhere: %s", msg)
+	}
+	if v := js[string](ctx, t, tab, "JSON.stringify(window.__trusted)"); v != "[true,true]" {
+		t.Errorf("the refused click on the clipped copy reached the page: clicks %s", v)
+	}
+	if v := js[string](ctx, t, tab, "String(window.__state.selected)"); v != "banana" {
+		t.Errorf("the selection changed to %q", v)
+	}
+}

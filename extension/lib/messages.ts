@@ -191,6 +191,14 @@ export interface CsOps {
   scroll_to: { args: { x: number; y: number }; result: { scrollX: number; scrollY: number } };
   /** Waits for the DOM to settle (after trusted input sent through the debugger). */
   settle: { args: Empty; result: Empty };
+  /**
+   * A debugger-mode click (background/trusted-input.ts): click_check makes
+   * the DOM click's checks, starts its effect watch and answers the box to
+   * click; click_effect, after the real input, settles and fails when the
+   * watched click changed nothing (lib/page/pointer.ts).
+   */
+  click_check: { args: { ref: string }; result: ElementBox };
+  click_effect: { args: { ref: string }; result: Empty };
   /** The activity log's targets: each ref's role, accessible name and whether it is a secret field (lib/page/target.ts). */
   describe: { args: { refs: string[] }; result: { targets: ({ role: string; name: string; secret: boolean } | null)[] } };
   /**

@@ -7,7 +7,7 @@ import type { CsOp, CsOps } from "../../lib/messages";
 import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
 import { contentOp, contentOpIn } from "./content-ops";
 import { debuggerEnabled, withDebugger, type Send } from "./debugger";
-import { framedContent, refBox, refFrame } from "./frames";
+import { framedContent, refBox, refFrame, splitRef } from "./frames";
 import { sendingInput } from "./input-guard";
 
 type MouseButton = "left" | "right" | "middle" | "none";
@@ -58,7 +58,11 @@ async function refPoint(tabId: number, ref: string): Promise<{ x: number; y: num
 /** The ops that become real input when the debugger mode is on, each as input events. */
 const TRUSTED: { [K in "click" | "hover" | "type" | "press_key" | "click_xy" | "drag_xy"]: (send: Send, tabId: number, args: CsOps[K]["args"]) => Promise<void> } = {
   click: async (send, tabId, { ref }) => {
-    const p = await refPoint(tabId, ref);
+    // The DOM click's checks and effect watch in the ref's frame (no false
+    // "Clicked"): the verdict is click_effect's, after the settle. A frame
+    // ref's point is its box in the top page (refBox), read after the check.
+    const box = await framedContent(tabId, "click_check", { ref });
+    const p = center(splitRef(ref) ? await refBox(tabId, ref, false) : box, ref);
     await trustedClick(send, p.x, p.y);
   },
   hover: async (send, tabId, { ref }) => {
@@ -96,8 +100,13 @@ async function trustedOp<K extends TrustedOp>(tabId: number, op: K, args: CsOps[
     await withDebugger(tabId, (send) => TRUSTED[op](send, tabId, args));
     // Wait for the page to settle, as the DOM actions do (a navigation the
     // input started makes this answer go missing: csNavigating handles that),
-    // in the frame of the ref acted on.
+    // in the frame of the ref acted on; a click's answer also says when the
+    // page showed no effect (click_effect, routed to the ref's frame).
     const ref = (args as { ref?: unknown }).ref;
+    if (op === "click" && typeof ref === "string") {
+      await framedContent(tabId, "click_effect", { ref });
+      return;
+    }
     const frame = typeof ref === "string" ? (await refFrame(tabId, ref)).frame : null;
     await (frame ? contentOpIn(tabId, frame, "settle", {}) : contentOp(tabId, "settle", {}));
   });

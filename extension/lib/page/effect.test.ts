@@ -82,6 +82,48 @@ describe("no false success", () => {
   });
 });
 
+describe("no false success in the debugger mode's real clicks (click_check, input, click_effect)", () => {
+  it("refuses a copy with a visible twin before any input, as the DOM click does", async () => {
+    twinPage();
+    const err = await handleOp(ctx, "click_check", { ref: ctx.refs.refFor(el("#copy")) }).then(() => null, (e: Error) => e.message);
+    expect(err).toContain("nothing was clicked");
+    expect(err).toContain(`[ref=${ctx.refs.peek(el("#banana"))}]: click that ref instead`);
+  });
+
+  it("reports a watched click that changed nothing, and passes one that did", async () => {
+    twinPage();
+    showAt(el("#lone"), 0, 100, 100, 20);
+    const lone = ctx.refs.refFor(el("#lone"));
+    const box = await handleOp(ctx, "click_check", { ref: lone });
+    expect(box.visible).toEqual({ x: 0, y: 100, width: 100, height: 20 });
+    // (the real input reaches nothing that listens)
+    await expect(handleOp(ctx, "click_effect", { ref: lone })).rejects.toThrow(/no effect/);
+    await handleOp(ctx, "click_check", { ref: lone });
+    el("#lone").setAttribute("aria-selected", "true"); // what the real click did
+    await expect(handleOp(ctx, "click_effect", { ref: lone })).resolves.toEqual({});
+    // An unwatched click (a visible button) is not judged.
+    document.body.insertAdjacentHTML("beforeend", `<button id="b">Go</button>`);
+    showAt(el("#b"), 0, 200, 80, 20);
+    const b = ctx.refs.refFor(el("#b"));
+    await handleOp(ctx, "click_check", { ref: b });
+    await expect(handleOp(ctx, "click_effect", { ref: b })).resolves.toEqual({});
+  });
+
+  it("refuses an invisible element whose place shows another element (the real click would land there)", async () => {
+    twinPage();
+    showAt(el("#lone"), 0, 0, 100, 20);
+    (el("#lone") as HTMLElement).setAttribute("style", "opacity: 0");
+    const realFromPoint = document.elementFromPoint;
+    document.elementFromPoint = () => el("#apple > div");
+    try {
+      const err = await handleOp(ctx, "click_check", { ref: ctx.refs.refFor(el("#lone")) }).then(() => null, (e: Error) => e.message);
+      expect(err).toMatch(/not visible on the page \(transparent.*would land on .*nothing was clicked/);
+    } finally {
+      document.elementFromPoint = realFromPoint;
+    }
+  });
+});
+
 describe("EditContext editors", () => {
   it("refuse synthetic typing and keys, saying the debugger mode makes it work", async () => {
     document.body.innerHTML = `<div id="ed" role="textbox" aria-label="Draft" tabindex="0"></div>`;

@@ -273,6 +273,17 @@ export class EffectWatch {
   }
 }
 
+/**
+ * The refusal of a real (debugger-mode) click on an invisible element whose
+ * place shows another element: the click would reach that one instead.
+ */
+export function landsElsewhereError(ref: string, el: Element, invisible: string, hit: Element): PageError {
+  return new PageError(
+    `ref ${ref} (${describeElement(el)}) is not visible on the page (${invisible}): a real click at its place would land on ${describeElement(hit)}, so nothing was clicked. ` +
+      "It is probably a copy for screen readers or a control that is not open yet: take a new browser_snapshot and click the element a person sees, or open its menu or list first.",
+  );
+}
+
 /** The error for a watched click that changed nothing. */
 export function noEffectError(ref: string, el: Element, invisible: string | null): PageError {
   const what = `clicked ref ${ref} (${describeElement(el)}), but the page showed no effect: no change to the DOM, focus, values, scroll or address`;

@@ -11,7 +11,7 @@ import { fillForm } from "./fillform";
 import { byRef, crossOriginFrames, postLinkTokens, postTokens, tokenSource } from "./framelink";
 import { elementRect, pageMetrics, scrollToPoint } from "./geometry";
 import { pressKey } from "./keyboard";
-import { click, drag, hover } from "./pointer";
+import { beginTrustedClick, click, drag, endTrustedClick, hover } from "./pointer";
 import { PageError, type RefRegistry } from "./refs";
 import { scroll } from "./scroll";
 import { selectOption } from "./select";
@@ -107,6 +107,9 @@ const handlers: Handlers = {
   // Nothing to do: handleOp settles after it (trusted input sent by the
   // service worker through the debugger).
   settle: async () => ({}),
+  click_check: async (ctx, { ref }) => beginTrustedClick(ctx.refs, ref),
+  // Settles itself, before the verdict (so it is not in SETTLING_OPS).
+  click_effect: (ctx, { ref }) => done(endTrustedClick(ref, ctx.settle)),
 };
 
 /** Whether doc has the focus and its focused element is not a frame (whose own document has it then). */

@@ -4,7 +4,9 @@
 import { isOption, parentOrHost, tagOf, windowOf } from "./dom";
 import { centerOf, ensureEnabled, mouse, pageTurn, scrollIntoViewCentered, type Point } from "./events";
 import { activeIn, blurElement, focusElement, focusTarget, FocusWatch } from "./focus";
-import { checkClickable, EffectWatch, isWatchedRole, noEffectError } from "./effect";
+import { checkClickable, EffectWatch, isWatchedRole, landsElsewhereError, noEffectError } from "./effect";
+import { elementRect } from "./geometry";
+import type { ElementBox } from "../messages";
 import { PageError, type RefRegistry } from "./refs";
 import { chooseOptions } from "./select";
 import { nextFrame } from "./settle";
@@ -79,6 +81,60 @@ export async function click(refs: RefRegistry, ref: string, settle?: () => Promi
     }
     if (!changed) throw noEffectError(ref, el, invisible);
   }
+}
+
+/**
+ * The debugger mode's click (entrypoints/background/trusted-input.ts) is real
+ * input at the element's center, sent by the service worker between two ops:
+ * click_check, which makes the checks of click() above and starts the same
+ * effect watch, and click_effect, which settles and gives the verdict. The
+ * watch lives here between the two (one click at a time per document).
+ */
+let trustedClick: { ref: string; el: Element; invisible: string | null; effects: EffectWatch } | null = null;
+
+/**
+ * click_check: scrolls ref's element into view and makes click()'s checks
+ * (a disabled element, an invisible copy with a visible twin); an invisible
+ * element whose place shows another element is refused too (the real click
+ * would land there). Returns the box to click.
+ */
+export function beginTrustedClick(refs: RefRegistry, ref: string): ElementBox {
+  trustedClick?.effects.stop();
+  trustedClick = null;
+  const el = refs.resolve(ref);
+  ensureEnabled(el, ref, "clicked");
+  scrollIntoViewCentered(el);
+  const invisible = checkClickable(refs, ref, el);
+  if (invisible !== null) {
+    const hit = hitAtCenter(el);
+    if (hit !== null && hit !== el && !el.contains(hit)) throw landsElsewhereError(ref, el, invisible, hit);
+  }
+  const box = elementRect(refs, ref, false);
+  if (invisible !== null || isWatchedRole(el)) trustedClick = { ref, el, invisible, effects: new EffectWatch(el.ownerDocument) };
+  return box;
+}
+
+/** click_effect: after the real input, lets the page settle, then says whether the watched click did anything. */
+export async function endTrustedClick(ref: string, settle?: () => Promise<unknown>): Promise<void> {
+  const watched = trustedClick !== null && trustedClick.ref === ref ? trustedClick : null;
+  let changed = true;
+  try {
+    if (settle) await settle();
+  } finally {
+    if (watched) changed = watched.effects.stop();
+    if (trustedClick === watched) trustedClick = null;
+  }
+  if (watched && !changed) throw noEffectError(ref, watched.el, watched.invisible);
+}
+
+/** The element the page shows at the center of el's visible part (where a real click on el lands). */
+function hitAtCenter(el: Element): Element | null {
+  const win = windowOf(el);
+  const r = el.getBoundingClientRect();
+  const left = Math.max(0, r.left), right = Math.min(win.innerWidth, r.right);
+  const top = Math.max(0, r.top), bottom = Math.min(win.innerHeight, r.bottom);
+  if (right <= left || bottom <= top) return null;
+  return el.ownerDocument.elementFromPoint?.((left + right) / 2, (top + bottom) / 2) ?? null;
 }
 
 async function pressAndRelease(el: Element, pt: Point, watch: FocusWatch): Promise<void> {
