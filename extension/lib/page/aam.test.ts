@@ -2,7 +2,7 @@
 // One describe per rule of aam.ts; the same rules are checked against
 // Chromium's own tree in e2e/fidelity_test.go.
 import { beforeEach, describe, expect, it } from "vitest";
-import { fallbackName, spacedName, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
+import { contextRole, fallbackName, spacedName, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
 import { RefRegistry } from "./refs";
 import { buildSnapshot } from "./snapshot";
 
@@ -99,6 +99,54 @@ describe("treeitemName", () => {
     expect(treeitemName($("#l"), "treeitem", "Leaf", style)).toBe("Leaf");
     expect(treeitemName($("#n"), "treeitem", "Named", style)).toBe("Named");
     expect(snap()).toContain('- treeitem "Documents" [ref=');
+  });
+});
+
+describe("treeitemName: items nested without a group", () => {
+  it("keeps them in the name, as Chromium does (directly nested, or list items in a plain list)", () => {
+    html(`<div role="tree"><div id="d" role="treeitem">outer<div role="treeitem">inner</div></div>
+      <li id="s" role="treeitem"><span> summer </span><ul><li role="treeitem">beach.jpg</li><li role="treeitem">hike.jpg</li></ul></li></div>`);
+    expect(treeitemName($("#d"), "treeitem", "outer inner", style)).toBe("outer inner");
+    expect(snap()).toContain('- treeitem "summer beach.jpg hike.jpg" [ref=');
+  });
+});
+
+describe("contextRole", () => {
+  it("makes a tree item in a plain list a list item, and a lone one nothing", () => {
+    html(`<ul role="tree"><li role="treeitem" id="top">Photos<ul><li role="treeitem" id="li">beach.jpg</li></ul></li></ul>
+      <div role="treeitem" id="lone">alone</div><a role="treeitem" id="a" href="#x">link</a>`);
+    expect(contextRole($("#top"), "treeitem")).toBe("treeitem");
+    expect(contextRole($("#li"), "treeitem")).toBe("listitem");
+    expect(contextRole($("#lone"), "treeitem")).toBeNull();
+    expect(contextRole($("#a"), "treeitem")).toBe("link");
+  });
+  it("looks through div and span wrappers, role=none items and shadow roots", () => {
+    html(`<div role="tree"><div><span><div role="treeitem" id="w">wrapped</div></span></div></div>
+      <ul role="tree"><li role="none"><a role="treeitem" id="n" href="#h">Home</a></li></ul>
+      <div role="tree"><section><div role="treeitem" id="sec">in a section</div></section></div>
+      <div role="listbox" id="host"></div>`);
+    expect(contextRole($("#w"), "treeitem")).toBe("treeitem");
+    expect(contextRole($("#n"), "treeitem")).toBe("treeitem");
+    expect(contextRole($("#sec"), "treeitem")).toBeNull();
+    const root = $("#host").attachShadow({ mode: "open" });
+    root.innerHTML = `<div><div role="option" id="o">Red</div></div>`;
+    expect(contextRole(root.querySelector("#o")!, "option")).toBe("option");
+  });
+  it("makes an option in a plain list inside a listbox a list item, and leaves other roles alone", () => {
+    html(`<div role="listbox"><ul><li role="option" id="o">Red</li></ul></div><ul><li id="p" role="tab">Tab</li></ul>`);
+    expect(contextRole($("#o"), "option")).toBe("listitem");
+    expect(contextRole($("#p"), "tab")).toBe("tab");
+    expect(snap()).not.toContain("option");
+  });
+});
+
+describe("quoted names", () => {
+  it("keeps the quote marks a <q> shows in a name from content", () => {
+    html(`<table><tr><td id="c">Puts it in the <q>Selected</q> field.</td><td id="n">Say <q>hi <q>there</q></q></td><td id="x">No quotes</td></tr></table>`);
+    expect(spacedName($("#c"), "cell", "Puts it in the Selected field.", style)).toBe("Puts it in the \u201cSelected\u201d field.");
+    expect(spacedName($("#n"), "cell", "Say hi there", style)).toBe("Say \u201chi \u2018there\u2019\u201d");
+    expect(spacedName($("#x"), "cell", "No quotes", style)).toBe("No quotes");
+    expect(snap()).toMatch(/- cell "Puts it in the \u201cSelected\u201d field." \[ref=e\d+\]\n/);
   });
 });
 

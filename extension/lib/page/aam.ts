@@ -12,14 +12,18 @@
 //   spacedName      a name from content keeps the spaces <br> and block
 //                   boundaries put between words
 //   treeitemName    a tree item's name from content leaves out its nested
-//                   group of items (Chromium)
+//                   group of items (Chromium), not items nested without one
+//   contextRole     a tree item or option outside its required context (a
+//                   tree or group; a listbox or group) is not one: an
+//                   li role=treeitem in a plain list is a list item (Chromium)
+//   quoted          a name from content has the quotes a <q> shows
 //   fallbackName    HTML-AAM's last resorts: placeholder, then title, for text
 //                   fields; the value (or the default label) of input buttons
 //   editableFrameBody  a same-origin iframe whose body is contenteditable (or
 //                   whose document is in designMode: TinyMCE, CKEditor 4) is a
 //                   textbox named by the iframe's title, as Chromium shows it
 
-import { normalizeSpace, tagOf } from "./dom";
+import { normalizeSpace, parentOrHost, tagOf } from "./dom";
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -93,7 +97,7 @@ const INLINE = /^(inline|contents)/;
  * control) makes it give up (null), since its contribution is the
  * library's to compute.
  */
-function contentText(el: Element, style: (e: Element) => CSSStyleDeclaration, skipRoles?: Set<string>): string | null {
+function contentText(el: Element, style: (e: Element) => CSSStyleDeclaration, skipRoles?: Set<string>, quotes?: { depth: number }): string | null {
   let out = "";
   const walk = (node: Node): boolean => {
     for (let c = node.firstChild; c; c = c.nextSibling) {
@@ -122,7 +126,12 @@ function contentText(el: Element, style: (e: Element) => CSSStyleDeclaration, sk
       }
       const block = !INLINE.test(s.display || "inline");
       if (block) out += " ";
-      if (!walk(e)) return false;
+      const q = quotes && t === "q" ? quoteMarks(s, quotes.depth++) : null;
+      if (q) out += q[0];
+      const ok = walk(e);
+      if (quotes && t === "q") quotes.depth--;
+      if (!ok) return false;
+      if (q) out += q[1];
       if (block) out += " ";
     }
     return true;
@@ -140,6 +149,7 @@ export function spacedName(el: Element, role: string, name: string, style: (e: E
   if (name === "" || !NAME_FROM_CONTENT.has(role)) return name;
   if (el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby")) return name;
   // Cheap test first: most names need no fixing.
+  if (el.getElementsByTagName("q").length > 0) return quotedName(el, name, style);
   const hasBreak = el.getElementsByTagName("br").length > 0;
   let hasBlock = false;
   if (!hasBreak) {
@@ -157,24 +167,92 @@ export function spacedName(el: Element, role: string, name: string, style: (e: E
   return spaced.replace(/\s+/g, "") === name.replace(/\s+/g, "") ? spaced : name;
 }
 
+/**
+ * The quote marks a <q> at nesting depth shows: its computed quotes, or for
+ * "auto" the English pairs (“ ” outside, ‘ ’ inside), as Chromium shows
+ * them for an English page (other languages' marks are not looked up).
+ */
+function quoteMarks(s: CSSStyleDeclaration, depth: number): [string, string] | null {
+  const v = (s.quotes || "auto").trim();
+  if (v === "none") return null;
+  const marks = v === "auto" || v === "" ? ["\u201c", "\u201d", "\u2018", "\u2019"] : Array.from(v.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g), (m) => m[1] ?? m[2] ?? "");
+  if (marks.length < 2) return null;
+  const pair = Math.min(depth, Math.floor(marks.length / 2) - 1) * 2;
+  return [marks[pair]!, marks[pair + 1]!];
+}
+
+/**
+ * A name from content whose content holds a <q>: with the quote marks the
+ * browser shows around it (“File or Folder Selected”), which Chromium's
+ * name keeps and the library leaves out. As spacedName: when the content
+ * holds anything but text and wrappers, or its words differ, name stays.
+ */
+function quotedName(el: Element, name: string, style: (e: Element) => CSSStyleDeclaration): string {
+  const plain = contentText(el, style);
+  const quoted = contentText(el, style, undefined, { depth: 0 });
+  if (plain === null || quoted === null) return name;
+  if (plain.replace(/\s+/g, "") !== name.replace(/\s+/g, "")) return name;
+  return normalizeSpace(quoted);
+}
+
 function firstRole(e: Element): string {
   return (e.getAttribute("role") ?? "").trim().split(/\s+/)[0] ?? "";
 }
 
-const TREE_PARTS = new Set(["group", "tree", "treeitem"]);
+const TREE_PARTS = new Set(["group", "tree"]);
 
 /**
  * A tree item named by its content is named by its own text, not by the
  * items of its nested group: "Documents", not "Documents Report.pdf".
+ * Items nested without a group (directly, or in a plain list, where they
+ * are list items: contextRole) are part of the name, as in Chromium.
  */
 export function treeitemName(el: Element, role: string, name: string, style: (e: Element) => CSSStyleDeclaration): string {
   if (role !== "treeitem" || name === "") return name;
   if (el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby")) return name;
-  if (el.querySelector("[role=group], [role=tree], [role=treeitem]") === null) return name;
+  if (el.querySelector("[role=group], [role=tree]") === null) return name;
   const text = contentText(el, style, TREE_PARTS);
   if (text === null) return name;
   const own = normalizeSpace(text);
   return own !== "" ? own : name;
+}
+
+/** The roles an explicit treeitem or option needs around it (ARIA's required context, as Chromium applies it). */
+const REQUIRED_CONTEXT: Record<string, Set<string>> = {
+  treeitem: new Set(["tree", "group", "treeitem"]),
+  option: new Set(["listbox", "group"]),
+};
+
+/** Wrappers the context search looks through: div, span, slot, custom elements, and role none/presentation/generic. */
+function transparentForContext(a: Element): boolean {
+  const r = firstRole(a);
+  if (r !== "") return r === "none" || r === "presentation" || r === "generic";
+  const t = tagOf(a);
+  return t === "div" || t === "span" || t === "slot" || t.includes("-");
+}
+
+/**
+ * An element with role=treeitem or role=option outside its required context
+ * is not one in Chromium's tree: the nearest ancestor that is not a plain
+ * wrapper must be a tree, group or tree item (for an option, a listbox or
+ * group). Otherwise it keeps its own element's role (an li is a list item, a
+ * link a link; others none). The File Directory Treeview's items in a
+ * nested <ul> without role=group are list items there.
+ */
+export function contextRole(el: Element, role: string | null): string | null {
+  if (role === null) return role;
+  const needs = REQUIRED_CONTEXT[role];
+  if (needs === undefined || firstRole(el) !== role) return role;
+  for (let a = parentOrHost(el); a; a = parentOrHost(a)) {
+    if (transparentForContext(a)) continue;
+    if (needs.has(firstRole(a))) return role;
+    break;
+  }
+  const t = tagOf(el);
+  if (t === "li") return "listitem";
+  if ((t === "a" || t === "area") && el.hasAttribute("href")) return "link";
+  if (t === "button") return "button";
+  return null;
 }
 
 const TEXT_FIELD_TYPES = new Set(["", "text", "search", "email", "url", "tel", "password", "number"]);

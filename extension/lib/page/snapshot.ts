@@ -15,7 +15,7 @@
 // stays on separate lines.
 
 import { computeAccessibleName, getRole } from "dom-accessibility-api";
-import { editableFrameBody, fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
+import { contextRole, editableFrameBody, fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
 import {
   deepActiveElement,
   frameDocument,
@@ -303,7 +303,7 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
     if (
       node.name !== "" && node.children.length > 0 &&
       node.children.every((c) => typeof c === "string") &&
-      normalizeSpace(node.children.join(" ")) === node.name
+      sameWords(normalizeSpace(node.children.join(" ")), node.name)
     ) {
       node.children = [];
     }
@@ -316,6 +316,11 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
     if (href !== null) node.props.push(["/url", truncate(href, ctx.maxUrl)]);
   }
   out.push(node);
+}
+
+/** Whether a name says what the text says, but for the quote marks a <q> adds to the name (aam.ts). */
+function sameWords(text: string, name: string): boolean {
+  return text === name || (name.length > text.length && name.replace(/[\u201c\u201d\u2018\u2019]/g, "") === text);
 }
 
 /**
@@ -355,7 +360,7 @@ function roleOf(el: Element, t: string, style: CSSStyleDeclaration, parentCursor
   } catch {
     role = null;
   }
-  role = tableCellRole(el, role);
+  role = contextRole(el, tableCellRole(el, role));
   if (t !== "svg" && el.namespaceURI === SVG_NS) {
     role = svgRole(el, role);
     return role === "presentation" || role === "none" || role === "generic" ? null : role;
