@@ -166,3 +166,198 @@ func TestFidelitySVGSliderByRef(t *testing.T) {
 		t.Errorf("after the key the slider line is %+v (want ref %s, value 5)", l, knob)
 	}
 }
+
+// apgPages are the reproductions of the W3C ARIA Authoring Practices example
+// pages that differed from Chromium's tree (issue 27: grid and treegrid cells,
+// tree item names). No npm package carries the APG pages themselves, so these
+// are written for this corpus: their markup, styles and scripts reproduce the
+// structure of the originals (e2e/testdata/apg, each page's head says which).
+var apgPages = []string{"data-grids", "layout-grids", "treegrid", "treeview-files", "treeview-navigation"}
+
+// apgChanges are a second state of each page, made by the page's own script
+// (a click it handles): the comparison is made again there. Each expression
+// returns true once the change is made.
+var apgChanges = map[string]string{
+	"data-grids":          `(document.querySelector('#g2 [aria-haspopup]').click(), document.getElementById('toggle_columns').click(), document.querySelector('#g2 [role=menu]').classList.contains('open'))`,
+	"layout-grids":        `(document.getElementById('next').click(), document.querySelector('#recipients button').click(), document.querySelectorAll('#recipients [role=row]').length === 2)`,
+	"treegrid":            `(document.querySelectorAll('#treegrid tbody tr')[4].cells[0].click(), document.querySelectorAll('#treegrid tbody tr')[4].getAttribute('aria-expanded') === 'true')`,
+	"treeview-files":      `(document.querySelector('[role=tree] [aria-expanded=false]').click(), document.getElementById('last_action').value === 'Desserts')`,
+	"treeview-navigation": `(document.querySelector('[aria-owns=sub-study] .icon').click(), document.querySelector('[aria-owns=sub-study]').getAttribute('aria-expanded') === 'true')`,
+}
+
+// apgRoles are the roles compared on the APG pages: comparedRoles plus the
+// structure an AI finds its way by (headings, landmarks, the widgets' containers).
+var apgRoles = func() map[string]bool {
+	m := map[string]bool{
+		"heading": true, "navigation": true, "main": true, "banner": true, "contentinfo": true, "region": true,
+		"tree": true, "group": true, "grid": true, "treegrid": true, "table": true, "row": true, "menu": true, "separator": true,
+	}
+	for r := range comparedRoles {
+		m[r] = true
+	}
+	return m
+}()
+
+// The issue's targets (issue 27, Build 3): (role, name) recall against
+// Chromium's tree, after the normalisation in docs/DECISIONS.md ("Fidelity
+// against Chromium's tree"): names compared with their white space collapsed
+// and trimmed; an empty name of ours on a table part named by its content
+// matches any name (the child lines carry it).
+const (
+	apgPageRecall    = 0.97
+	apgOverallRecall = 0.99
+)
+
+// apgExplained are the misses we know and accept, each with the reason the
+// test prints beside it; a miss not listed here fails the test, as does a
+// pair of ours that Chromium's tree does not have. None are left.
+var apgExplained = map[string]string{}
+
+// axRawPairs is chromiumPairs for a role set, keeping the raw names too.
+func axRawPairs(t *testing.T, ctx context.Context, tab *harness.Tab, roles map[string]bool) (pairs []axPair, raw []string) {
+	t.Helper()
+	c, cancel := tab.Context(ctx)
+	defer cancel()
+	if _, err := chromedp.Call(c, accessibility.Enable, struct{}{}); err != nil {
+		t.Logf("Accessibility.enable: %v", err)
+	}
+	res, err := chromedp.Call(c, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	if err != nil {
+		t.Fatalf("Accessibility.getFullAXTree: %v", err)
+	}
+	for _, n := range res.Nodes {
+		if n.Ignored || n.Role == nil {
+			continue
+		}
+		role := axString(n.Role)
+		if !roles[role] {
+			continue
+		}
+		name := axString(n.Name)
+		pairs = append(pairs, axPair{role, normName(name)})
+		raw = append(raw, name)
+	}
+	return pairs, raw
+}
+
+// matchPairs pairs each of theirs with a distinct pair of ours (exact names
+// first, then the content-named wildcard), so that a name Chromium has three
+// times must be in our snapshot three times; it returns theirs left unmatched
+// and ours left unmatched.
+func matchPairs(theirs, ours []axPair) (missing, extra []axPair) {
+	used := make([]bool, len(ours))
+	left := make([]bool, len(theirs))
+	for pass := 0; pass < 2; pass++ {
+		for i, p := range theirs {
+			if pass == 1 && !left[i] {
+				continue
+			}
+			found := false
+			for j, o := range ours {
+				if used[j] || o.role != p.role {
+					continue
+				}
+				if o.name == p.name || (pass == 1 && o.name == "" && contentNamed[o.role]) {
+					used[j], found = true, true
+					break
+				}
+			}
+			left[i] = !found
+		}
+	}
+	for i, p := range theirs {
+		if left[i] {
+			missing = append(missing, p)
+		}
+	}
+	for j, o := range ours {
+		if !used[j] {
+			extra = append(extra, o)
+		}
+	}
+	return missing, extra
+}
+
+// TestFidelityAPG: on each ARIA Practices reproduction, loaded and after a
+// change its script makes, the share of Chromium's (role, name) pairs that
+// our snapshot has, per page and over all pages, at the issue's targets; the
+// grid and treegrid cells and the tree items all match; every miss is listed
+// and must be explained in apgExplained; and nothing of ours is missing from
+// Chromium's tree.
+func TestFidelityAPG(t *testing.T) {
+	s := shared(t)
+	total, matched := 0, 0
+	for _, page := range apgPages {
+		t.Run(page, func(t *testing.T) {
+			ctx := testContext(t, testTimeout)
+			tab, slot := s.openShared(ctx, t, "/apg/"+page+".html")
+			for _, state := range []string{"loaded", "changed"} {
+				if state == "changed" {
+					if !js[bool](ctx, t, tab, apgChanges[page]) {
+						t.Fatalf("%s: the page's script did not make the change %s", page, apgChanges[page])
+					}
+				}
+				m, n := compareAPG(ctx, t, s, tab, slot, page+" ("+state+")")
+				matched += m
+				total += n
+			}
+		})
+	}
+	if total > 0 {
+		overall := float64(matched) / float64(total)
+		t.Logf("overall: %d of %d pairs (%.1f%% recall) over %d pages, each loaded and changed", matched, total, 100*overall, len(apgPages))
+		if overall < apgOverallRecall {
+			t.Errorf("overall recall %.1f%% is below the target %.0f%%", 100*overall, 100*apgOverallRecall)
+		}
+	}
+}
+
+// compareAPG compares one state of an APG page; it returns the pairs of
+// Chromium's matched and their number.
+func compareAPG(ctx context.Context, t *testing.T, s *suite, tab *harness.Tab, slot int, page string) (int, int) {
+	t.Helper()
+	snap := s.ok(ctx, t, "browser_snapshot", map[string]any{"tab": slot, "maxTokens": 100000})
+	theirs, raw := axRawPairs(t, ctx, tab, apgRoles)
+	var ours []axPair
+	for _, l := range harness.ParseSnapshot(snap) {
+		if l.Ref != "" && apgRoles[l.Role] {
+			ours = append(ours, axPair{l.Role, normName(l.Name)})
+		}
+	}
+	if len(theirs) == 0 {
+		t.Fatal("Chromium's tree has no compared node: the comparison would prove nothing")
+	}
+	missing, extra := matchPairs(theirs, ours)
+	spaced := 0
+	for _, n := range raw {
+		if n != normName(n) {
+			spaced++
+		}
+	}
+	recall := float64(len(theirs)-len(missing)) / float64(len(theirs))
+	t.Logf("%s: %d of %d of Chromium's pairs in our snapshot (%.1f%% recall); %d of ours not in Chromium's tree; %d of Chromium's names have white space at their ends or doubled, which the normalisation drops",
+		page, len(theirs)-len(missing), len(theirs), 100*recall, len(extra), spaced)
+	for _, p := range missing {
+		if why, ok := apgExplained[p.String()]; ok {
+			t.Logf("  missing: %s (%s)", p, why)
+		} else {
+			t.Errorf("%s: missing, unexplained: Chromium's %s is not in our snapshot", page, p)
+		}
+	}
+	for _, o := range extra {
+		t.Errorf("%s: ours only: %s is not among Chromium's unignored nodes", page, o)
+	}
+	if recall < apgPageRecall {
+		t.Errorf("%s: recall %.1f%% is below the target %.0f%%", page, 100*recall, 100*apgPageRecall)
+	}
+	// The parts issue 27 found wrong must all match, explained or not.
+	for _, p := range missing {
+		if p.role == "gridcell" || p.role == "treeitem" || p.role == "columnheader" || p.role == "rowheader" {
+			t.Errorf("%s: Chromium's %s is not in our snapshot (grid cells and tree items must all match)", page, p)
+		}
+	}
+	if t.Failed() {
+		t.Logf("Chromium: %v\nsnapshot:\n%s", theirs, snap)
+	}
+	return len(theirs) - len(missing), len(theirs)
+}
