@@ -197,7 +197,7 @@ export interface CsOps {
    * click; click_effect, after the real input, settles and fails when the
    * watched click changed nothing (lib/page/pointer.ts).
    */
-  click_check: { args: { ref: string }; result: ElementBox };
+  click_check: { args: { ref: string; scroll?: boolean }; result: ElementBox };
   click_effect: { args: { ref: string }; result: Empty };
   /** The activity log's targets: each ref's role, accessible name and whether it is a secret field (lib/page/target.ts). */
   describe: { args: { refs: string[] }; result: { targets: ({ role: string; name: string; secret: boolean } | null)[] } };

@@ -60,9 +60,13 @@ const TRUSTED: { [K in "click" | "hover" | "type" | "press_key" | "click_xy" | "
   click: async (send, tabId, { ref }) => {
     // The DOM click's checks and effect watch in the ref's frame (no false
     // "Clicked"): the verdict is click_effect's, after the settle. A frame
-    // ref's point is its box in the top page (refBox), read after the check.
-    const box = await framedContent(tabId, "click_check", { ref });
-    const p = center(splitRef(ref) ? await refBox(tabId, ref, false) : box, ref);
+    // ref's point is its box in the top page (refBox, which scrolls each
+    // frame level itself), so its check does not scroll again: a scroll in
+    // an out-of-process frame reaches the parents later.
+    const inFrame = splitRef(ref) !== null;
+    const framed = inFrame ? await refBox(tabId, ref) : null;
+    const box = await framedContent(tabId, "click_check", { ref, scroll: !inFrame });
+    const p = center(framed ?? box, ref);
     await trustedClick(send, p.x, p.y);
   },
   hover: async (send, tabId, { ref }) => {

@@ -107,7 +107,7 @@ const handlers: Handlers = {
   // Nothing to do: handleOp settles after it (trusted input sent by the
   // service worker through the debugger).
   settle: async () => ({}),
-  click_check: async (ctx, { ref }) => beginTrustedClick(ctx.refs, ref),
+  click_check: async (ctx, { ref, scroll }) => beginTrustedClick(ctx.refs, ref, scroll !== false),
   // Settles itself, before the verdict (so it is not in SETTLING_OPS).
   click_effect: (ctx, { ref }) => done(endTrustedClick(ref, ctx.settle)),
 };

@@ -93,17 +93,18 @@ export async function click(refs: RefRegistry, ref: string, settle?: () => Promi
 let trustedClick: { ref: string; el: Element; invisible: string | null; effects: EffectWatch } | null = null;
 
 /**
- * click_check: scrolls ref's element into view and makes click()'s checks
+ * click_check: scrolls ref's element into view (unless scroll is false: the
+ * service worker scrolled a frame ref's frames itself) and makes click()'s checks
  * (a disabled element, an invisible copy with a visible twin); an invisible
  * element whose place shows another element is refused too (the real click
  * would land there). Returns the box to click.
  */
-export function beginTrustedClick(refs: RefRegistry, ref: string): ElementBox {
+export function beginTrustedClick(refs: RefRegistry, ref: string, scroll = true): ElementBox {
   trustedClick?.effects.stop();
   trustedClick = null;
   const el = refs.resolve(ref);
   ensureEnabled(el, ref, "clicked");
-  scrollIntoViewCentered(el);
+  if (scroll) scrollIntoViewCentered(el);
   const invisible = checkClickable(refs, ref, el);
   if (invisible !== null) {
     const hit = hitAtCenter(el);
