@@ -16,7 +16,9 @@ func (d dispatch) navigate(ctx context.Context, a protocol.NavigateArgs) (protoc
 	}
 	return d.act(ctx, a.Target, protocol.MsgNavigate,
 		func(t Target) any { return protocol.NavigateRequest{URL: url, TabID: t.TabID} },
-		func(t Target) string { return fmt.Sprintf("Navigated %s to %s.", t.String(), clip(url, maxEcho)) })
+		// The URL is not echoed: the page header below says where the tab
+		// is now (after any redirect).
+		func(t Target) string { return fmt.Sprintf("Navigated %s.", t.String()) })
 }
 
 func simpleAction(typ, format string) func(dispatch, context.Context, protocol.TabArgs) (protocol.CallToolResult, error) {
@@ -28,6 +30,11 @@ func simpleAction(typ, format string) func(dispatch, context.Context, protocol.T
 // maxEchoElement clips the AI's description of an element where a result
 // repeats it.
 const maxEchoElement = 100
+
+// actedOn names the element an action's result line reports: its ref
+// alone. The AI's own description of it (the element argument) is in the
+// call it just made; repeating it costs tokens in every result.
+func actedOn(ref string) string { return ref }
 
 func describe(element, ref string) string {
 	if element == "" {
@@ -43,7 +50,7 @@ func elementAction(typ, verb string) func(dispatch, context.Context, protocol.El
 				return protocol.ElementRequest{Ref: a.Ref, Element: a.Element, TabID: t.TabID}
 			},
 			func(t Target) string {
-				return fmt.Sprintf("%s %s in %s.", verb, describe(a.Element, a.Ref), t.String())
+				return fmt.Sprintf("%s %s in %s.", verb, actedOn(a.Ref), t.String())
 			})
 	}
 }
@@ -54,7 +61,7 @@ func (d dispatch) typeText(ctx context.Context, a protocol.TypeArgs) (protocol.C
 			return protocol.TypeRequest{Ref: a.Ref, Element: a.Element, Text: a.Text, Submit: a.Submit, TabID: t.TabID}
 		},
 		func(t Target) string {
-			s := fmt.Sprintf("Typed %q into %s in %s", clip(a.Text, maxEcho), describe(a.Element, a.Ref), t.String())
+			s := fmt.Sprintf("Typed %q into %s in %s", clip(a.Text, maxEcho), actedOn(a.Ref), t.String())
 			if a.Submit {
 				s += " and pressed Enter"
 			}
@@ -68,7 +75,7 @@ func (d dispatch) selectOption(ctx context.Context, a protocol.SelectOptionArgs)
 			return protocol.SelectOptionRequest{Ref: a.Ref, Element: a.Element, Values: a.Values, TabID: t.TabID}
 		},
 		func(t Target) string {
-			return fmt.Sprintf("Selected %s in %s in %s.", echoValues(a.Values), describe(a.Element, a.Ref), t.String())
+			return fmt.Sprintf("Selected %s in %s in %s.", echoValues(a.Values), actedOn(a.Ref), t.String())
 		})
 }
 
@@ -85,7 +92,7 @@ func (d dispatch) scroll(ctx context.Context, a protocol.ScrollArgs) (protocol.C
 		},
 		func(t Target) string {
 			if a.Ref != "" {
-				return fmt.Sprintf("Scrolled %s into view in %s.", describe(a.Element, a.Ref), t.String())
+				return fmt.Sprintf("Scrolled %s into view in %s.", actedOn(a.Ref), t.String())
 			}
 			dir := a.Direction
 			if dir == "" {
@@ -105,7 +112,7 @@ func (d dispatch) drag(ctx context.Context, a protocol.DragArgs) (protocol.CallT
 			return protocol.DragRequest{StartRef: a.StartRef, EndRef: a.EndRef, TabID: t.TabID}
 		},
 		func(t Target) string {
-			return fmt.Sprintf("Dragged %s onto %s in %s.", describe(a.StartElement, a.StartRef), describe(a.EndElement, a.EndRef), t.String())
+			return fmt.Sprintf("Dragged %s onto %s in %s.", actedOn(a.StartRef), actedOn(a.EndRef), t.String())
 		})
 }
 
@@ -119,7 +126,7 @@ func (d dispatch) uploadFile(ctx context.Context, a protocol.UploadFileArgs) (pr
 			return protocol.UploadFileRequest{Ref: a.Ref, Name: f.Name, Data: f.Data, TabID: t.TabID}
 		},
 		func(t Target) string {
-			return fmt.Sprintf("Put %s (%d bytes) into %s in %s.", f.Name, f.Size, describe(a.Element, a.Ref), t.String())
+			return fmt.Sprintf("Put %s (%d bytes) into %s in %s.", f.Name, f.Size, actedOn(a.Ref), t.String())
 		})
 }
 
@@ -128,7 +135,7 @@ func (d dispatch) fillForm(ctx context.Context, a protocol.FillFormArgs) (protoc
 	names := make([]string, len(a.Fields))
 	for i, f := range a.Fields {
 		fields[i] = protocol.FormFieldValue{Ref: f.Ref, Element: f.Element, Value: f.Value}
-		names[i] = describe(f.Element, f.Ref)
+		names[i] = actedOn(f.Ref)
 	}
 	return d.act(ctx, a.Target, protocol.MsgFillForm,
 		func(t Target) any { return protocol.FillFormRequest{Fields: fields, TabID: t.TabID} },

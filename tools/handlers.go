@@ -54,7 +54,8 @@ func (d dispatch) act(ctx context.Context, tg protocol.Target, typ string, paylo
 	var out string
 	err := d.withTab(ctx, tg.Profile, tg.Tab, func(ctx context.Context, t Target, s Session) error {
 		var res protocol.TabResult
-		if err := s.Request(ctx, typ, payload(t), &res); err != nil {
+		req := payload(t)
+		if err := s.Request(ctx, typ, req, &res); err != nil {
 			return err
 		}
 		head := line(t)
@@ -76,13 +77,14 @@ func (d dispatch) act(ctx context.Context, tg protocol.Target, typ string, paylo
 			// A page the AI went to is shown afresh, even when it is a
 			// document it saw before (back, forward, reload), within the
 			// smaller navigation budget.
-			d.snaps.remember(d.snapKey(t), snap)
-			out = head + "\n\n" + d.renderSnapshot(snap, snap.Snapshot, snapshotView{
+			page, whole := d.renderSnapshotWhole(snap, snap.Snapshot, snapshotView{
 				heading: "- Page Snapshot:", maxTokens: budget, lead: lead,
 				hint: " After navigating, only a short first part is shown: call browser_snapshot (default budget 10,000 tokens, or maxTokens) to read more of the page.",
 			})
+			d.snaps.remember(d.snapKey(t), snap, whole)
+			out = head + "\n\n" + page
 		} else {
-			out = head + "\n\n" + d.formatAfterAction(t, snap, lead, budget)
+			out = head + "\n\n" + d.formatAfterAction(t, snap, lead, budget, targetRef(req))
 		}
 		return nil
 	})
@@ -90,6 +92,23 @@ func (d dispatch) act(ctx context.Context, tg protocol.Target, typ string, paylo
 		return protocol.CallToolResult{}, err
 	}
 	return TextResult(out), nil
+}
+
+// targetRef is the element an action request acts on, "" for none.
+func targetRef(req any) string {
+	switch r := req.(type) {
+	case protocol.ElementRequest:
+		return r.Ref
+	case protocol.TypeRequest:
+		return r.Ref
+	case protocol.SelectOptionRequest:
+		return r.Ref
+	case protocol.ScrollRequest:
+		return r.Ref
+	case protocol.UploadFileRequest:
+		return r.Ref
+	}
+	return ""
 }
 
 // cleanSnapshot applies the page-text rule to a snapshot as it arrives, so

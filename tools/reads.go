@@ -52,19 +52,53 @@ func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protoc
 		return TextResult(head + "\n\n" + d.renderSnapshot(snap, sub, snapshotView{heading: "- Snapshot of " + ref + " and what is inside it:",
 			maxTokens: budget - EstimateTokens(head) - 1, scope: ref})), nil
 	}
+	if out, ok := d.unchangedSnapshot(t, snap); ok {
+		return TextResult(out), nil
+	}
 	hint := ""
 	if snap.Limited {
-		// Only the page's first lines: they are not a diff base (the next
-		// action would report the rest as new), so the last complete
-		// snapshot stays the base.
 		hint = limitedNote
-	} else {
-		d.snaps.remember(d.snapKey(t), snap)
 	}
 	head := fmt.Sprintf("Snapshot of %s:", t.String())
-	return TextResult(head + "\n\n" + d.renderSnapshot(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:",
+	page, whole := d.renderSnapshotWhole(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:",
 		maxTokens: budget - EstimateTokens(head) - 1, lead: formatDialogs(snap.Dialogs), hint: hint,
-		source: protocol.Target{Profile: t.Slug, Tab: t.Slot}})), nil
+		source: protocol.Target{Profile: t.Slug, Tab: t.Slot}})
+	if !snap.Limited {
+		// A limited read holds only the page's first lines: it is not a
+		// diff base (the next action would report the rest as new), so the
+		// last complete snapshot stays the base.
+		d.snaps.remember(d.snapKey(t), snap, whole)
+	}
+	return TextResult(head + "\n\n" + page), nil
+}
+
+// unchangedSnapshot answers a page-wide browser_snapshot in one line when
+// the app already holds this very page: its last answer for the tab (a
+// navigation's, an action's or a snapshot's) showed the whole text, uncut,
+// and nothing has changed since (same URL and title, same lines and refs).
+// An AI often takes a snapshot right after a navigation that answered with
+// one; sending the page twice costs its tokens twice. It is said once: a
+// second browser_snapshot of the unchanged page answers in full, for an app
+// that no longer has the first one (context compaction). Dialogs the page
+// opened are news: they are shown in full.
+// unchangedLine is that answer, after the tab's name.
+const unchangedLine = "unchanged since the last one you were given in full: same URL, title, elements and refs. Call again for the full text."
+
+func (d dispatch) unchangedSnapshot(t Target, snap protocol.SnapshotResult) (string, bool) {
+	if snap.Limited || len(snap.Dialogs) > 0 {
+		return "", false
+	}
+	k := d.snapKey(t)
+	prev, ok := d.snaps.last(k)
+	if !ok || !prev.shown || prev.toldUnchanged || prev.url != snap.URL || prev.title != snap.Title {
+		return "", false
+	}
+	if _, _, same := DiffSnapshot(prev.text, snap.Snapshot); !same {
+		return "", false
+	}
+	prev.toldUnchanged = true
+	d.snaps.put(k, prev)
+	return fmt.Sprintf("Snapshot of %s: %s", t.String(), unchangedLine), true
 }
 
 var snapshotRefRe = regexp.MustCompile(`^(?:f[1-9]\d*)?e[1-9]\d*$`)

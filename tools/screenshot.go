@@ -30,9 +30,6 @@ func (d dispatch) screenshot(ctx context.Context, a protocol.ScreenshotArgs) (pr
 		what = "whole page"
 	}
 	caption := fmt.Sprintf("Screenshot of %s (%s, %s).", t.String(), what, imageFacts(res))
-	if hint := scaleHint(res, a.Ref == "" && !a.FullPage); hint != "" {
-		caption += " " + hint
-	}
 	if res.Note != "" {
 		caption += " " + clipTokens(res.Note, 500)
 	}
@@ -40,7 +37,9 @@ func (d dispatch) screenshot(ctx context.Context, a protocol.ScreenshotArgs) (pr
 }
 
 // imageFacts says an image's format, size, token estimate and scale:
-// "JPEG 1155×650 px, ~1,001 image tokens, scale 0.6".
+// "JPEG 1155×650 px, ~1,001 image tokens, scale 0.6 image px per CSS px".
+// The coordinate tools' scale argument is described as the caption's
+// scale, so the caption need not name them (they are off by default).
 func imageFacts(r protocol.ScreenshotResult) string {
 	format := "PNG"
 	if r.MimeType != "" {
@@ -52,20 +51,11 @@ func imageFacts(r protocol.ScreenshotResult) string {
 	s := fmt.Sprintf("%s %d×%d px, ~%s image tokens", format, r.Width, r.Height, thousands(protocol.ImageTokens(r.Width, r.Height)))
 	if r.Scale > 0 {
 		s += ", scale " + formatScale(r.Scale)
+		if formatScale(r.Scale) != "1" {
+			s += " image px per CSS px"
+		}
 	}
 	return s
-}
-
-// scaleHint tells the AI how to turn points it reads off the image into
-// the CSS pixels the coordinate tools take, when they differ.
-func scaleHint(r protocol.ScreenshotResult, viewport bool) string {
-	if r.Scale <= 0 || formatScale(r.Scale) == "1" {
-		return ""
-	}
-	if !viewport {
-		return fmt.Sprintf("One CSS pixel is %s image pixels.", formatScale(r.Scale))
-	}
-	return fmt.Sprintf("One CSS pixel is %s image pixels: pass scale %s with points read off this image to browser_click_xy and browser_drag_xy.", formatScale(r.Scale), formatScale(r.Scale))
 }
 
 // formatScale writes a scale with up to four significant digits, enough

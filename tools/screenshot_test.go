@@ -25,7 +25,7 @@ func TestScreenshotSaysFormatSizeAndScale(t *testing.T) {
 		t.Fatalf("image item: %+v", r.Content)
 	}
 	caption := r.Content[0].Text
-	for _, want := range []string{"WEBP 1155×650 px", "~1,001 image tokens", "scale 0.6016", "pass scale 0.6016", "browser_click_xy"} {
+	for _, want := range []string{"WEBP 1155×650 px", "~1,001 image tokens", "scale 0.6016 image px per CSS px"} {
 		if !strings.Contains(caption, want) {
 			t.Errorf("caption %q lacks %q", caption, want)
 		}
@@ -39,12 +39,16 @@ func TestScreenshotSaysFormatSizeAndScale(t *testing.T) {
 	if r.Content[1].MimeType != "image/png" || !strings.Contains(r.Content[0].Text, "PNG") || strings.Contains(r.Content[0].Text, "scale") {
 		t.Fatalf("older answer: %+v", r.Content)
 	}
+	// The coordinate tools are off by default: the caption does not name them.
+	if strings.Contains(caption, "browser_click_xy") {
+		t.Errorf("caption %q names a tool of the coordinates group", caption)
+	}
 	// Unscaled: no hint to pass a scale.
 	d = NewDispatcher(fakeBrowser{answer: func(typ string, payload any, out any) error {
 		*out.(*protocol.ScreenshotResult) = protocol.ScreenshotResult{TabID: 7, Data: "AAAA", MimeType: "image/png", Width: 800, Height: 600, Scale: 1}
 		return nil
 	}}, nil)
-	if c := callRaw(t, d, "browser_screenshot", `{"format":"png","fullSize":true}`).Content[0].Text; strings.Contains(c, "pass scale") || !strings.Contains(c, "PNG 800×600 px, ~640 image tokens") {
+	if c := callRaw(t, d, "browser_screenshot", `{"format":"png","fullSize":true}`).Content[0].Text; strings.Contains(c, "per CSS px") || !strings.Contains(c, "PNG 800×600 px, ~640 image tokens") {
 		t.Fatalf("unscaled caption: %q", c)
 	}
 }

@@ -35,19 +35,34 @@ type snapMemory struct {
 }
 
 type snapEntry struct {
-	url  string
-	text string
-	seq  uint64
+	url   string
+	title string
+	text  string
+	seq   uint64
+	// shown: the app was given this whole text in one answer (not cut by
+	// the budget, not as a diff), so an unchanged page need not be sent
+	// again (see [dispatch.unchangedSnapshot]).
+	shown bool
+	// toldUnchanged: browser_snapshot already answered "unchanged" for
+	// this base once; asking again gets the page in full.
+	toldUnchanged bool
 }
 
-func (m *snapMemory) remember(k snapKey, s protocol.SnapshotResult) {
+// remember makes s the app's diff base for the tab; shown says the app was
+// given s's whole text in that answer.
+func (m *snapMemory) remember(k snapKey, s protocol.SnapshotResult, shown bool) {
+	m.put(k, snapEntry{url: s.URL, title: s.Title, text: s.Snapshot, shown: shown})
+}
+
+func (m *snapMemory) put(k snapKey, e snapEntry) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.items == nil {
 		m.items = make(map[snapKey]snapEntry)
 	}
 	m.seq++
-	m.items[k] = snapEntry{url: s.URL, text: s.Snapshot, seq: m.seq}
+	e.seq = m.seq
+	m.items[k] = e
 	if len(m.items) > maxRememberedSnapshots {
 		var oldest snapKey
 		var oldestSeq uint64
@@ -85,19 +100,27 @@ func (d dispatch) snapKey(t Target) snapKey {
 // else the full snapshot. Either way it becomes the app's new diff base.
 // lead goes after the note, above the page header (the dialogs); the whole
 // stays within maxTokens.
-func (d dispatch) formatAfterAction(t Target, s protocol.SnapshotResult, lead string, maxTokens int) string {
+// target is the ref the action acted on ("" for none): its gaining focus
+// is no news (see [diffSnapshot]).
+func (d dispatch) formatAfterAction(t Target, s protocol.SnapshotResult, lead string, maxTokens int, target string) string {
 	k := d.snapKey(t)
 	prev, ok := d.snaps.last(k)
-	d.snaps.remember(k, s)
 	full := func() string {
-		return d.renderSnapshot(s, s.Snapshot, snapshotView{heading: "- Page Snapshot:", maxTokens: maxTokens, lead: lead})
+		out, whole := d.renderSnapshotWhole(s, s.Snapshot, snapshotView{heading: "- Page Snapshot:", maxTokens: maxTokens, lead: lead})
+		d.snaps.remember(k, s, whole)
+		return out
 	}
 	if !ok || prev.url != s.URL {
 		return full()
 	}
-	changes, removed, same := DiffSnapshot(prev.text, s.Snapshot)
+	changes, removed, same := diffSnapshot(prev.text, s.Snapshot, target)
 	if same {
-		return formatSnapshotWith(s, lead, "- Page Snapshot: unchanged since your last snapshot of this tab (every ref you have is still valid).", "")
+		// What the app holds still describes the page: it stays the base,
+		// and whether the app was shown it whole carries over.
+		e := prev
+		e.text, e.title, e.toldUnchanged = s.Snapshot, s.Title, false
+		d.snaps.put(k, e)
+		return formatChanges(s, prev, lead, "- Page Snapshot: unchanged since your last snapshot of this tab (every ref you have is still valid).", "")
 	}
 	body := changes
 	if len(removed) > 0 {
@@ -107,14 +130,45 @@ func (d dispatch) formatAfterAction(t Target, s protocol.SnapshotResult, lead st
 		}
 		body += "# removed: " + strings.Join(limitList(removed, 20), ", ")
 	}
-	out := formatSnapshotWith(s, lead,
-		"- Page Snapshot (only the elements that changed since your last snapshot of this tab, under their unchanged ancestors; every other ref is still valid; call browser_snapshot for the whole page):", body)
-	if 2*len(body) > len(s.Snapshot) || EstimateTokens(out) > maxTokens {
+	out := formatChanges(s, prev, lead, diffHeading, body)
+	if 4*len(body) > 3*len(s.Snapshot) || EstimateTokens(out) > maxTokens {
 		// A diff that does not pay, or one over the budget: the page
 		// itself, cut to the budget (the cursor gets the rest).
 		return full()
 	}
+	d.snaps.remember(k, s, false)
 	return out
+}
+
+// diffHeading introduces the changes an action answers with.
+const diffHeading = "- Page Snapshot (changes since your last snapshot, under their ancestors; other refs still valid):"
+
+// formatChanges renders an action's changes (or "unchanged") relative to
+// prev, the snapshot the app holds of the same URL: the URL line is left
+// out, since it is the one the app already has, and the title line too
+// unless the title changed.
+func formatChanges(s protocol.SnapshotResult, prev snapEntry, lead, heading, body string) string {
+	var b strings.Builder
+	if lead = strings.Trim(lead, "\n"); lead != "" {
+		b.WriteString(lead)
+		b.WriteString("\n")
+	}
+	if s.Title != prev.title {
+		b.WriteString("- Page Title: ")
+		b.WriteString(pageLine(clipTokens(clip(s.Title, maxHeaderTitle), maxHeaderTokens)))
+		b.WriteString("\n")
+	}
+	if b.Len() == 0 && strings.TrimSpace(body) == "" {
+		// Nothing of the page's: monkbrowse's own line, without the note.
+		return heading
+	}
+	b.WriteString(heading)
+	if body = strings.TrimRight(body, "\n"); body != "" {
+		b.WriteString("\n```yaml\n")
+		b.WriteString(pageBlock(body))
+		b.WriteString("\n```")
+	}
+	return withPage("", b.String())
 }
 
 func limitList(items []string, n int) []string {
@@ -173,18 +227,23 @@ func owner(lines []snapLine, i int) string {
 
 // signature is what an element shows: its own line and the lines without a
 // ref that belong to it, plus which element it sits under.
-func signatures(lines []snapLine) map[string]string {
+// withoutFocus leaves the focus mark out of the lines' text.
+func signatures(lines []snapLine, withoutFocus bool) map[string]string {
 	sig := make(map[string]string)
 	for i, l := range lines {
 		o := owner(lines, i)
+		text := l.text
+		if withoutFocus {
+			text = strings.Replace(text, activeMark, "", 1)
+		}
 		if l.ref != "" {
 			parent := ""
 			if l.parent >= 0 {
 				parent = owner(lines, l.parent)
 			}
-			sig[o] += "\x00" + parent + "\x01" + l.text
+			sig[o] += "\x00" + parent + "\x01" + text
 		} else {
-			sig[o] += "\x02" + l.text
+			sig[o] += "\x02" + text
 		}
 	}
 	return sig
@@ -196,17 +255,51 @@ func signatures(lines []snapLine) map[string]string {
 // order and original indentation. removed names the elements of prev that are
 // gone. same reports that nothing differs.
 func DiffSnapshot(prev, next string) (changes string, removed []string, same bool) {
+	return diffSnapshot(prev, next, "")
+}
+
+// activeMark is how a snapshot line marks the focused element.
+const activeMark = " [active]"
+
+// diffSnapshot is DiffSnapshot after an action on target (a ref, or ""),
+// leaving out focus changes that are no news: the action's own target
+// gaining focus (a clicked button, a field typed into), and an element
+// losing focus when another one has it now (the element that gained it is
+// shown, or is the target). An element whose line or text changed besides
+// is shown as before, with its focus mark as it is now.
+func diffSnapshot(prev, next, target string) (changes string, removed []string, same bool) {
 	if prev == next {
 		return "", nil, true
 	}
 	pl, nl := parseSnapshot(prev), parseSnapshot(next)
-	ps, ns := signatures(pl), signatures(nl)
+	ps, ns := signatures(pl, false), signatures(nl, false)
+	var psFocus, nsFocus map[string]string
+	focusNow := ""
+	for _, l := range nl {
+		if l.ref != "" && strings.Contains(l.text, activeMark) {
+			focusNow = l.ref
+			break
+		}
+	}
 
 	changed := make(map[string]bool) // owners (refs, "" for the top) whose signature differs
 	for o, s := range ns {
-		if ps[o] != s {
-			changed[o] = true
+		if ps[o] == s {
+			continue
 		}
+		if psFocus == nil {
+			psFocus, nsFocus = signatures(pl, true), signatures(nl, true)
+		}
+		if _, existed := ps[o]; existed && psFocus[o] == nsFocus[o] {
+			// Only its focus changed.
+			if o == focusNow && o == target {
+				continue // the action's target took focus
+			}
+			if o != focusNow && focusNow != "" {
+				continue // it lost focus to the element that has it now
+			}
+		}
+		changed[o] = true
 	}
 	emit := make([]bool, len(nl))
 	for i := range nl {

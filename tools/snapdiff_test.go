@@ -106,8 +106,13 @@ func TestActionsAnswerWithChangesSinceTheAppsLastSnapshot(t *testing.T) {
 	snap = strings.Replace(big, pageBefore, pageAfter, 1)
 	r = callRaw(t, d, "browser_click", `{"element":"Add","ref":"e4"}`)
 	got := text(r)
-	if !strings.Contains(got, "only the elements that changed") || !strings.Contains(got, "listitem [ref=e9]: Buy oat milk") || strings.Contains(got, "Item 120") {
+	if !strings.Contains(got, "changes since your last snapshot") || !strings.Contains(got, "listitem [ref=e9]: Buy oat milk") || strings.Contains(got, "Item 120") {
 		t.Fatalf("second action must carry the changes only:\n%s", got)
+	}
+	// The URL is the one the app holds (a diff is only made for the same
+	// URL), and the title did not change: neither is repeated.
+	if strings.Contains(got, "- Page URL:") || strings.Contains(got, "- Page Title:") {
+		t.Fatalf("a diff must not repeat the unchanged URL and title:\n%s", got)
 	}
 	// Nothing changed: say so.
 	r = callRaw(t, d, "browser_hover", `{"element":"Add","ref":"e4"}`)
@@ -135,15 +140,20 @@ func TestActionsAnswerWithChangesSinceTheAppsLastSnapshot(t *testing.T) {
 	if !strings.Contains(text(r), "- Page Snapshot:\n```yaml\n- heading") {
 		t.Fatalf("browser_reload must carry the full snapshot:\n%s", text(r))
 	}
-	// browser_snapshot is always whole, and becomes the base.
+	// The app was just given the whole page: a snapshot of the unchanged
+	// page says so in one line, once; asking again gets it whole.
+	r = callRaw(t, d, "browser_snapshot", `{}`)
+	if !strings.Contains(text(r), "unchanged since the last one you were given in full") || strings.Contains(text(r), "Item 159") {
+		t.Fatalf("browser_snapshot of the page the reload showed must say it is unchanged:\n%s", text(r))
+	}
 	r = callRaw(t, d, "browser_snapshot", `{}`)
 	if !strings.Contains(text(r), "Item 159") {
-		t.Fatalf("browser_snapshot must be whole:\n%s", text(r))
+		t.Fatalf("a second browser_snapshot must be whole:\n%s", text(r))
 	}
 	// A change bigger than half the page falls back to the whole snapshot.
 	snap = strings.ReplaceAll(snap, "Item", "Article")
 	r = callRaw(t, d, "browser_click", `{"element":"Add","ref":"e4"}`)
-	if strings.Contains(text(r), "only the elements that changed") || !strings.Contains(text(r), "Article 159") {
+	if strings.Contains(text(r), "changes since your last snapshot") || !strings.Contains(text(r), "Article 159") {
 		t.Fatalf("a mostly changed page must be sent whole:\n%s", text(r))
 	}
 }
@@ -151,7 +161,7 @@ func TestActionsAnswerWithChangesSinceTheAppsLastSnapshot(t *testing.T) {
 func TestSnapMemoryIsBounded(t *testing.T) {
 	var m snapMemory
 	for i := 0; i < maxRememberedSnapshots+10; i++ {
-		m.remember(snapKey{tabID: i}, protocol.SnapshotResult{URL: "u", Snapshot: "s"})
+		m.remember(snapKey{tabID: i}, protocol.SnapshotResult{URL: "u", Snapshot: "s"}, true)
 	}
 	if len(m.items) != maxRememberedSnapshots {
 		t.Fatalf("remembered %d snapshots, want %d", len(m.items), maxRememberedSnapshots)
@@ -232,4 +242,106 @@ func refLines(s string) map[string]string {
 		}
 	}
 	return m
+}
+
+// TestDiffLeavesOutFocusThatIsNoNews: the element an action acted on taking
+// focus, and an element losing focus to another, are not changes worth
+// tokens; focus moving to an element the action did not name (a Tab key
+// press) is.
+func TestDiffLeavesOutFocusThatIsNoNews(t *testing.T) {
+	const page = "- form [ref=e1]:\n  - textbox \"Subject\" [ref=e2]\n  - button \"Open\" [ref=e3]\n- paragraph [ref=e4]: \"Opened: 0\""
+	clicked := strings.Replace(strings.Replace(page, `"Open" [ref=e3]`, `"Open" [active] [ref=e3]`, 1), "Opened: 0", "Opened: 1", 1)
+	changes, _, same := diffSnapshot(page, clicked, "e3")
+	if same || changes != "- paragraph [ref=e4]: \"Opened: 1\"\n" {
+		t.Fatalf("click on e3: the button taking focus is no news, the counter is:\n%s", changes)
+	}
+	// Without the target, the same focus change is shown.
+	if changes, _, _ = diffSnapshot(page, clicked, ""); !strings.Contains(changes, `button "Open" [active] [ref=e3]`) {
+		t.Fatalf("focus gained by an element no action named must be shown:\n%s", changes)
+	}
+	// Typing into e2 after the click: the field shows its value and focus;
+	// the button that lost focus is left out.
+	typed := strings.Replace(strings.Replace(clicked, `"Open" [active] [ref=e3]`, `"Open" [ref=e3]`, 1), `"Subject" [ref=e2]`, `"Subject" [active] [ref=e2]: Printer`, 1)
+	changes, _, _ = diffSnapshot(clicked, typed, "e2")
+	if changes != "- form [ref=e1]:\n  - textbox \"Subject\" [active] [ref=e2]: Printer\n" {
+		t.Fatalf("type into e2:\n%s", changes)
+	}
+	// Only focus moved, to an element the action did not name: shown, the
+	// element that lost it is not.
+	tabbed := strings.Replace(strings.Replace(typed, `[active] [ref=e2]`, `[ref=e2]`, 1), `"Open" [ref=e3]`, `"Open" [active] [ref=e3]`, 1)
+	changes, _, same = diffSnapshot(typed, tabbed, "")
+	if same || changes != "- form [ref=e1]:\n  - button \"Open\" [active] [ref=e3]\n" {
+		t.Fatalf("Tab moved focus to e3:\n%s", changes)
+	}
+	// Focus lost to nothing (the page took it away): shown.
+	blurred := strings.Replace(typed, `[active] [ref=e2]`, `[ref=e2]`, 1)
+	if changes, _, _ = diffSnapshot(typed, blurred, "e2"); !strings.Contains(changes, `textbox "Subject" [ref=e2]: Printer`) {
+		t.Fatalf("focus lost to no element must be shown:\n%s", changes)
+	}
+}
+
+// TestSnapshotAfterAWholeAnswerSaysUnchanged: browser_snapshot right after
+// an answer that showed the whole page (a navigation's) answers in one line
+// when nothing changed, once; it answers in full after a cut answer, after a
+// diff, when the page or its title changed, and for another app.
+func TestSnapshotAfterAWholeAnswerSaysUnchanged(t *testing.T) {
+	url, snap := "http://x.test/a", pageBefore
+	title := "T"
+	d := NewDispatcher(fakeBrowser{answer: func(typ string, _ any, out any) error {
+		if typ == protocol.MsgSnapshot {
+			*out.(*protocol.SnapshotResult) = protocol.SnapshotResult{TabID: 7, URL: url, Title: title, Snapshot: snap}
+		}
+		return nil
+	}}, nil)
+	text := func(r protocol.CallToolResult) string { return r.Content[0].Text }
+	unchanged := func(r protocol.CallToolResult) bool {
+		return strings.Contains(text(r), "unchanged since the last one you were given in full") && !strings.Contains(text(r), "Water the plants")
+	}
+	callRaw(t, d, "browser_navigate", `{"url":"http://x.test/a"}`)
+	if r := callRaw(t, d, "browser_snapshot", `{}`); !unchanged(r) {
+		t.Fatalf("after a whole navigation answer:\n%s", text(r))
+	}
+	if r := callRaw(t, d, "browser_snapshot", `{}`); unchanged(r) || !strings.Contains(text(r), "Water the plants") {
+		t.Fatalf("asked again, the page must come whole:\n%s", text(r))
+	}
+	// That whole answer is a base again: the next snapshot may be short.
+	if r := callRaw(t, d, "browser_snapshot", `{}`); !unchanged(r) {
+		t.Fatalf("after a whole snapshot:\n%s", text(r))
+	}
+	// Another app never saw the page.
+	res, err := d.CallTool(context.Background(), protocol.CallTool{Name: "browser_snapshot", Args: []byte(`{}`), Client: "forwarder pid 42"})
+	if err != nil || !strings.Contains(res.Content[0].Text, "Water the plants") {
+		t.Fatalf("another app's snapshot must be whole: %v %+v", err, res)
+	}
+	// A title change is news.
+	title = "T2"
+	if r := callRaw(t, d, "browser_snapshot", `{}`); unchanged(r) {
+		t.Fatalf("a changed title must be shown:\n%s", text(r))
+	}
+	// After an action answered by a diff, the app holds no whole text of the
+	// page: the snapshot is whole.
+	big := pageBefore
+	for i := 100; i < 160; i++ {
+		big += fmt.Sprintf("\n- link \"Item %d\" [ref=e%d]", i, i)
+	}
+	snap = big
+	callRaw(t, d, "browser_navigate", `{"url":"http://x.test/a"}`)
+	snap = strings.Replace(big, pageBefore, pageAfter, 1)
+	if r := callRaw(t, d, "browser_click", `{"element":"Add","ref":"e4"}`); !strings.Contains(text(r), "changes since your last snapshot") {
+		t.Fatalf("the click must answer with a diff:\n%s", text(r))
+	}
+	if r := callRaw(t, d, "browser_snapshot", `{}`); unchanged(r) || !strings.Contains(text(r), "Item 159") {
+		t.Fatalf("after a diff the snapshot must be whole:\n%s", text(r))
+	}
+	// A navigation answer cut to its budget is not the whole page.
+	for i := 160; i < 1200; i++ {
+		snap += fmt.Sprintf("\n- link \"Item %d\" [ref=e%d]", i, i)
+	}
+	r := callRaw(t, d, "browser_navigate", `{"url":"http://x.test/a"}`)
+	if !strings.Contains(text(r), "part 1") {
+		t.Fatalf("the navigation answer should be cut:\n%s", text(r))
+	}
+	if r := callRaw(t, d, "browser_snapshot", `{}`); unchanged(r) {
+		t.Fatalf("after a cut navigation answer the snapshot must not say unchanged:\n%s", text(r))
+	}
 }

@@ -65,7 +65,7 @@ func (d dispatch) readPastLimit(ctx context.Context, cursor string) {
 	d.cursors.mu.Lock()
 	e.snap, e.lines, e.rest = full, lines, rest
 	d.cursors.mu.Unlock()
-	d.snaps.remember(d.snapKey(t), full)
+	d.snaps.remember(d.snapKey(t), full, false)
 }
 
 // limitedNote is added to the last line of a limited snapshot's first part

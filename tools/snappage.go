@@ -113,13 +113,20 @@ type snapshotView struct {
 // it) within the budget. When it does not fit, the first part is shown and
 // the rest is kept for a cursor.
 func (d *Dispatcher) renderSnapshot(s protocol.SnapshotResult, body string, v snapshotView) string {
+	out, _ := d.renderSnapshotWhole(s, body, v)
+	return out
+}
+
+// renderSnapshotWhole is renderSnapshot, also saying whether body was shown
+// whole (it fit the budget).
+func (d *Dispatcher) renderSnapshotWhole(s protocol.SnapshotResult, body string, v snapshotView) (string, bool) {
 	body = strings.TrimRight(body, "\n")
 	if body == "" {
 		body = "# (the page has no visible elements)"
 	}
 	whole := formatSnapshotWith(s, v.lead, v.heading, body)
 	if EstimateTokens(whole) <= v.maxTokens {
-		return whole
+		return whole, true
 	}
 	what := "The page's snapshot"
 	if v.scope != "" {
@@ -135,10 +142,10 @@ func (d *Dispatcher) renderSnapshot(s protocol.SnapshotResult, body string, v sn
 	}
 	page, rest := firstPage(lines, pageOpts{maxTokens: v.maxTokens, header: header + v.hint, inView: inView})
 	if len(rest) == 0 {
-		return formatSnapshotWith(s, v.lead, heading, page)
+		return formatSnapshotWith(s, v.lead, heading, page), false
 	}
 	id := d.cursors.add(&cursorEntry{snap: s, scope: v.scope, lines: lines, rest: rest, maxTokens: v.maxTokens, source: v.source})
-	return formatSnapshotWith(s, v.lead, heading, page) + "\n" + leftOutLine(lines, rest, 0, id, v) + v.hint
+	return formatSnapshotWith(s, v.lead, heading, page) + "\n" + leftOutLine(lines, rest, 0, id, v) + v.hint, false
 }
 
 // leftOutLine is the last line of a cut part: what was left out and exactly

@@ -337,7 +337,7 @@ func TestEveryToolEndToEnd(t *testing.T) {
 	ok(t, p.call(t, "browser_snapshot", map[string]any{"tab": 1}), "- Page URL: https://a.example/", "- Page Title: Page https://a.example/", "```yaml\n- heading", "[ref=e4]")
 
 	ok(t, p.call(t, "browser_navigate", map[string]any{"url": "b.example/x", "tab": 2, "profile": "work"}),
-		`Navigated tab 2 of profile "work" to https://b.example/x.`, "- Page URL: https://b.example/x")
+		`Navigated tab 2 of profile "work".`, "- Page URL: https://b.example/x")
 	if tab, _ := e.Tab(102); tab.URL != "https://b.example/x" {
 		t.Fatalf("navigate: %s", tab.URL)
 	}

@@ -17,7 +17,7 @@ func TestSmokeClickThroughCaller(t *testing.T) {
 		t.Fatalf("ack %+v", ack)
 	}
 	out := mustOK(t, call(t, o.Caller(), "browser_click", map[string]any{"element": "Remember me", "ref": "e4"}))
-	if !strings.Contains(out, `Clicked "Remember me" (ref e4) in tab 1 of profile "work".`) || !strings.Contains(out, "[checked] [ref=e4]") {
+	if !strings.Contains(out, `Clicked e4 in tab 1 of profile "work".`) || !strings.Contains(out, "[checked] [ref=e4]") {
 		t.Fatalf("result:\n%s", out)
 	}
 	if p := e.Page(101); !p.Elements[3].Checked {
