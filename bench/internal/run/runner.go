@@ -167,6 +167,10 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 				res.Interactive[pages[i].Key] = map[string][]snapshot.RoleName{}
 			}
 			b, err := os.ReadFile(responsePath(cfg, s.srv.Key, pages[i].Key, "snapshot"))
+			if err == nil && snapshot.Unchanged(string(b)) {
+				// The page the AI holds is the navigation's answer.
+				b, err = os.ReadFile(responsePath(cfg, s.srv.Key, pages[i].Key, "navigate"))
+			}
 			if err == nil {
 				res.Interactive[pages[i].Key][s.srv.Key] = snapshot.Interactive(string(b), s.srv.Format)
 			}

@@ -69,6 +69,7 @@ func runTask(ctx context.Context, cfg Config, s *session, p Page, fx *fixtures.S
 
 	r, err := s.call(ctx, srv.Tools["navigate"], srv.NavigateArgs(url))
 	nav := mk("navigate", r, err)
+	navText := r.Text
 	verify(&nav, fmt.Sprintf(`location.href === %q && document.title === %q && document.readyState !== 'loading'`, url, p.Title))
 	out = append(out, nav)
 
@@ -76,9 +77,17 @@ func runTask(ctx context.Context, cfg Config, s *session, p Page, fx *fixtures.S
 	snap := mk("snapshot", r, err)
 	var clickRef, typeRef string
 	if snap.OK {
+		// The page as the AI knows it: this snapshot, or, when the server
+		// answered that the page is unchanged since an answer that showed
+		// it whole (monkbrowse after a navigation), that answer's snapshot,
+		// whose refs are still valid.
+		page := r.Text
+		if snapshot.Unchanged(r.Text) && nav.OK {
+			page = navText
+		}
 		var e1, e2 error
-		clickRef, e1 = snapshot.Find(r.Text, srv.Format, p.Click.Role, p.Click.Name)
-		typeRef, e2 = snapshot.Find(r.Text, srv.Format, p.Type.Role, p.Type.Name)
+		clickRef, e1 = snapshot.Find(page, srv.Format, p.Click.Role, p.Click.Name)
+		typeRef, e2 = snapshot.Find(page, srv.Format, p.Type.Role, p.Type.Name)
 		// A target the budgeted snapshot left out is looked up the way an
 		// AI would, with the server's find tool; its time and bytes count
 		// in the snapshot step.

@@ -164,3 +164,10 @@ func Missing(want, have []RoleName) []RoleName {
 	}
 	return out
 }
+
+// Unchanged reports a snapshot answer that says the page is the one the
+// client was last given whole (monkbrowse's one-line answer after a
+// navigation that showed the page), rather than carrying it again.
+func Unchanged(text string) bool {
+	return !strings.Contains(text, "[ref=") && strings.Contains(text, "unchanged since the last one you were given in full")
+}

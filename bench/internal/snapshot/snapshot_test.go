@@ -77,3 +77,12 @@ func TestInteractive(t *testing.T) {
 		t.Errorf("Missing = %v", m)
 	}
 }
+
+func TestUnchanged(t *testing.T) {
+	if !Unchanged(`Snapshot of tab 1 of profile "bench": unchanged since the last one you were given in full (same URL, title, elements and refs). Call browser_snapshot again to get it in full anyway.`) {
+		t.Error("monkbrowse's unchanged answer not recognised")
+	}
+	if Unchanged(pwSnap) || Unchanged("- button \"unchanged since the last one you were given in full\" [ref=e1]") {
+		t.Error("a snapshot with refs taken for an unchanged answer")
+	}
+}
