@@ -131,6 +131,7 @@ func cmdRun(args []string) error {
 	reps := fs.Int("reps", 20, "timed repetitions of the task per page and server")
 	warmup := fs.Int("warmup", 2, "untimed repetitions first")
 	startups := fs.Int("startup-runs", 5, "fresh launches per server to time start-up")
+	shotReps := fs.Int("shot-reps", 5, "repetitions of the screenshot formats round (0: skip it)")
 	srvList := fs.String("servers", "monkbrowse,playwright,chrome-devtools", "servers to run")
 	pageList := fs.String("pages", "", "pages to run (default all)")
 	oldExt := fs.Bool("old-extension", false, "the extension may be an older build without the options page's JavaScript switch (bench/compare)")
@@ -140,7 +141,7 @@ func cmdRun(args []string) error {
 		return err
 	}
 	cfg.Servers, cfg.Pages = splitList(*srvList), splitList(*pageList)
-	cfg.Reps, cfg.Warmup, cfg.StartupRuns = *reps, *warmup, *startups
+	cfg.Reps, cfg.Warmup, cfg.StartupRuns, cfg.ShotReps = *reps, *warmup, *startups, *shotReps
 	cfg.OldExtension = *oldExt
 	if cfg.Reps < 1 {
 		return errors.New("-reps must be at least 1")

@@ -7,6 +7,7 @@ package mcpdrive
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -113,6 +114,37 @@ func (s *Server) ListTools(ctx context.Context) ([]string, error) {
 		names = append(names, t.Name)
 	}
 	return names, nil
+}
+
+// ToolListBytes is the size of the server's tools/list result as it came
+// over the wire (the JSON of the result, every page of it): what an AI app
+// puts in its model's context before the first call.
+func (s *Server) ToolListBytes(ctx context.Context) (int, error) {
+	total := 0
+	var cursor string
+	for page := 0; page < 100; page++ {
+		req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(int64(1_000_000 + page)), Method: string(mcp.MethodToolsList)}
+		if cursor != "" {
+			req.Params = map[string]any{"cursor": cursor}
+		}
+		resp, err := s.client.GetTransport().SendRequest(ctx, req)
+		if err != nil {
+			return 0, fmt.Errorf("tools/list on %s: %w", s.Name, err)
+		}
+		if resp.Error != nil {
+			return 0, fmt.Errorf("tools/list on %s: %s", s.Name, resp.Error.Message)
+		}
+		total += len(resp.Result)
+		var next struct {
+			NextCursor string `json:"nextCursor"`
+		}
+		_ = json.Unmarshal(resp.Result, &next)
+		if next.NextCursor == "" {
+			return total, nil
+		}
+		cursor = next.NextCursor
+	}
+	return total, fmt.Errorf("tools/list on %s: more than 100 pages", s.Name)
 }
 
 // Image is one image content item.

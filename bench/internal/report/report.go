@@ -117,6 +117,7 @@ func Write(r *run.Results, benchstat string, m Machine, notes string, profiles .
 	}
 	b.WriteString("\n")
 	writeIframeCost(&b, r, keys, label, st)
+	writeHuge(&b, r, keys, label, st)
 
 	// Per page, per step.
 	b.WriteString("## Per step\n\n")
@@ -169,6 +170,9 @@ func Write(r *run.Results, benchstat string, m Machine, notes string, profiles .
 			mib(s.IdleRSS), mib(s.AfterRSS), mib(s.BrowserUSS), mib(s.BrowserPSS), fmtMs(s.ColdNavigateMs))
 	}
 	b.WriteString("\nmonkbrowse's own cost is the Go process; its extension (service worker, offscreen document, content script) runs inside the browser and is counted in the browser column.\n\n")
+
+	writeToolLists(&b, r)
+	writeShots(&b, r, label)
 
 	// Interactive elements.
 	b.WriteString("## Interactive elements named: monkbrowse vs Playwright MCP\n\n")

@@ -83,3 +83,34 @@ func TestIframeCost(t *testing.T) {
 		t.Error("the iframe figure needs both pages")
 	}
 }
+
+func TestToolListShotsAndHuge(t *testing.T) {
+	r := &run.Results{Reps: 1, Pages: []run.PageResult{{Key: "signin"}, {Key: "huge", Elements: 20_010}},
+		Servers: []run.ServerResult{{Key: "monkbrowse", Label: "monkbrowse", Tools: make([]string, 24), ToolListBytes: 16_204},
+			{Key: "playwright", Label: "Playwright MCP", Tools: make([]string, 21), ToolListBytes: 14_000}},
+		Shots: []run.Shot{
+			{Server: "playwright", Page: "signin", Format: "png (default)", Ms: 40, TextBytes: 326, ImageBytes: 36_600, MIME: "image/png", ImageW: 1280, ImageH: 720, OK: true},
+			{Server: "monkbrowse", Page: "signin", Format: "webp", Ms: 60, TextBytes: 120, ImageBytes: 20_000, MIME: "image/webp", ImageW: 1154, ImageH: 649, OK: true},
+			{Server: "monkbrowse", Page: "huge", Format: "webp", Rep: 1, Ms: 80, TextBytes: 120, ImageBytes: 30_000, MIME: "image/webp", ImageW: 1154, ImageH: 649, OK: true},
+			{Server: "monkbrowse", Page: "huge", Format: "webp", Error: "no image", Rep: 2},
+		}}
+	r.Samples = append(r.Samples, sample("monkbrowse", "huge", "snapshot", 200, 40_000), sample("playwright", "huge", "snapshot", 1000, 900_000))
+	md := Write(r, "", ParseMachine("CPUs: 2"), "")
+	for _, want := range []string{
+		"| monkbrowse | 24 | 16.2 kB | 4,051 |",
+		"| Playwright MCP | 21 | 14.0 kB | 3,500 |",
+		// monkbrowse first, its bytes per page, the failure counted.
+		"| monkbrowse | webp — 1 failed | 1154×649 | 999 | 20.0 kB | 30.0 kB | 70 ms | 120 B |",
+		"| Playwright | png (default) | 1280×720 | 1,229 | 36.6 kB | – | 40 ms | 326 B |",
+		"3 times",
+		"(20010 DOM elements)",
+		"| monkbrowse | 200 ms | 40.0 kB (10,000 tok) | 0.20× | 0.04× |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Index(md, "| monkbrowse | webp") > strings.Index(md, "| Playwright | png (default)") {
+		t.Error("monkbrowse's formats must come first")
+	}
+}

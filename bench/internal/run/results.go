@@ -34,6 +34,25 @@ type Sample struct {
 	Error   string `json:"error,omitempty"`
 }
 
+// Shot is one screenshot in a given format (the formats round: each
+// server's viewport capture in every format it offers).
+type Shot struct {
+	Server string `json:"server"`
+	Page   string `json:"page"`
+	// Format labels the arguments ("jpeg (default)", "png", …).
+	Format string  `json:"format"`
+	Rep    int     `json:"rep"`
+	Ms     float64 `json:"ms"`
+	// TextBytes is the caption's size; ImageBytes the decoded image's.
+	TextBytes  int    `json:"textBytes"`
+	ImageBytes int    `json:"imageBytes"`
+	MIME       string `json:"mime"`
+	ImageW     int    `json:"imageW"`
+	ImageH     int    `json:"imageH"`
+	OK         bool   `json:"ok"`
+	Error      string `json:"error,omitempty"`
+}
+
 // ServerResult is what was measured about one server as a process.
 type ServerResult struct {
 	Key     string   `json:"key"`
@@ -56,6 +75,10 @@ type ServerResult struct {
 	// servers includes launching their browser.
 	ColdNavigateMs float64  `json:"coldNavigateMs"`
 	Tools          []string `json:"tools"`
+	// ToolListBytes is the tools/list result's size on the wire, as the
+	// server is configured in the benchmark (monkbrowse: its default, core
+	// tools).
+	ToolListBytes int `json:"toolListBytes"`
 	Error          string   `json:"error,omitempty"`
 }
 
@@ -77,6 +100,8 @@ type Results struct {
 	Pages    []PageResult   `json:"pages"`
 	Servers  []ServerResult `json:"servers"`
 	Samples  []Sample       `json:"samples"`
+	// Shots are the formats round's screenshots.
+	Shots []Shot `json:"shots,omitempty"`
 	// Interactive is, per page and server, the (role, name) set of the
 	// interactive elements in the server's snapshot.
 	Interactive map[string]map[string][]snapshot.RoleName `json:"interactive"`

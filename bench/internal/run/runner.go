@@ -35,6 +35,8 @@ type Config struct {
 	Reps, Warmup int
 	// StartupRuns fresh launches per server to time start-up.
 	StartupRuns int
+	// ShotReps repetitions of the formats round (0: none).
+	ShotReps int
 	// OutDir receives responses/ (one rep's raw results) and the servers'
 	// own files.
 	OutDir string
@@ -137,7 +139,13 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		}
 	}
 
-	// 4. Memory after the run.
+	// 4. Screenshots in every format each server offers.
+	if cfg.ShotReps > 0 {
+		res.Shots = runShots(ctx, sessions, pages, fx, cfg.ShotReps, logf)
+		logf("formats round done (%d screenshots)", len(res.Shots))
+	}
+
+	// 5. Memory after the run.
 	for _, s := range sessions {
 		if s.dead != nil {
 			continue

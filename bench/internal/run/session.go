@@ -77,6 +77,10 @@ func startSession(ctx context.Context, cfg Config, key string, fx *fixtures.Serv
 		s.close()
 		return nil, err
 	}
+	if sr.ToolListBytes, err = m.ToolListBytes(ctx); err != nil {
+		s.close()
+		return nil, err
+	}
 	var want []string
 	for _, st := range append(append([]string{}, servers.Steps...), "evaluate") {
 		want = append(want, srv.Tools[st])

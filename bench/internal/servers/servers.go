@@ -190,5 +190,35 @@ func (s *Server) TypeArgs(ref, element, text string) map[string]any {
 // other two: PNG at full size).
 func (s *Server) ScreenshotArgs() map[string]any { return s.with(map[string]any{}) }
 
+// ShotFormat is one way a server's screenshot tool can be asked for the
+// viewport: a label and the arguments.
+type ShotFormat struct {
+	Label string
+	Args  map[string]any
+}
+
+// ShotFormats are the formats each server's screenshot tool offers, its
+// default first (Playwright MCP 0.0.83: png or jpeg, no quality;
+// chrome-devtools-mcp 1.11: png, jpeg or webp with a quality; monkbrowse:
+// jpeg within ~1,000 image tokens by default, png and webp, fullSize for the
+// page's own pixels).
+func (s *Server) ShotFormats() []ShotFormat {
+	var fs []ShotFormat
+	switch s.Key {
+	case Monkbrowse:
+		fs = []ShotFormat{{"jpeg (default)", map[string]any{}}, {"png", map[string]any{"format": "png"}},
+			{"webp", map[string]any{"format": "webp"}}, {"png, fullSize", map[string]any{"format": "png", "fullSize": true}}}
+	case Playwright:
+		fs = []ShotFormat{{"png (default)", map[string]any{}}, {"jpeg", map[string]any{"type": "jpeg"}}}
+	case ChromeDevtools:
+		fs = []ShotFormat{{"png (default)", map[string]any{}}, {"jpeg", map[string]any{"format": "jpeg"}},
+			{"webp", map[string]any{"format": "webp"}}}
+	}
+	for i := range fs {
+		fs[i].Args = s.with(fs[i].Args)
+	}
+	return fs
+}
+
 // EvaluateArgs runs a JavaScript expression in the page.
 func (s *Server) EvaluateArgs(expr string) map[string]any { return s.with(s.evaluate(expr)) }
