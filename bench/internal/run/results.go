@@ -78,8 +78,8 @@ type ServerResult struct {
 	// ToolListBytes is the tools/list result's size on the wire, as the
 	// server is configured in the benchmark (monkbrowse: its default, core
 	// tools).
-	ToolListBytes int `json:"toolListBytes"`
-	Error          string   `json:"error,omitempty"`
+	ToolListBytes int    `json:"toolListBytes"`
+	Error         string `json:"error,omitempty"`
 }
 
 // PageResult describes a page as benchmarked.
