@@ -234,7 +234,7 @@ func (s *suite) fails(ctx context.Context, t testing.TB, tool string, args map[s
 func (s *suite) snapshot(ctx context.Context, t testing.TB, slot int) string {
 	t.Helper()
 	out := s.ok(ctx, t, "browser_snapshot", map[string]any{"tab": slot})
-	if strings.Contains(out, "unchanged since the last one you were given in full") {
+	if strings.Contains(out, "Unchanged since your last full snapshot") {
 		out = s.ok(ctx, t, "browser_snapshot", map[string]any{"tab": slot})
 	}
 	return out

@@ -143,7 +143,7 @@ func TestActionsAnswerWithChangesSinceTheAppsLastSnapshot(t *testing.T) {
 	// The app was just given the whole page: a snapshot of the unchanged
 	// page says so in one line, once; asking again gets it whole.
 	r = callRaw(t, d, "browser_snapshot", `{}`)
-	if !strings.Contains(text(r), "unchanged since the last one you were given in full") || strings.Contains(text(r), "Item 159") {
+	if !strings.Contains(text(r), "Unchanged since your last full snapshot") || strings.Contains(text(r), "Item 159") {
 		t.Fatalf("browser_snapshot of the page the reload showed must say it is unchanged:\n%s", text(r))
 	}
 	r = callRaw(t, d, "browser_snapshot", `{}`)
@@ -295,7 +295,7 @@ func TestSnapshotAfterAWholeAnswerSaysUnchanged(t *testing.T) {
 	}}, nil)
 	text := func(r protocol.CallToolResult) string { return r.Content[0].Text }
 	unchanged := func(r protocol.CallToolResult) bool {
-		return strings.Contains(text(r), "unchanged since the last one you were given in full") && !strings.Contains(text(r), "Water the plants")
+		return strings.Contains(text(r), "Unchanged since your last full snapshot") && !strings.Contains(text(r), "Water the plants")
 	}
 	callRaw(t, d, "browser_navigate", `{"url":"http://x.test/a"}`)
 	if r := callRaw(t, d, "browser_snapshot", `{}`); !unchanged(r) {

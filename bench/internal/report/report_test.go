@@ -94,7 +94,9 @@ func TestToolListShotsAndHuge(t *testing.T) {
 			{Server: "monkbrowse", Page: "huge", Format: "webp", Rep: 1, Ms: 80, TextBytes: 120, ImageBytes: 30_000, MIME: "image/webp", ImageW: 1154, ImageH: 649, OK: true},
 			{Server: "monkbrowse", Page: "huge", Format: "webp", Error: "no image", Rep: 2},
 		}}
-	r.Samples = append(r.Samples, sample("monkbrowse", "huge", "snapshot", 200, 40_000), sample("playwright", "huge", "snapshot", 1000, 900_000))
+	withFind := sample("monkbrowse", "huge", "snapshot", 200, 40_000)
+	withFind.FindCalls, withFind.FindMs, withFind.FindBytes = 1, 50, 1_000
+	r.Samples = append(r.Samples, withFind, sample("playwright", "huge", "snapshot", 1000, 900_000))
 	md := Write(r, "", ParseMachine("CPUs: 2"), "")
 	for _, want := range []string{
 		"| monkbrowse | 24 | 16.2 kB | 4,051 |",
@@ -104,7 +106,8 @@ func TestToolListShotsAndHuge(t *testing.T) {
 		"| Playwright | png (default) | 1280×720 | 1,229 | 36.6 kB | – | 40 ms | 326 B |",
 		"3 times",
 		"(20010 DOM elements)",
-		"| monkbrowse | 200 ms | 40.0 kB (10,000 tok) | 0.20× | 0.04× |",
+		"| monkbrowse | 150 ms | 200 ms (1 find) | 40.0 kB (10,000 tok) | 0.15× | 0.04× |",
+		"| Playwright | 1000 ms | – | 900.0 kB (225,000 tok) | 1.00× | 1.00× |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)

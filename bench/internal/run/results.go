@@ -27,6 +27,12 @@ type Sample struct {
 	ImageBytes int `json:"imageBytes,omitempty"`
 	ImageW     int `json:"imageW,omitempty"`
 	ImageH     int `json:"imageH,omitempty"`
+	// FindCalls are the find calls the snapshot step made for targets its
+	// snapshot left out (monkbrowse's browser_find), already counted in
+	// Ms and TextBytes; FindMs and FindBytes are their share.
+	FindCalls int     `json:"findCalls,omitempty"`
+	FindMs    float64 `json:"findMs,omitempty"`
+	FindBytes int     `json:"findBytes,omitempty"`
 	// OK says the step took effect (checked in the page, see the report).
 	OK bool `json:"ok"`
 	// Skipped: the step could not run (an earlier step failed); Ms is 0.

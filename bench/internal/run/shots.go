@@ -27,7 +27,11 @@ func runShots(ctx context.Context, sessions []*session, pages []Page, fx *fixtur
 					logf("shots %s %s: navigate failed: %v", s.srv.Key, p.Key, err)
 					continue
 				}
-				for _, f := range s.srv.ShotFormats() {
+				// The formats' order rotates too, so none is always the one
+				// that waits for the capture before it.
+				fs := s.srv.ShotFormats()
+				for i := range fs {
+					f := fs[(i+rep)%len(fs)]
 					r, err := s.call(ctx, s.srv.Tools["screenshot"], f.Args)
 					sh := Shot{Server: s.srv.Key, Page: p.Key, Format: f.Label, Rep: rep, Ms: ms(r.Elapsed), TextBytes: len(r.Text)}
 					switch {

@@ -106,6 +106,9 @@ func runTask(ctx context.Context, cfg Config, s *session, p Page, fx *fixtures.S
 				}
 				snap.Ms += ms(fr.Elapsed)
 				snap.TextBytes += len(fr.Text)
+				snap.FindCalls++
+				snap.FindMs += ms(fr.Elapsed)
+				snap.FindBytes += len(fr.Text)
 				*tg.ref, *tg.err = snapshot.Find(fr.Text, srv.Format, tg.t.Role, tg.t.Name)
 			}
 		}

@@ -169,5 +169,5 @@ func Missing(want, have []RoleName) []RoleName {
 // client was last given whole (monkbrowse's one-line answer after a
 // navigation that showed the page), rather than carrying it again.
 func Unchanged(text string) bool {
-	return !strings.Contains(text, "[ref=") && strings.Contains(text, "unchanged since the last one you were given in full")
+	return !strings.Contains(text, "[ref=") && strings.Contains(text, "Unchanged since your last full snapshot")
 }

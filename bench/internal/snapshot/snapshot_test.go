@@ -79,10 +79,10 @@ func TestInteractive(t *testing.T) {
 }
 
 func TestUnchanged(t *testing.T) {
-	if !Unchanged(`Snapshot of tab 1 of profile "bench": unchanged since the last one you were given in full (same URL, title, elements and refs). Call browser_snapshot again to get it in full anyway.`) {
+	if !Unchanged(`Unchanged since your last full snapshot of tab 1 of profile "bench": same URL, title, elements and refs. Call again for the full text.`) {
 		t.Error("monkbrowse's unchanged answer not recognised")
 	}
-	if Unchanged(pwSnap) || Unchanged("- button \"unchanged since the last one you were given in full\" [ref=e1]") {
+	if Unchanged(pwSnap) || Unchanged("- button \"Unchanged since your last full snapshot\" [ref=e1]") {
 		t.Error("a snapshot with refs taken for an unchanged answer")
 	}
 }
