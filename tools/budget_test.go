@@ -257,7 +257,7 @@ func TestSnapshotToolRefCursorAndDiffBase(t *testing.T) {
 	// answers with a diff of that row alone.
 	snap.Snapshot = strings.Replace(full, `"Open order 7"`, `"Opened order 7"`, 1)
 	click := callRaw(t, d, "browser_click", `{"element":"x","ref":"e1"}`).Content[0].Text
-	if !strings.Contains(click, "changes since your last snapshot") || !strings.Contains(click, "Opened order 7") {
+	if !strings.Contains(click, "Changes since your last snapshot") || !strings.Contains(click, "Opened order 7") {
 		t.Fatalf("click: %s", click)
 	}
 }

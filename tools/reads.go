@@ -82,7 +82,7 @@ func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protoc
 // that no longer has the first one (context compaction). Dialogs the page
 // opened are news: they are shown in full.
 // unchangedLine ends that answer, after the tab's name.
-const unchangedLine = "same URL, title, elements and refs. Call again for the full text."
+const unchangedLine = "same elements and refs. Call again for the full text."
 
 func (d dispatch) unchangedSnapshot(t Target, snap protocol.SnapshotResult) (string, bool) {
 	if snap.Limited || len(snap.Dialogs) > 0 {
@@ -98,7 +98,7 @@ func (d dispatch) unchangedSnapshot(t Target, snap protocol.SnapshotResult) (str
 	}
 	prev.toldUnchanged = true
 	d.snaps.put(k, prev)
-	return fmt.Sprintf("Unchanged since your last full snapshot of %s: %s", t.String(), unchangedLine), true
+	return fmt.Sprintf("Unchanged since your last full snapshot of %s; %s", t.String(), unchangedLine), true
 }
 
 var snapshotRefRe = regexp.MustCompile(`^(?:f[1-9]\d*)?e[1-9]\d*$`)

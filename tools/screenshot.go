@@ -37,9 +37,10 @@ func (d dispatch) screenshot(ctx context.Context, a protocol.ScreenshotArgs) (pr
 }
 
 // imageFacts says an image's format, size, token estimate and scale:
-// "JPEG 1155×650 px, ~1,001 image tokens, scale 0.6 image px per CSS px".
-// The coordinate tools' scale argument is described as the caption's
-// scale, so the caption need not name them (they are off by default).
+// "JPEG 1155×650 px, ~1,001 image tokens, scale 0.6". The coordinate
+// tools' scale argument is described as the caption's scale (image pixels
+// per CSS pixel), so the caption need not name them (they are off by
+// default) nor explain it.
 func imageFacts(r protocol.ScreenshotResult) string {
 	format := "PNG"
 	if r.MimeType != "" {
@@ -51,9 +52,6 @@ func imageFacts(r protocol.ScreenshotResult) string {
 	s := fmt.Sprintf("%s %d×%d px, ~%s image tokens", format, r.Width, r.Height, thousands(protocol.ImageTokens(r.Width, r.Height)))
 	if r.Scale > 0 {
 		s += ", scale " + formatScale(r.Scale)
-		if formatScale(r.Scale) != "1" {
-			s += " image px per CSS px"
-		}
 	}
 	return s
 }

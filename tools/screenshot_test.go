@@ -25,7 +25,7 @@ func TestScreenshotSaysFormatSizeAndScale(t *testing.T) {
 		t.Fatalf("image item: %+v", r.Content)
 	}
 	caption := r.Content[0].Text
-	for _, want := range []string{"WEBP 1155×650 px", "~1,001 image tokens", "scale 0.6016 image px per CSS px"} {
+	for _, want := range []string{"WEBP 1155×650 px", "~1,001 image tokens", "scale 0.6016"} {
 		if !strings.Contains(caption, want) {
 			t.Errorf("caption %q lacks %q", caption, want)
 		}
@@ -48,7 +48,7 @@ func TestScreenshotSaysFormatSizeAndScale(t *testing.T) {
 		*out.(*protocol.ScreenshotResult) = protocol.ScreenshotResult{TabID: 7, Data: "AAAA", MimeType: "image/png", Width: 800, Height: 600, Scale: 1}
 		return nil
 	}}, nil)
-	if c := callRaw(t, d, "browser_screenshot", `{"format":"png","fullSize":true}`).Content[0].Text; strings.Contains(c, "per CSS px") || !strings.Contains(c, "PNG 800×600 px, ~640 image tokens") {
+	if c := callRaw(t, d, "browser_screenshot", `{"format":"png","fullSize":true}`).Content[0].Text; !strings.Contains(c, "PNG 800×600 px, ~640 image tokens, scale 1).") {
 		t.Fatalf("unscaled caption: %q", c)
 	}
 }

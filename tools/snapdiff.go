@@ -141,7 +141,7 @@ func (d dispatch) formatAfterAction(t Target, s protocol.SnapshotResult, lead st
 }
 
 // diffHeading introduces the changes an action answers with.
-const diffHeading = "- Page Snapshot (changes since your last snapshot, under their ancestors; other refs still valid):"
+const diffHeading = "- Changes since your last snapshot (under their ancestors; other refs still valid):"
 
 // formatChanges renders an action's changes (or "unchanged") relative to
 // prev, the snapshot the app holds of the same URL: the URL line is left

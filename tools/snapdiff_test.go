@@ -106,7 +106,7 @@ func TestActionsAnswerWithChangesSinceTheAppsLastSnapshot(t *testing.T) {
 	snap = strings.Replace(big, pageBefore, pageAfter, 1)
 	r = callRaw(t, d, "browser_click", `{"element":"Add","ref":"e4"}`)
 	got := text(r)
-	if !strings.Contains(got, "changes since your last snapshot") || !strings.Contains(got, "listitem [ref=e9]: Buy oat milk") || strings.Contains(got, "Item 120") {
+	if !strings.Contains(got, "Changes since your last snapshot") || !strings.Contains(got, "listitem [ref=e9]: Buy oat milk") || strings.Contains(got, "Item 120") {
 		t.Fatalf("second action must carry the changes only:\n%s", got)
 	}
 	// The URL is the one the app holds (a diff is only made for the same
@@ -153,7 +153,7 @@ func TestActionsAnswerWithChangesSinceTheAppsLastSnapshot(t *testing.T) {
 	// A change bigger than half the page falls back to the whole snapshot.
 	snap = strings.ReplaceAll(snap, "Item", "Article")
 	r = callRaw(t, d, "browser_click", `{"element":"Add","ref":"e4"}`)
-	if strings.Contains(text(r), "changes since your last snapshot") || !strings.Contains(text(r), "Article 159") {
+	if strings.Contains(text(r), "Changes since your last snapshot") || !strings.Contains(text(r), "Article 159") {
 		t.Fatalf("a mostly changed page must be sent whole:\n%s", text(r))
 	}
 }
@@ -327,7 +327,7 @@ func TestSnapshotAfterAWholeAnswerSaysUnchanged(t *testing.T) {
 	snap = big
 	callRaw(t, d, "browser_navigate", `{"url":"http://x.test/a"}`)
 	snap = strings.Replace(big, pageBefore, pageAfter, 1)
-	if r := callRaw(t, d, "browser_click", `{"element":"Add","ref":"e4"}`); !strings.Contains(text(r), "changes since your last snapshot") {
+	if r := callRaw(t, d, "browser_click", `{"element":"Add","ref":"e4"}`); !strings.Contains(text(r), "Changes since your last snapshot") {
 		t.Fatalf("the click must answer with a diff:\n%s", text(r))
 	}
 	if r := callRaw(t, d, "browser_snapshot", `{}`); unchanged(r) || !strings.Contains(text(r), "Item 159") {
