@@ -46,7 +46,7 @@ func TestSharedDaemon(t *testing.T) {
 	}
 	click := func(srv *harness.Server) {
 		t.Helper()
-		snap := okOn(ctx, t, srv, "browser_snapshot", map[string]any{"tab": pr.slot})
+		snap := snapshotOn(ctx, t, srv, map[string]any{"tab": pr.slot})
 		okOn(ctx, t, srv, "browser_click", map[string]any{"element": "Increment", "ref": ref(t, snap, "button", "Increment"), "tab": pr.slot})
 	}
 
@@ -195,7 +195,7 @@ func TestServiceWorkerStopped(t *testing.T) {
 	// connected, and the extension's status was not reset.
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	snap := okOn(cctx, t, s.server, "browser_snapshot", map[string]any{"tab": slot})
+	snap := snapshotOn(cctx, t, s.server, map[string]any{"tab": slot})
 	okOn(cctx, t, s.server, "browser_click", map[string]any{"element": "Increment", "ref": ref(t, snap, "button", "Increment"), "tab": slot})
 	waitJS(ctx, t, tab, "document.getElementById('counter').textContent === '1'")
 	after, err := s.popup.Status(ctx)

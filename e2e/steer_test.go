@@ -58,10 +58,10 @@ func TestPersonSeesAndSteers(t *testing.T) {
 	// Claude Code clicks Help, calling it by its own words; Cursor types
 	// an email and a password.
 	const secret = "Tr0ub4dor-e2e-secret"
-	snap := okOn(ctx, t, claude, "browser_snapshot", tab)
+	snap := snapshotOn(ctx, t, claude, tab)
 	okOn(ctx, t, claude, "browser_click", with("element", "the little question thing", "ref", ref(t, snap, "button", "Help")))
 	waitJS(ctx, t, pr.tab, "window.__help === 1")
-	snap = okOn(ctx, t, cursor, "browser_snapshot", tab)
+	snap = snapshotOn(ctx, t, cursor, tab)
 	okOn(ctx, t, cursor, "browser_type", with("element", "login", "ref", ref(t, snap, "textbox", "Email"), "text", "ada@example.test"))
 	okOn(ctx, t, cursor, "browser_type", with("element", "secret box", "ref", ref(t, snap, "textbox", "Password"), "text", secret))
 	if v := js[string](ctx, t, pr.tab, "document.getElementById('password').value"); v != secret {
@@ -206,7 +206,7 @@ func TestPersonSeesAndSteers(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(ctx, t, pop.Tab, `document.querySelector('#pause').textContent.includes('Stop')`)
-	snap = okOn(ctx, t, cursor, "browser_snapshot", tab)
+	snap = snapshotOn(ctx, t, cursor, tab)
 	okOn(ctx, t, cursor, "browser_click", with("element", "Help", "ref", ref(t, snap, "button", "Help")))
 	waitJS(ctx, t, pr.tab, "window.__help === 2")
 

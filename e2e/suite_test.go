@@ -233,9 +233,17 @@ func (s *suite) fails(ctx context.Context, t testing.TB, tool string, args map[s
 // the text, so they ask again, as the answer says to.
 func (s *suite) snapshot(ctx context.Context, t testing.TB, slot int) string {
 	t.Helper()
-	out := s.ok(ctx, t, "browser_snapshot", map[string]any{"tab": slot})
+	return snapshotOn(ctx, t, s.server, map[string]any{"tab": slot})
+}
+
+// snapshotOn is browser_snapshot on srv for a test that wants the page's
+// text: asked again when the answer is that the page is unchanged since the
+// app's last whole view of it (a test does not keep that view).
+func snapshotOn(ctx context.Context, t testing.TB, srv *harness.Server, args map[string]any) string {
+	t.Helper()
+	out := okOn(ctx, t, srv, "browser_snapshot", args)
 	if strings.Contains(out, "Unchanged since your last full snapshot") {
-		out = s.ok(ctx, t, "browser_snapshot", map[string]any{"tab": slot})
+		out = okOn(ctx, t, srv, "browser_snapshot", args)
 	}
 	return out
 }
