@@ -59,7 +59,9 @@ func Write(r *run.Results, benchstat string, m Machine, notes string, profiles .
 	b.WriteString("## Summary: the whole task per page\n\n")
 	b.WriteString("Task = navigate, snapshot, click, type, screenshot. Time is the sum of the five steps' medians; " +
 		"text is the sum of the five results' text (median bytes; tokens ≈ bytes/4). Ratios are against Playwright MCP " +
-		"(below 1× means less time or less text than Playwright MCP).\n\n")
+		"(below 1× means less time or less text than Playwright MCP). monkbrowse's navigation answer carries the page's snapshot " +
+		"(within 2,000 tokens); when it showed the page whole, the snapshot step's answer is one line saying the page is unchanged " +
+		"since then, and the refs for click and type come from the navigation's answer, as an AI's would.\n\n")
 	b.WriteString("| page | " + join(keys, func(k string) string { return label[k] + " time" }) + " | " +
 		join(keys, func(k string) string { return label[k] + " text" }) + " | monkbrowse/Playwright time | monkbrowse/Playwright text |\n")
 	b.WriteString("|---" + strings.Repeat("|---:", 2*len(keys)+2) + "|\n")
@@ -271,7 +273,9 @@ func method(r *run.Results, keys []string, label map[string]string) string {
 		"rotating per repetition, so changes in the machine's load fall evenly on all three. Every task starts with a navigation to a " +
 		"fresh URL (`?rep=N`), so a click's effect counts from zero.\n")
 	b.WriteString("- **Refs from each server's own snapshot.** The click and type targets are found by role and accessible name in the " +
-		"text the server's snapshot tool returned (YAML `[ref=…]` for monkbrowse and Playwright MCP, `uid=…` for chrome-devtools-mcp).\n")
+		"text the server's snapshot tool returned (YAML `[ref=…]` for monkbrowse and Playwright MCP, `uid=…` for chrome-devtools-mcp); " +
+		"when monkbrowse's snapshot answers that the page is unchanged since its navigation answer showed it whole, in that answer; " +
+		"a target a budgeted snapshot left out is looked up with `browser_find`, whose time and text count in the snapshot step.\n")
 	b.WriteString("- **Effect.** After each timed step, untimed: navigate → `location.href`, `document.title` and readyState match; " +
 		"snapshot → both targets found in it; click → the page's counter reads 1 (sign-in: submits; large: picks and the picked row; " +
 		"app: cart, a button inside a shadow root); type → the field's value (and the page's mirror of it) equals the typed text; " +
