@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -37,6 +39,10 @@ type pageFake struct {
 	fail func(typ string) error
 	// raw, when set, is the answer to every request but evaluate.
 	raw []byte
+	// byType, when set with raw, keeps raw re-encoded with only the fields
+	// of each answer type the requests decode into, so that a request does
+	// not scan the whole answer (megabytes) again.
+	byType *sync.Map
 }
 
 func (f pageFake) itemText(field string) string {
@@ -83,6 +89,9 @@ func (f pageFake) Request(_ context.Context, typ string, _, out any) error {
 		return json.Unmarshal([]byte(raw), out)
 	}
 	b := f.raw
+	if b != nil && f.byType != nil {
+		b = f.answerFor(reflect.TypeOf(out))
+	}
 	if b == nil {
 		var err error
 		if b, err = f.answer(); err != nil {
@@ -90,6 +99,25 @@ func (f pageFake) Request(_ context.Context, typ string, _, out any) error {
 		}
 	}
 	return json.Unmarshal(b, out)
+}
+
+// answerFor is raw decoded into a value of type out (a pointer type) and
+// encoded again: the same answer for that type, without the fields it
+// does not have.
+func (f pageFake) answerFor(out reflect.Type) []byte {
+	if b, ok := f.byType.Load(out); ok {
+		return b.([]byte)
+	}
+	v := reflect.New(out.Elem()).Interface()
+	if err := json.Unmarshal(f.raw, v); err != nil {
+		return f.raw // the request's own decode reports it
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return f.raw
+	}
+	f.byType.Store(out, b)
+	return b
 }
 
 // answer builds the JSON of one answer that fits every wire result.
@@ -359,15 +387,26 @@ func TestEveryToolStaysWithinItsTokenBudget(t *testing.T) {
 		"ASCII": func(field string) string { return field + " " + strings.Repeat("word ", 200) },
 		"CJK":   func(field string) string { return field + " " + strings.Repeat("日本語のページ", 50) },
 	}
+	// The answer (~3 MB of JSON) is the same for every tool and request:
+	// built once per kind, and decoded once per answer type.
+	raw := map[string][]byte{}
+	byType := map[string]*sync.Map{}
+	for kind := range big {
+		b, err := pageFake{text: big[kind], item: item[kind], n: 250}.answer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw[kind], byType[kind] = b, &sync.Map{}
+	}
 	for _, tool := range protocol.Tools {
 		name := tool.Name
 		for _, kind := range []string{"ASCII", "CJK"} {
-			text, it := big[kind], item[kind]
+			text, it, r, bt := big[kind], item[kind], raw[kind], byType[kind]
 			t.Run(name+"/"+kind, func(t *testing.T) {
 				for mode, b := range map[string]pageFake{
-					"answer":  {text: text, item: it, n: 250},
-					"failure": {text: text, item: it, n: 250, fail: func(string) error { return &BrowserError{Message: text("error")} }},
-					"snapshot fails": {text: text, item: it, n: 250, fail: func(typ string) error {
+					"answer":  {text: text, item: it, n: 250, raw: r, byType: bt},
+					"failure": {text: text, item: it, n: 250, raw: r, byType: bt, fail: func(string) error { return &BrowserError{Message: text("error")} }},
+					"snapshot fails": {text: text, item: it, n: 250, raw: r, byType: bt, fail: func(typ string) error {
 						return map[bool]error{true: &BrowserError{Message: text("e")}}[typ == protocol.MsgSnapshot]
 					}},
 				} {
