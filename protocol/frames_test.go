@@ -166,6 +166,7 @@ func vectors(t testing.TB) []vector {
 		res(t, MsgAuth, "2", "rejected", RejectAck(Version, NotPairedReason)),
 		res(t, MsgHello, "1", "legacy", CheckHello([]byte(`{"profileId":"p","label":"Home"}`), Version).Ack),
 		vector{name: MsgTabsChanged + ".ntf", f: frame{K: "ntf", Type: MsgTabsChanged, Payload: marshal(t, TabsChanged{Tabs: sampleTabs})}, payloadType: TabsChanged{}},
+		vector{name: MsgRefused + ".ntf", f: frame{K: "ntf", Type: MsgRefused, Payload: marshal(t, Refused{Tool: "browser_click", TabID: 1843, App: "Cursor"})}, payloadType: Refused{}},
 		vector{name: "ping", f: frame{K: "png"}},
 		vector{name: "pong", f: frame{K: "pog"}},
 		req(t, MsgFwdHello, "1", FwdHello{PID: 41234, Version: Version, Nonce: sampleNonceF}),

@@ -56,6 +56,24 @@ const (
 	MsgTabsChanged = "tabs_changed"
 )
 
+// MsgRefused is the notify the server sends the extension for a call it
+// answered with code paused without sending anything (the person paused
+// the AI there: a new call, or one queued when they pressed Stop), so that
+// the activity log records the attempt (issue 28). Optional and additive:
+// an extension that predates it ignores the unknown notify.
+const MsgRefused = "refused"
+
+// Refused is the payload of MsgRefused.
+type Refused struct {
+	// Tool is the AI-facing tool the call named (browser_click, …).
+	Tool string `json:"tool"`
+	// TabID is the Chrome tab the call was meant for; 0 (omitted): the
+	// profile only (browser_new_tab, browser_wait).
+	TabID int `json:"tabId,omitempty"`
+	// App is the AI app that made the call (CallTool.App).
+	App string `json:"app,omitempty"`
+}
+
 // MsgCancel is the notify a side sends when it gave up on a request it sent
 // (the AI app cancelled the call): {"id": the request's id}. The receiver
 // stops what it can (waits, settles, navigation waits) and still answers

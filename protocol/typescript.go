@@ -35,6 +35,7 @@ func TypeScript() []byte {
 	fmt.Fprintf(&b, "export const PAIR_CODE_ID_LEN = %d;\n", PairCodeIDLen)
 	fmt.Fprintf(&b, "export const MSG_TABS_CHANGED = %q;\n", MsgTabsChanged)
 	fmt.Fprintf(&b, "export const MSG_CANCEL = %q;\n", MsgCancel)
+	fmt.Fprintf(&b, "export const MSG_REFUSED = %q;\n", MsgRefused)
 	fmt.Fprintf(&b, "export const REQUEST_APP_FIELD = %q;\n", RequestAppField)
 	fmt.Fprintf(&b, "export const DEFAULT_EXTENSION_PORT = %d;\n", DefaultExtensionPort)
 	fmt.Fprintf(&b, "export const HELLO_TIMEOUT_MS = %d;\n", HelloTimeout.Milliseconds())
@@ -61,7 +62,7 @@ func TypeScript() []byte {
 	for _, w := range WireMessages {
 		roots = append(roots, w.Request, w.Response)
 	}
-	roots = append(roots, Hello{}, HelloAck{}, Auth{}, PairRequest{}, LegacyHelloAck{}, TabsChanged{}, Cancel{})
+	roots = append(roots, Hello{}, HelloAck{}, Auth{}, PairRequest{}, LegacyHelloAck{}, TabsChanged{}, Cancel{}, Refused{})
 	for _, r := range roots {
 		g.collect(reflect.TypeOf(r))
 	}

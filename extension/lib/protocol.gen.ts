@@ -21,6 +21,7 @@ export const PAIR_CODE_SYMBOLS = 28;
 export const PAIR_CODE_ID_LEN = 32;
 export const MSG_TABS_CHANGED = "tabs_changed";
 export const MSG_CANCEL = "cancel";
+export const MSG_REFUSED = "refused";
 export const REQUEST_APP_FIELD = "app";
 export const DEFAULT_EXTENSION_PORT = 9222;
 export const HELLO_TIMEOUT_MS = 10000;
@@ -421,6 +422,12 @@ export interface TabsChanged {
 
 export interface CancelPayload {
   id: string;
+}
+
+export interface Refused {
+  tool: string;
+  tabId?: number;
+  app?: string;
 }
 
 /** Each wire type (server → extension request) and its request payload. */
