@@ -113,6 +113,9 @@ type Ext struct {
 	failNext map[string]string
 	dropOn   map[string]bool
 	paused   bool // the whole profile, as last told (SetPaused)
+	refused  []protocol.Refused
+	// refusedMore is closed (and replaced) when a refused notify arrives.
+	refusedMore chan struct{}
 }
 
 // Connect dials the server, says hello and returns once the hello was
@@ -164,6 +167,18 @@ func Connect(ctx context.Context, opts Options) (*Ext, error) {
 			return e.serve(ctx, typ, payload)
 		})
 	}
+	e.peer.HandleNotify(protocol.MsgRefused, func(_ context.Context, payload json.RawMessage) {
+		var r protocol.Refused
+		if json.Unmarshal(payload, &r) == nil {
+			e.mu.Lock()
+			e.refused = append(e.refused, r)
+			if e.refusedMore != nil {
+				close(e.refusedMore)
+				e.refusedMore = nil
+			}
+			e.mu.Unlock()
+		}
+	})
 	e.peer.Start()
 
 	secret := opts.Secret

@@ -3,6 +3,8 @@ package fakeext
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
 // Request is one request the fake received.
@@ -52,6 +54,37 @@ func (e *Ext) Requests() []Request {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]Request(nil), e.reqs...)
+}
+
+// Refused returns every refused notify (protocol.MsgRefused) the server
+// sent so far, in arrival order.
+func (e *Ext) Refused() []protocol.Refused {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]protocol.Refused(nil), e.refused...)
+}
+
+// WaitRefused waits until at least n refused notifies arrived (or ctx
+// ends) and returns them all.
+func (e *Ext) WaitRefused(ctx context.Context, n int) ([]protocol.Refused, error) {
+	for {
+		e.mu.Lock()
+		if len(e.refused) >= n {
+			got := append([]protocol.Refused(nil), e.refused...)
+			e.mu.Unlock()
+			return got, nil
+		}
+		if e.refusedMore == nil {
+			e.refusedMore = make(chan struct{})
+		}
+		more := e.refusedMore
+		e.mu.Unlock()
+		select {
+		case <-more:
+		case <-ctx.Done():
+			return e.Refused(), ctx.Err()
+		}
+	}
 }
 
 // Count returns how many requests of typ arrived ("" counts all).

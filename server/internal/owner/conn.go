@@ -64,6 +64,7 @@ func (s *session) Request(ctx context.Context, typ string, payload, out any) err
 		return err
 	}
 	s.sent.Add(1)
+	markSent(ctx, s.c.o.gate)
 	wire := withApp(payload, tools.AppOf(ctx))
 	raw, err := s.send(ctx, typ, wire, timeout)
 	var te *messaging.RequestTimeoutError

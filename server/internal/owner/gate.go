@@ -2,6 +2,7 @@ package owner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -29,6 +30,9 @@ type gate struct {
 	// paused says why a call placed on a profile's tab (0: the profile
 	// only) may not be sent now (the person's Stop), or nil; nil: never.
 	paused func(profileID string, tabID int) *protocol.AbortError
+	// refused hears of a call the person's pause stopped before it sent
+	// anything to the extension (tabID 0: the profile only); nil: no one.
+	refused func(ctx context.Context, profileID string, tabID int, call protocol.CallTool)
 }
 
 // callRec is one call in flight, under gate.mu: its abort, and the profile
@@ -39,6 +43,7 @@ type callRec struct {
 	profileID string
 	tabID     int
 	running   bool // holds its tab's turn (or needs none)
+	sent      bool // a request of it left for the extension (session.depart)
 }
 
 type callRecKey struct{}
@@ -68,7 +73,35 @@ func (g *gate) CallTool(ctx context.Context, call protocol.CallTool) (protocol.C
 	}
 	g.mu.Unlock()
 	defer g.done(rec)
-	return g.next.CallTool(context.WithValue(ctx, callRecKey{}, rec), call)
+	res, err := g.next.CallTool(context.WithValue(ctx, callRecKey{}, rec), call)
+	g.tellRefused(ctx, rec, call)
+	return res, err
+}
+
+// tellRefused tells g.refused of rec's call if the person's pause stopped
+// it before anything was sent: the extension never saw it, so only this
+// tells its activity log (a call that was sent is logged there).
+func (g *gate) tellRefused(ctx context.Context, rec *callRec, call protocol.CallTool) {
+	var ae *protocol.AbortError
+	if g.refused == nil || !errors.As(context.Cause(ctx), &ae) || ae.Code != protocol.CodePaused {
+		return
+	}
+	g.mu.Lock()
+	profileID, tabID, sent := rec.profileID, rec.tabID, rec.sent
+	g.mu.Unlock()
+	if profileID == "" || sent {
+		return
+	}
+	g.refused(ctx, profileID, tabID, call)
+}
+
+// markSent records that ctx's call sent a request to the extension.
+func markSent(ctx context.Context, g *gate) {
+	if rec, ok := ctx.Value(callRecKey{}).(*callRec); ok {
+		g.mu.Lock()
+		rec.sent = true
+		g.mu.Unlock()
+	}
 }
 
 func (g *gate) done(rec *callRec) {

@@ -245,6 +245,7 @@ func Start(ctx context.Context, cfg Config) (*Owner, error) {
 	o.disp = tools.NewDispatcher(browser{o}, &topts)
 	o.gate = newGate(o.disp)
 	o.gate.paused = o.reg.pauseOf
+	o.gate.refused = o.tellRefused
 	o.srv = &http.Server{
 		Handler:           http.HandlerFunc(o.serveHTTP),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -1,8 +1,10 @@
 package owner
 
 import (
+	"context"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
@@ -105,4 +107,40 @@ func (o *Owner) abortPaused(c *conn, whole bool, tabs map[int]int) {
 		n := o.gate.abort(func(r *callRec) bool { return r.profileID == id && r.tabID == tabID }, pausedAbort(fmt.Sprintf("in tab %d", slot)))
 		o.log.Debug().Str("profile", c.slug).Int("tab", slot).Int("calls", n).Msg(LogPausedAborted)
 	}
+}
+
+// refusedNoticeWait bounds the write of one MsgRefused: the refused call's
+// answer waits for it (a stuck socket must not hold the answer).
+const refusedNoticeWait = time.Second
+
+// LogRefusedTold is logged (debug) when the extension was told of a call
+// the pause stopped before it was sent.
+const LogRefusedTold = "told the extension of a call refused while paused"
+
+// tellRefused tells profileID's extension of a call the person's pause
+// stopped before anything was sent (protocol.MsgRefused), so its activity
+// log records the attempt; the extension never saw it otherwise. Best
+// effort: a profile that is not connected now is not told.
+func (o *Owner) tellRefused(ctx context.Context, profileID string, tabID int, call protocol.CallTool) {
+	c := o.reg.connOf(profileID)
+	if c == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refusedNoticeWait)
+	defer cancel()
+	if err := c.peer.Notify(ctx, protocol.MsgRefused, protocol.Refused{Tool: call.Name, TabID: tabID, App: call.App}); err != nil {
+		o.log.Debug().Err(err).Str("profile", c.slug).Msg("could not tell the extension of a call refused while paused")
+		return
+	}
+	o.log.Debug().Str("profile", c.slug).Str("tool", call.Name).Int("tabId", tabID).Msg(LogRefusedTold)
+}
+
+// connOf is profileID's live connection, or nil.
+func (r *registry) connOf(profileID string) *conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.profiles[profileID]; p != nil {
+		return p.conn
+	}
+	return nil
 }

@@ -180,3 +180,56 @@ func TestReconnectedPausedSendsNothing(t *testing.T) {
 		t.Fatalf("%d requests reached the profile that came back paused", n)
 	}
 }
+
+// TestRefusedWhilePausedTold (issue 28): the extension hears of every call
+// the pause stopped before it was sent (protocol.MsgRefused: a call queued
+// when the person pressed Stop, new calls while paused, with their tool,
+// tab and app), so its activity log records them; the running call, which
+// the extension saw and logs itself, is not told again, nor is anything
+// after Resume.
+func TestRefusedWhilePausedTold(t *testing.T) {
+	o := startOwner(t, Config{})
+	e := connect(t, o, fakeext.Options{Secret: testPairing, Tabs: twoTabs()})
+	arrived, release := holdAll(e, protocol.MsgPressKey)
+	defer release()
+	running := callAsync(t, o, "browser_press_key", map[string]any{"key": "a", "tab": 1})
+	recv(t, arrived)
+	queued := callAsync(t, o, "browser_press_key", map[string]any{"key": "b", "tab": 1})
+	waitQueued(t, o, 101, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	if err := e.SetPaused(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	mustErr(t, recv(t, queued), "nothing had been sent")
+	mustErr(t, recv(t, running), "paused the AI")
+	release()
+	clicked, err := o.Caller().CallTool(ctx, protocol.CallTool{Name: "browser_click", Args: json.RawMessage(`{"element":"Save","ref":"e1","tab":2}`), App: "Cursor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustErr(t, clicked, "nothing had been sent")
+	mustErr(t, call(t, o.Caller(), "browser_new_tab", map[string]any{"url": "https://new.example/"}), "paused the AI")
+	want := []protocol.Refused{
+		{Tool: "browser_press_key", TabID: 101},
+		{Tool: "browser_click", TabID: 102, App: "Cursor"},
+		{Tool: "browser_new_tab"},
+	}
+	got, err := e.WaitRefused(ctx, len(want))
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("refused notifies %+v, want %+v", got, want)
+	}
+	for i, w := range want {
+		if got[i] != w {
+			t.Errorf("refused notify %d: %+v, want %+v", i, got[i], w)
+		}
+	}
+	if err := e.SetPaused(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, o, "the resume", func() bool { return !o.Profiles()[0].Paused })
+	mustOK(t, call(t, o.Caller(), "browser_press_key", map[string]any{"key": "c", "tab": 2}))
+	if n := len(e.Refused()); n != len(want) {
+		t.Errorf("%d refused notifies after Resume, want %d", n, len(want))
+	}
+}
