@@ -38,8 +38,10 @@ import { detachUnshared, forgetDebuggerTab, installDebugger, takeCancelNotice } 
 import { armTab, injectDocument, injectTab, makeDormant, noteBusy } from "./inject";
 import { setShareState, unsharedError } from "./gate";
 import {
+  actingIn,
   appOf,
   forgetTabApps,
+  forgetTabBadge,
   forgetTabPause,
   groupForApp,
   isPaused,
@@ -53,9 +55,11 @@ import {
   setPaused,
   setTabPaused,
   showPauseBadge,
+  sweepActingBadges,
   watchCall,
   withTabApps,
 } from "./steer";
+import { isLogged } from "../../lib/activity";
 import type { DialogArm } from "../../lib/page/console";
 import { answerFromPage, answerFromPopup, endAllAsks, endAsksInTab, reshowAsk } from "./ask";
 import { beginActing, createPointMenu, forgetPointed, personCommitted, personInput, pointAt, POINT_MENU_ID } from "./person";
@@ -420,6 +424,8 @@ const handlers: Handlers = {
     if (m.callId) running.set(m.callId, { ctl, tabId, app });
     // Input in the tab while this runs is monkbrowse's own, not the person's (lib/person.ts).
     const endActing = tabId !== undefined && m.type !== "person_edits" ? beginActing(tabId) : undefined;
+    // The tab's toolbar badge says the AI acts in it until the call ends, however it ends.
+    const acted = tabId !== undefined && isLogged(m.type) ? actingIn(tabId, app) : undefined;
     try {
       let r = await untilAborted(executor.execute(m.type, m.payload, ctl.signal), ctl.signal);
       watch.done(r);
@@ -441,6 +447,7 @@ const handlers: Handlers = {
     } finally {
       endActing?.();
       if (m.callId) running.delete(m.callId);
+      acted?.();
     }
   },
   cancel: async (m) => {
@@ -654,6 +661,7 @@ export default defineBackground(() => {
     forgetTabApps(tabId);
     forgetTabPause(tabId);
     void forgetPointed(tabId, true).catch(reported("pointing: forgetting a closed tab"));
+    forgetTabBadge(tabId);
     arms.delete(tabId);
     void endAsksInTab(tabId, "the tab was closed").catch(reported("ask: ending a closed tab's requests"));
     void updateShares((s) => ({ shares: unshareTab(s, tabId), out: undefined }));
@@ -686,7 +694,11 @@ export default defineBackground(() => {
   chrome.commands?.onCommand.addListener((command) => {
     if (command === TOGGLE_PAUSE_COMMAND) void handlers.pause({ to: "bg", kind: "pause", paused: !isPaused() });
   });
-  void loadSteer().then(showPauseBadge);
+  void loadSteer()
+    .then(showPauseBadge)
+    .then(loadSharedIds)
+    .then((ids) => sweepActingBadges([...ids]))
+    .catch(reported("badge: the worker's first badges"));
 
   void ensureOffscreen();
 });

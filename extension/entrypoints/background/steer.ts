@@ -151,38 +151,143 @@ export function noteConnectionRejected(r: boolean): void {
   rejected = r;
 }
 
-/** Tabs whose own badge says paused now. */
-const badged = new Set<number>();
+// ---- the toolbar badge ---------------------------------------------------------
+
+/** What one tab's own badge shows (undefined: the global badge). */
+interface TabBadge {
+  text: string;
+  color: string;
+  title: string;
+}
+
+/** The least time the acting badge stays up, so a fast call does not flicker. */
+export const ACTING_MIN_MS = 300;
+const ACTING_COLOR = "#1a73e8";
+const PAUSED_COLOR = "#a05a00";
+
+/** Tabs the AI acts in now: running calls, their app, since when, and the timer that holds the badge for ACTING_MIN_MS. */
+interface Acting {
+  calls: number;
+  app: string;
+  since: number;
+  hold?: ReturnType<typeof setTimeout>;
+}
+const acting = new Map<number, Acting>();
+
+/** The badge set on each tab now (text and title), so unchanged tabs cost nothing. */
+const applied = new Map<number, string>();
+
+/**
+ * A tab's own badge, by precedence (DECISIONS, "The toolbar badge"): a
+ * rejected connection's global "!" shows on every tab (a tab's badge would
+ * hide it); then a tab paused on its own ("II"); then the profile's global
+ * "II" (Stop); only then the AI acting in the tab ("AI").
+ */
+function wantedBadge(tabId: number): TabBadge | undefined {
+  if (rejected) return undefined;
+  if (pausedTabs().includes(tabId)) return { text: "II", color: PAUSED_COLOR, title: "monkbrowse: the AI is paused in this tab (open to resume)" };
+  if (pause.paused) return undefined;
+  const a = acting.get(tabId);
+  if (a) return { text: "AI", color: ACTING_COLOR, title: `monkbrowse: ${a.app} is acting in this tab` };
+  return undefined;
+}
+
+let badgeChain: Promise<unknown> = Promise.resolve();
+
+/** Brings every tab's own badge to what wantedBadge says, one change at a time. */
+function syncTabBadges(): Promise<void> {
+  const run = badgeChain.then(async () => {
+    for (const id of new Set([...applied.keys(), ...pausedTabs(), ...acting.keys()])) {
+      const want = wantedBadge(id);
+      if (applied.get(id) === (want && `${want.text}\u0000${want.title}`)) continue;
+      if (!want) {
+        applied.delete(id);
+        // null for the tab: it shows the global badge and title again. The tab may be gone.
+        await chrome.action.setBadgeText({ tabId: id, text: null } as unknown as chrome.action.BadgeTextDetails).catch(reported("badge: clearing a tab's badge"));
+        await chrome.action.setTitle({ tabId: id, title: null } as unknown as chrome.action.TitleDetails).catch(reported("badge: clearing a tab's title"));
+        continue;
+      }
+      try {
+        await chrome.action.setBadgeText({ tabId: id, text: want.text });
+        await chrome.action.setBadgeBackgroundColor({ tabId: id, color: want.color });
+        await chrome.action.setTitle({ tabId: id, title: want.title });
+        applied.set(id, `${want.text}\u0000${want.title}`);
+      } catch (e) {
+        report("badge: showing a tab's badge", e); // a tab closed meanwhile
+      }
+    }
+  });
+  badgeChain = afterEither(run);
+  return run;
+}
+
+/**
+ * The AI starts acting in tabId (a call reached the extension): its badge
+ * says so until the returned function is called (however the call ends),
+ * and at least ACTING_MIN_MS. Nothing is awaited: the call is not held up.
+ */
+export function actingIn(tabId: number, app: string): () => void {
+  let a = acting.get(tabId);
+  if (a) {
+    clearTimeout(a.hold);
+    a.hold = undefined;
+    a.app = app;
+  } else {
+    a = { calls: 0, app, since: Date.now() };
+    acting.set(tabId, a);
+    void syncTabBadges();
+  }
+  a.calls++;
+  const mine = a;
+  let ended = false;
+  return () => {
+    if (ended || acting.get(tabId) !== mine) return; // ended already, or the tab was closed
+    ended = true;
+    if (--mine.calls > 0) return;
+    const left = mine.since + ACTING_MIN_MS - Date.now();
+    const drop = () => {
+      if (acting.get(tabId) !== mine || mine.calls > 0) return;
+      acting.delete(tabId);
+      void syncTabBadges();
+    };
+    if (left <= 0) drop();
+    else mine.hold = setTimeout(drop, left);
+  };
+}
+
+/**
+ * The worker just started: a tab whose badge still says "AI" lost its call
+ * with the last worker (Chrome keeps a tab's badge, this worker's memory
+ * does not), so it is cleared. tabIds: the tabs a call may have used.
+ */
+export async function sweepActingBadges(tabIds: number[]): Promise<void> {
+  for (const id of tabIds) {
+    if (acting.has(id) || applied.has(id)) continue;
+    const text = await chrome.action.getBadgeText({ tabId: id }).catch(reported("badge: reading a tab's badge"));
+    if (text === "AI") applied.set(id, "from the last worker");
+  }
+  await syncTabBadges();
+}
+
+/** The tab is gone: whatever its badge said goes with it (no timer left). */
+export function forgetTabBadge(tabId: number): void {
+  clearTimeout(acting.get(tabId)?.hold);
+  acting.delete(tabId);
+  applied.delete(tabId);
+}
 
 /**
  * The toolbar icon says the AI is paused ("II", amber): for the whole
  * profile on the global badge, for a tab paused on its own on that tab's
  * badge; unless a rejected connection's "!" is shown, which a tab's badge
- * would hide.
+ * would hide. Tabs the AI acts in say "AI" when nothing above applies.
  */
 export async function showPauseBadge(): Promise<void> {
-  const tabs = new Set(rejected ? [] : pausedTabs());
-  for (const id of badged) {
-    if (tabs.has(id)) continue;
-    badged.delete(id);
-    // null for the tab: it shows the global badge and title again. The tab may be gone.
-    await chrome.action.setBadgeText({ tabId: id, text: null } as unknown as chrome.action.BadgeTextDetails).catch(reported("pause: clearing a tab's badge"));
-    await chrome.action.setTitle({ tabId: id, title: null } as unknown as chrome.action.TitleDetails).catch(reported("pause: clearing a tab's title"));
-  }
-  for (const id of tabs) {
-    try {
-      await chrome.action.setBadgeText({ tabId: id, text: "II" });
-      await chrome.action.setBadgeBackgroundColor({ tabId: id, color: "#a05a00" });
-      await chrome.action.setTitle({ tabId: id, title: "monkbrowse: the AI is paused in this tab (open to resume)" });
-      badged.add(id);
-    } catch (e) {
-      report("pause: showing a tab's badge", e); // a tab closed meanwhile
-    }
-  }
+  await syncTabBadges();
   if (rejected) return;
   if (pause.paused) {
     await chrome.action.setBadgeText({ text: "II" });
-    await chrome.action.setBadgeBackgroundColor({ color: "#a05a00" });
+    await chrome.action.setBadgeBackgroundColor({ color: PAUSED_COLOR });
     await chrome.action.setTitle({ title: "monkbrowse: the AI is paused in this profile (open to resume)" });
   } else {
     await chrome.action.setBadgeText({ text: "" });
