@@ -67,6 +67,24 @@ describe("activity log", () => {
     expect(describeEntry(got[0]!)).toBe("Claude Code read the text in tab 1 (3 times)");
   });
 
+  it("collapses a call refused again and again while paused (an app retrying in a loop) into one entry", async () => {
+    const log = new ActivityLog(new FakeStorage());
+    const refused = (i: number, app = "Cursor") => entry(i, { app, outcome: "paused", tabId: 4, slot: 1 });
+    for (let i = 0; i < 50; i++) await log.append(refused(i));
+    await log.append(refused(60, "Claude Code"));
+    await log.append(entry(70, { app: "Cursor", tabId: 4, slot: 1 })); // done: not a repeat
+    await log.append(refused(80));
+    const got = await log.list();
+    expect(got.map((e) => [e.app, e.outcome, e.times])).toEqual([
+      ["Cursor", "paused", 50],
+      ["Claude Code", "paused", undefined],
+      ["Cursor", "done", undefined],
+      ["Cursor", "paused", undefined],
+    ]);
+    expect(got[0]!.at).toBe(1_049); // the latest attempt's time
+    expect(describeEntry(got[0]!)).toBe("Cursor clicked in tab 1 (50 times) — paused");
+  });
+
   it("ignores stored garbage from another version", async () => {
     const store = new FakeStorage();
     await store.set({ [KEY_ACTIVITY]: [{ nope: 1 }, entry(1), "x"] });

@@ -48,7 +48,7 @@ export interface ActivityEntry {
   outcome: Outcome;
   /** The error sentence of a failed call (cut short). */
   detail?: string;
-  /** How many times in a row this same read happened (a browser_wait polling the page). */
+  /** How many times in a row this same read happened (a browser_wait polling the page), or this call was refused while paused. */
   times?: number;
 }
 
@@ -192,10 +192,14 @@ export function normalizeLog(v: unknown): ActivityEntry[] {
 /** The reads that repeat (a browser_wait polls the page text): one entry counts them. */
 const REPEATING_READS: ReadonlySet<string> = new Set(["browser_get_text", "browser_snapshot", "browser_get_console_logs", "browser_network_requests"]);
 
-/** Whether e repeats last: the same read by the same app in the same tab with the same outcome. */
+/**
+ * Whether e repeats last: the same read by the same app in the same tab
+ * with the same outcome, or the same call refused again while paused (an
+ * AI app retrying in a loop).
+ */
 function sameRead(last: ActivityEntry, e: ActivityEntry): boolean {
   return (
-    REPEATING_READS.has(e.tool) &&
+    (REPEATING_READS.has(e.tool) || e.outcome === "paused") &&
     last.tool === e.tool &&
     last.app === e.app &&
     last.tabId === e.tabId &&

@@ -155,6 +155,17 @@ describe("Connection", () => {
     expect(srv.frames.at(-1)).toBe('{"k":"ntf","type":"tabs_changed","payload":{"tabs":[{"tabId":4,"slot":1,"url":"u","title":"t","active":true,"windowId":1}]}}');
   });
 
+  it("passes the server's refused notify (a call refused unsent while paused) to the worker, its fields checked", async () => {
+    const refused: unknown[] = [];
+    make({ refused: (r) => refused.push(r) }).start();
+    await settle();
+    srv.last.send('{"k":"ntf","type":"refused","payload":{"tool":"browser_click","tabId":4,"app":"Cursor"}}');
+    srv.last.send('{"k":"ntf","type":"refused","payload":{"tool":"browser_new_tab","tabId":"x","app":7}}');
+    srv.last.send('{"k":"ntf","type":"refused","payload":{"tabId":4}}');
+    await settle();
+    expect(refused).toEqual([{ tool: "browser_click", tabId: 4, app: "Cursor" }, { tool: "browser_new_tab" }]);
+  });
+
   it("surfaces a rejection and retries slowly (30–60 s)", async () => {
     srv.ack = { ok: false, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", reason: "profile cap of 20 reached" };
     make().start();

@@ -13,6 +13,7 @@ import {
   HELLO_TIMEOUT_MS,
   MSG_AUTH,
   MSG_HELLO,
+  MSG_REFUSED,
   MSG_TABS_CHANGED,
   PING_INTERVAL_MS,
   PROOF_LABEL_EXTENSION,
@@ -20,6 +21,7 @@ import {
   PROTOCOL_VERSION,
   WIRE_TYPES,
   type Hello,
+  type Refused,
   type TabInfo,
 } from "./protocol.gen";
 import { Backoff } from "./reconnect";
@@ -54,6 +56,8 @@ export interface ConnectionDeps {
   exec(type: string, payload: unknown, signal: AbortSignal): Promise<unknown>;
   accepted(info: { assignedLabel: string; assignedSlug: string; serverVersion: string }): Promise<void>;
   status(s: Status): void;
+  /** The server refused a call unsent because the person paused the AI (for the activity log). */
+  refused?(r: Refused): void;
   now?: () => number;
   random?: () => number;
   /** The pairing proof's functions; default WebCrypto (lib/pairing.ts). */
@@ -272,6 +276,14 @@ export class Connection {
     for (const type of WIRE_TYPES) {
       peer.handle(type, (payload, signal) => this.deps.exec(type, payload, signal));
     }
+    peer.handleNotify(MSG_REFUSED, (payload) => {
+      const r = payload as Partial<Refused> | null;
+      if (typeof r?.tool !== "string") return;
+      const out: Refused = { tool: r.tool };
+      if (typeof r.tabId === "number") out.tabId = r.tabId;
+      if (typeof r.app === "string") out.app = r.app;
+      this.deps.refused?.(out);
+    });
     const ackRaw = await ask(MSG_AUTH, { proof: await cr.proof(secret, PROOF_LABEL_EXTENSION, nonce, hv.nonce), ...info.profile });
     if (ackRaw === undefined || gen !== this.gen || settled) return;
 

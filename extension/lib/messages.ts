@@ -26,6 +26,8 @@ export interface BgMessages {
   cancel: { req: { callId: string }; res: null };
   /** offscreen → bg: the server accepted the hello. */
   accepted: { req: { assignedLabel: string; assignedSlug: string; serverVersion: string }; res: null };
+  /** offscreen → bg: the server refused a call unsent because the AI is paused (protocol Refused): log it. */
+  refused: { req: { tool: string; tabId?: number; app?: string }; res: null };
   /** offscreen → bg: connection state changed (bg writes it to storage). */
   status: { req: { status: Status }; res: null };
   /** popup → bg: share or unshare one tab. */

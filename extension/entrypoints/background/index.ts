@@ -47,6 +47,7 @@ import {
   isPaused,
   loadSteer,
   logPaused,
+  logRefused,
   noteConnectionRejected,
   onPauseChanged,
   onTabAppsChanged,
@@ -449,6 +450,10 @@ const handlers: Handlers = {
       if (m.callId) running.delete(m.callId);
       acted?.();
     }
+  },
+  refused: async (m) => {
+    logRefused(m.tool, m.tabId, m.app, steerPort);
+    return null;
   },
   cancel: async (m) => {
     running.get(m.callId)?.ctl.abort(new CodedError(ERROR_CODES.cancelled, "the call was cancelled by its MCP client while it ran; what it had begun may have happened"));

@@ -386,6 +386,18 @@ export function logPaused(type: string, payload: unknown, port: SteerPort, err: 
   return err;
 }
 
+/**
+ * Logs a call the server refused without sending it because the AI is
+ * paused (protocol.MsgRefused): the browser saw nothing else of it. Repeats
+ * collapse into one entry (ActivityLog.append).
+ */
+export function logRefused(tool: string, tabId: number | undefined, app: string | undefined, port: SteerPort): void {
+  const payload: Record<string, unknown> = {};
+  if (tabId !== undefined && tabId > 0) payload.tabId = tabId;
+  if (app) payload[REQUEST_APP_FIELD] = app;
+  logPaused(tool, payload, port, pausedFor(tabId) ?? pausedError());
+}
+
 interface Ended {
   type: string;
   p: Record<string, unknown>;

@@ -35,6 +35,9 @@ const conn = new Connection({
   status: (status) => {
     toBg({ to: "bg", kind: "status", status }).catch(reported("offscreen: passing the connection status to the worker"));
   },
+  refused: (r) => {
+    toBg({ to: "bg", kind: "refused", ...r }).catch(reported("offscreen: passing a refused call to the worker"));
+  },
   log: (m) => console.debug("monkbrowse:", m),
 });
 
