@@ -197,7 +197,7 @@ func (d dispatch) askAnswered(ctx context.Context, e askEntry, res protocol.AskR
 		}
 		cleanSnapshot(&snap)
 		budget := DefaultMaxTokens - EstimateTokens(head) - 1
-		out = head + "\n\n" + d.formatAfterAction(t, snap, formatDialogs(snap.Dialogs), budget)
+		out = head + "\n\n" + d.formatAfterAction(t, snap, formatDialogs(snap.Dialogs), budget, "")
 		return nil
 	})
 	if err != nil {
