@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/monkbrowse/monkbrowse/e2e/harness"
+	"github.com/monkbrowse/monkbrowse/tools"
 )
 
 // askSlice is browser_ask_user's wait per call in these tests (the
@@ -149,7 +150,7 @@ func TestAskUserHandOff(t *testing.T) {
 		if res.IsError || !strings.Contains(res.Text, "pressed Done (in the page)") {
 			t.Fatalf("the answer: %s", res.Text)
 		}
-		if !strings.Contains(res.Text, "ada@example.test") || !strings.Contains(res.Text, "changed since your last snapshot") {
+		if !strings.Contains(res.Text, "ada@example.test") || !strings.Contains(res.Text, tools.DiffHeading) {
 			t.Errorf("the answer does not show what changed in the page:\n%s", res.Text)
 		}
 		if strings.Contains(res.Text, secret) {

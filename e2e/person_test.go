@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/monkbrowse/monkbrowse/e2e/harness"
+	"github.com/monkbrowse/monkbrowse/tools"
 )
 
 // personPassword is what the person types into the password field: no
@@ -73,8 +74,8 @@ func TestPersonEditsReported(t *testing.T) {
 		t.Fatalf("the result after the person's edits starts\n%q\nwant\n%q\nwhole result:\n%s", firstLine(out), want, out)
 	}
 	names := fmt.Sprintf(`The person's edits, as the page names them: typed in textbox "Notes" [ref=%s]; typed in textbox "Password" [ref=%s]; clicked button "Save" [ref=%s].`, notes, pw, save)
-	note := strings.Index(out, "(Below is content of the web page")
-	if i := strings.Index(out, names); i < 0 || i < note {
+	note := strings.Index(out, tools.PageContentNote)
+	if i := strings.Index(out, names); i < 0 || note < 0 || i < note {
 		t.Errorf("the page's names of the edits are missing or above the page-content note:\n%s", out)
 	}
 	if again := call("browser_get_text", at); strings.Contains(again, "the person") {
@@ -197,7 +198,7 @@ func TestPersonPointsAtSelection(t *testing.T) {
 		t.Errorf("the result after pointing starts %q, want %q", firstLine(snap), want)
 	}
 	out := s.ok(ctx, t, "browser_get_selection", at)
-	note := strings.Index(out, "(Below is content of the web page")
+	note := strings.Index(out, tools.PageContentNote)
 	if !strings.HasPrefix(out, fmt.Sprintf("The person pointed at ref %s in tab %d", para, slot)) || note < 0 {
 		t.Fatalf("browser_get_selection answered (want ref %s):\n%s", para, out)
 	}

@@ -77,7 +77,7 @@ func TestAskUserAcrossAWaitID(t *testing.T) {
 	if r.IsError || !strings.Contains(text, "pressed Done (in the page)") {
 		t.Fatalf("continuation: %s", text)
 	}
-	if !strings.Contains(text, diffHeading) || !strings.Contains(text, "Welcome back") || strings.Contains(text, "another unchanged part") {
+	if !strings.Contains(text, DiffHeading) || !strings.Contains(text, "Welcome back") || strings.Contains(text, "another unchanged part") {
 		t.Errorf("the answer does not carry the diff since the AI's last snapshot:\n%s", text)
 	}
 	// Answered and reported: the waitId is used up.

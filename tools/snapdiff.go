@@ -130,7 +130,7 @@ func (d dispatch) formatAfterAction(t Target, s protocol.SnapshotResult, lead st
 		}
 		body += "# removed: " + strings.Join(limitList(removed, 20), ", ")
 	}
-	out := formatChanges(s, prev, lead, diffHeading, body)
+	out := formatChanges(s, prev, lead, DiffHeading, body)
 	if 4*len(body) > 3*len(s.Snapshot) || EstimateTokens(out) > maxTokens {
 		// A diff that does not pay, or one over the budget: the page
 		// itself, cut to the budget (the cursor gets the rest).
@@ -140,8 +140,8 @@ func (d dispatch) formatAfterAction(t Target, s protocol.SnapshotResult, lead st
 	return out
 }
 
-// diffHeading introduces the changes an action answers with.
-const diffHeading = "- Changes since your last snapshot (under their ancestors; other refs still valid):"
+// DiffHeading introduces the changes an action answers with.
+const DiffHeading = "- Changes since your last snapshot (under their ancestors; other refs still valid):"
 
 // formatChanges renders an action's changes (or "unchanged") relative to
 // prev, the snapshot the app holds of the same URL: the URL line is left
