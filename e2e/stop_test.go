@@ -140,6 +140,14 @@ func TestStopEndsQueuedCallsAndWaits(t *testing.T) {
 	}
 	waitJS(ctx, t, pop.Tab, `document.querySelector('#pause').textContent.includes('Stop')`)
 	waitJS(ctx, t, pop.Tab, `chrome.action.getBadgeText({}).then((t) => t === '')`)
+	// The title says connected again (not paused), on the tab the AI acted in
+	// too (once the acting badge's least time, 300 ms, is over).
+	waitJS(ctx, t, pop.Tab, `chrome.action.getTitle({}).then((t) => t.startsWith('monkbrowse: connected'))`)
+	if id, err := pop.ChromeTabID(ctx, pr.tab); err != nil {
+		t.Fatal(err)
+	} else {
+		waitJS(ctx, t, pop.Tab, fmt.Sprintf(`chrome.action.getTitle({ tabId: %d }).then((t) => t.startsWith('monkbrowse: connected'))`, id))
+	}
 	okOn(ctx, t, cursor, "browser_click", with(pr.slot, "element", "Help", "ref", help))
 	waitJS(ctx, t, pr.tab, "window.__clicks === 1")
 
@@ -185,6 +193,7 @@ func TestStopEndsQueuedCallsAndWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(ctx, t, pop.Tab, fmt.Sprintf(`document.querySelector('%s')?.dataset.paused === undefined`, row))
+	waitJS(ctx, t, pop.Tab, fmt.Sprintf(`chrome.action.getTitle({ tabId: %d }).then((t) => t.startsWith('monkbrowse: connected'))`, id))
 	okOn(ctx, t, claude, "browser_click", with(pr.slot, "element", "Help", "ref", help))
 	waitJS(ctx, t, pr.tab, "window.__clicks === 2")
 }

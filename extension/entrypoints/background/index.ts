@@ -48,7 +48,7 @@ import {
   loadSteer,
   logPaused,
   logRefused,
-  noteConnectionRejected,
+  noteConnection,
   onPauseChanged,
   onTabAppsChanged,
   pausedFor,
@@ -312,9 +312,8 @@ async function writeStatus(status: Status): Promise<void> {
     status.state === "connected"
       ? `monkbrowse: connected to 127.0.0.1:${status.port}`
       : `monkbrowse: ${status.state}${status.reason ? ` (${status.reason})` : ""}`;
-  await chrome.action.setTitle({ title });
-  noteConnectionRejected(status.state === "rejected");
-  await showPauseBadge(); // a paused AI shows on the icon unless "!" does
+  noteConnection(status.state === "rejected", title);
+  await showPauseBadge(); // the title, and a paused AI on the icon unless "!" shows
 }
 
 // ---- messages from the offscreen document and the popup ------------------

@@ -11,7 +11,7 @@ import type { GetSelectionResult, PersonEdit } from "../../lib/protocol.gen";
 import { reported } from "../../lib/diag";
 import { contentOpIn } from "./content-ops";
 import { refBase, saveRefBase } from "./ref-base";
-import { logPersonPointed, pausedFor, showPauseBadge } from "./steer";
+import { clearTabBadge, logPersonPointed, ownTitle, pausedFor, showPauseBadge } from "./steer";
 
 /** The context menu item's id and title. */
 export const POINT_MENU_ID = "monkbrowse-point";
@@ -96,11 +96,11 @@ async function showPointBadge(tabId: number, on: boolean): Promise<void> {
     if (on && pausedFor(tabId) === undefined) {
       await chrome.action.setBadgeText({ tabId, text: "◉" });
       await chrome.action.setBadgeBackgroundColor({ tabId, color: "#1a73e8" });
+      ownTitle(tabId);
       await chrome.action.setTitle({ tabId, title: "monkbrowse: you showed the AI something in this tab (it reads it with browser_get_selection)" });
     } else if (!on) {
-      // null: the tab shows the global badge and title again.
-      await chrome.action.setBadgeText({ tabId, text: null } as unknown as chrome.action.BadgeTextDetails);
-      await chrome.action.setTitle({ tabId, title: null } as unknown as chrome.action.TitleDetails);
+      // The tab shows the global badge and title again.
+      await clearTabBadge(tabId);
       await showPauseBadge();
     }
   } catch (e) {

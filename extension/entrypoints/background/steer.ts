@@ -146,9 +146,46 @@ export function forgetTabPause(tabId: number): void {
 }
 
 let rejected = false;
-/** index.ts: whether the connection badge says rejected ("!" wins over the pause). */
-export function noteConnectionRejected(r: boolean): void {
+/** undefined until index.ts tells it (a restarted worker: Chrome still shows the last one). */
+let connectionTitle: string | undefined;
+/**
+ * index.ts: whether the connection badge says rejected ("!" wins over the
+ * pause), and the toolbar title the connection's state gives.
+ */
+export function noteConnection(r: boolean, title: string): void {
   rejected = r;
+  connectionTitle = title;
+}
+
+const PAUSED_TITLE = "monkbrowse: the AI is paused in this profile (open to resume)";
+
+/** The toolbar title every tab without its own shows: the pause's, else the connection's. */
+async function globalTitle(): Promise<string> {
+  if (!rejected && pause.paused) return PAUSED_TITLE;
+  if (connectionTitle !== undefined) return connectionTitle;
+  const shown = await chrome.action.getTitle({});
+  return shown === PAUSED_TITLE ? "monkbrowse" : shown;
+}
+
+/**
+ * Tabs whose own title was set back to the global one. Chrome clears a
+ * tab's own badge text with null but refuses null for its title (setTitle
+ * throws "Missing required property 'title'"), so a tab's title is
+ * "cleared" by giving it the global title, kept equal to it as that
+ * changes (showPauseBadge).
+ */
+const resetTitles = new Set<number>();
+
+/** The tab shows the global badge again (its own text unset) and the global title. */
+export async function clearTabBadge(tabId: number): Promise<void> {
+  await chrome.action.setBadgeText({ tabId, text: null } as unknown as chrome.action.BadgeTextDetails);
+  await chrome.action.setTitle({ tabId, title: await globalTitle() });
+  resetTitles.add(tabId);
+}
+
+/** A tab gets a title of its own (no longer kept equal to the global one). */
+export function ownTitle(tabId: number): void {
+  resetTitles.delete(tabId);
 }
 
 // ---- the toolbar badge ---------------------------------------------------------
@@ -202,12 +239,12 @@ function syncTabBadges(): Promise<void> {
       if (applied.get(id) === (want && `${want.text}\u0000${want.title}`)) continue;
       if (!want) {
         applied.delete(id);
-        // null for the tab: it shows the global badge and title again. The tab may be gone.
-        await chrome.action.setBadgeText({ tabId: id, text: null } as unknown as chrome.action.BadgeTextDetails).catch(reported("badge: clearing a tab's badge"));
-        await chrome.action.setTitle({ tabId: id, title: null } as unknown as chrome.action.TitleDetails).catch(reported("badge: clearing a tab's title"));
+        // The tab shows the global badge and title again. The tab may be gone.
+        await clearTabBadge(id).catch(reported("badge: clearing a tab's badge"));
         continue;
       }
       try {
+        ownTitle(id);
         await chrome.action.setBadgeText({ tabId: id, text: want.text });
         await chrome.action.setBadgeBackgroundColor({ tabId: id, color: want.color });
         await chrome.action.setTitle({ tabId: id, title: want.title });
@@ -274,6 +311,7 @@ export function forgetTabBadge(tabId: number): void {
   clearTimeout(acting.get(tabId)?.hold);
   acting.delete(tabId);
   applied.delete(tabId);
+  resetTitles.delete(tabId);
 }
 
 /**
@@ -284,11 +322,15 @@ export function forgetTabBadge(tabId: number): void {
  */
 export async function showPauseBadge(): Promise<void> {
   await syncTabBadges();
+  const title = await globalTitle();
+  await chrome.action.setTitle({ title });
+  for (const id of resetTitles) {
+    await chrome.action.setTitle({ tabId: id, title }).catch(() => resetTitles.delete(id)); // the tab is gone
+  }
   if (rejected) return;
   if (pause.paused) {
     await chrome.action.setBadgeText({ text: "II" });
     await chrome.action.setBadgeBackgroundColor({ color: PAUSED_COLOR });
-    await chrome.action.setTitle({ title: "monkbrowse: the AI is paused in this profile (open to resume)" });
   } else {
     await chrome.action.setBadgeText({ text: "" });
     await chrome.action.setBadgeBackgroundColor({ color: "#6b6b6b" });
