@@ -32,9 +32,11 @@ type Page struct {
 	Type      Target
 	TypeText  func(rep int) string
 	TypeCheck func(text string) string
-	// FrameTargets must be in the snapshot step's snapshot: elements inside
-	// the page's cross-site iframes, which a snapshot that leaves those frames
-	// unread lacks (its step then fails).
+	// FrameTargets must be in the page as the AI knows it after the snapshot
+	// step (that step's snapshot, or the navigation's when the snapshot
+	// answers that the page is unchanged since): elements inside the page's
+	// cross-site iframes, which a snapshot that leaves those frames unread
+	// lacks (its step then fails).
 	FrameTargets []Target
 }
 

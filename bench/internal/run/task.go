@@ -114,7 +114,7 @@ func runTask(ctx context.Context, cfg Config, s *session, p Page, fx *fixtures.S
 		}
 		var e3 error
 		for _, ft := range p.FrameTargets {
-			if _, err := snapshot.Find(r.Text, srv.Format, ft.Role, ft.Name); err != nil {
+			if _, err := snapshot.Find(page, srv.Format, ft.Role, ft.Name); err != nil {
 				e3 = errors.Join(e3, fmt.Errorf("the cross-site frames' content is not in the snapshot: %w", err))
 			}
 		}
