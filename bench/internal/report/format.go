@@ -92,11 +92,34 @@ func list(rs []snapshot.RoleName) string {
 	if len(rs) == 0 {
 		return "none"
 	}
-	var out []string
+	return strings.Join(cells(rs), ", ")
+}
+
+// listCapped is list with at most listCap items shown.
+func listCapped(rs []snapshot.RoleName) string {
+	if len(rs) == 0 {
+		return "none"
+	}
+	return strings.Join(capped(cells(rs)), ", ")
+}
+
+func cells(rs []snapshot.RoleName) []string {
+	out := make([]string, 0, len(rs))
 	for _, r := range rs {
 		out = append(out, strings.ReplaceAll(r.String(), "|", `\|`))
 	}
-	return strings.Join(out, ", ")
+	return out
+}
+
+// listCap is how many items of a list a table cell shows; the rest are counted.
+const listCap = 8
+
+// capped is items, or its first listCap and how many more there are.
+func capped(items []string) []string {
+	if len(items) <= listCap+1 {
+		return items
+	}
+	return append(items[:listCap:listCap], fmt.Sprintf("… %d more (%d in all)", len(items)-listCap, len(items)))
 }
 
 func sortedRoles() []string {

@@ -189,9 +189,6 @@ func Write(r *run.Results, benchstat string, m Machine, notes string, profiles .
 			ic, haveCD := r.Interactive[p.Key][servers.ChromeDevtools]
 			miss := snapshot.Missing(ip, im)
 			extra := snapshot.Missing(im, ip)
-			if len(miss) > 0 {
-				all = false
-			}
 			// A difference Chromium's own accessibility tree agrees with
 			// (chrome-devtools-mcp's snapshot lacks it too) is content the
 			// browser treats as hidden or inert.
@@ -200,16 +197,23 @@ func Write(r *run.Results, benchstat string, m Machine, notes string, profiles .
 				why := ""
 				if haveCD && len(snapshot.Missing([]snapshot.RoleName{m}, ic)) == 1 {
 					why = " (not in Chromium's accessibility tree either: chrome-devtools-mcp leaves it out too)"
-				} else {
+				} else if !r.Budgeted[p.Key] {
 					allButHidden = false
 				}
 				notes = append(notes, list([]snapshot.RoleName{m})+why)
 			}
 			missText := "none"
 			if len(notes) > 0 {
-				missText = strings.Join(notes, "; ")
+				missText = strings.Join(capped(notes), "; ")
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %s |\n", p.Key, len(ip), len(im), len(ic), missText, list(extra))
+			if r.Budgeted[p.Key] && len(miss) > 0 {
+				// Not a gap: the rest of the page is a cursor or a
+				// browser_find away, by design (DECISIONS, the token budget).
+				missText += " — monkbrowse's snapshot was cut to its token budget on this page; the rest come with the cursor or browser_find"
+			} else if len(miss) > 0 {
+				all = false
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %s |\n", p.Key, len(ip), len(im), len(ic), missText, listCapped(extra))
 		}
 		switch {
 		case all:

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -115,5 +116,35 @@ func TestToolListShotsAndHuge(t *testing.T) {
 	}
 	if strings.Index(md, "| monkbrowse | webp") > strings.Index(md, "| Playwright | png (default)") {
 		t.Error("monkbrowse's formats must come first")
+	}
+}
+
+// TestBudgetedPageNamesCapped: on a page where monkbrowse's snapshot was cut
+// to its budget, what it left out is counted in a short cell (not thousands
+// of names) and does not make the verdict say it cannot name them.
+func TestBudgetedPageNamesCapped(t *testing.T) {
+	var pw, mb []snapshot.RoleName
+	for i := range 3000 {
+		pw = append(pw, snapshot.RoleName{Role: "button", Name: fmt.Sprintf("Pick %d", i)})
+	}
+	mb = pw[:40]
+	r := &run.Results{Reps: 1, Pages: []run.PageResult{{Key: "huge"}},
+		Servers: []run.ServerResult{{Key: "monkbrowse", Label: "monkbrowse"}, {Key: "playwright", Label: "Playwright MCP"}},
+		Interactive: map[string]map[string][]snapshot.RoleName{"huge": {"monkbrowse": mb, "playwright": pw}},
+		Budgeted:    map[string]bool{"huge": true}}
+	r.Samples = append(r.Samples, sample("monkbrowse", "huge", "snapshot", 200, 40_000), sample("playwright", "huge", "snapshot", 1000, 900_000))
+	md := Write(r, "", ParseMachine("CPUs: 2"), "")
+	if !strings.Contains(md, "… 2952 more (2960 in all)") || !strings.Contains(md, "cut to its token budget on this page") {
+		t.Errorf("the budgeted page's cell:\n%s", md)
+	}
+	if strings.Contains(md, `button "Pick 2999"`) {
+		t.Error("the cell lists every name")
+	}
+	if !strings.Contains(md, "names every interactive element that Playwright MCP's snapshot names, on each page") {
+		t.Errorf("the verdict counts the budget's cut as a gap:\n%s", md)
+	}
+	r.Budgeted = nil
+	if md := Write(r, "", ParseMachine("CPUs: 2"), ""); !strings.Contains(md, "does not yet name every interactive element") {
+		t.Error("without the budget, a real gap is not reported")
 	}
 }

@@ -111,6 +111,10 @@ type Results struct {
 	// Interactive is, per page and server, the (role, name) set of the
 	// interactive elements in the server's snapshot.
 	Interactive map[string]map[string][]snapshot.RoleName `json:"interactive"`
+	// Budgeted is, per page, whether monkbrowse's snapshot there was cut to
+	// its token budget (the rest served by cursor or browser_find), so the
+	// report does not count what it left out as elements it cannot name.
+	Budgeted map[string]bool `json:"budgeted,omitempty"`
 	// Load is /proc/loadavg before and after.
 	LoadBefore string `json:"loadBefore"`
 	LoadAfter  string `json:"loadAfter"`

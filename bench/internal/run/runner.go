@@ -181,6 +181,12 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			}
 			if err == nil {
 				res.Interactive[pages[i].Key][s.srv.Key] = snapshot.Interactive(string(b), s.srv.Format)
+				if s.srv.Key == servers.Monkbrowse && snapshot.Budgeted(string(b)) {
+					if res.Budgeted == nil {
+						res.Budgeted = map[string]bool{}
+					}
+					res.Budgeted[pages[i].Key] = true
+				}
 			}
 		}
 	}

@@ -171,3 +171,9 @@ func Missing(want, have []RoleName) []RoleName {
 func Unchanged(text string) bool {
 	return !strings.Contains(text, "[ref=") && strings.Contains(text, "Unchanged since your last full snapshot")
 }
+
+// Budgeted reports a monkbrowse snapshot answer cut to its token budget: its
+// last line names the cursor for the rest.
+func Budgeted(text string) bool {
+	return strings.Contains(text, "Left out: ") && strings.Contains(text, "browser_snapshot with cursor=")
+}

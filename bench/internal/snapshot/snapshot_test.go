@@ -86,3 +86,13 @@ func TestUnchanged(t *testing.T) {
 		t.Error("a snapshot with refs taken for an unchanged answer")
 	}
 }
+
+func TestBudgeted(t *testing.T) {
+	cut := "- Page Snapshot (part 1; …):\n- button \"A\" [ref=e1]\nLeft out: 9,000 of 9,100 lines (5,600 elements with refs). Next part: browser_snapshot with cursor=\"c1.2\" (same refs; valid for 10 minutes); or browser_find to search."
+	if !Budgeted(cut) {
+		t.Error("a cut snapshot not recognised")
+	}
+	if Budgeted(pwSnap) || Budgeted("- button \"Left out: \" [ref=e1]") {
+		t.Error("a whole snapshot taken for a cut one")
+	}
+}
