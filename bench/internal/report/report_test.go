@@ -73,10 +73,13 @@ func TestIframeCost(t *testing.T) {
 	r := &run.Results{Reps: 1, Pages: []run.PageResult{{Key: "noframes", Title: "Support desk"}, {Key: "frames", Title: "Support desk"}},
 		Servers: []run.ServerResult{{Key: "monkbrowse", Label: "monkbrowse"}, {Key: "playwright", Label: "Playwright MCP"}}}
 	for _, s := range []string{"monkbrowse", "playwright"} {
-		r.Samples = append(r.Samples, sample(s, "noframes", "click", 80, 100), sample(s, "frames", "click", 100, 100))
+		r.Samples = append(r.Samples, sample(s, "noframes", "click", 80, 100), sample(s, "frames", "click", 100, 100),
+			sample(s, "noframes", "snapshot", 10, 100), sample(s, "frames", "snapshot", 30, 100))
 	}
+	// monkbrowse's snapshot step answered unchanged: its re-read counts.
+	r.Samples = append(r.Samples, sample("monkbrowse", "noframes", run.ReadStep, 20, 600), sample("monkbrowse", "frames", run.ReadStep, 24, 900))
 	md := Write(r, "", ParseMachine("CPUs: 2"), "")
-	if want := "monkbrowse 100 ms / 80 ms = 1.25×; Playwright 100 ms / 80 ms = 1.25×."; !strings.Contains(md, want) {
+	if want := "monkbrowse snapshot 24 ms / 20 ms = 1.20×, click 100 ms / 80 ms = 1.25×; Playwright snapshot 30 ms / 10 ms = 3.00×, click 100 ms / 80 ms = 1.25×."; !strings.Contains(md, want) {
 		t.Errorf("report lacks the iframe figure %q:\n%s", want, md)
 	}
 	r.Pages = r.Pages[:1]
@@ -129,7 +132,7 @@ func TestBudgetedPageNamesCapped(t *testing.T) {
 	}
 	mb = pw[:40]
 	r := &run.Results{Reps: 1, Pages: []run.PageResult{{Key: "huge"}},
-		Servers: []run.ServerResult{{Key: "monkbrowse", Label: "monkbrowse"}, {Key: "playwright", Label: "Playwright MCP"}},
+		Servers:     []run.ServerResult{{Key: "monkbrowse", Label: "monkbrowse"}, {Key: "playwright", Label: "Playwright MCP"}},
 		Interactive: map[string]map[string][]snapshot.RoleName{"huge": {"monkbrowse": mb, "playwright": pw}},
 		Budgeted:    map[string]bool{"huge": true}}
 	r.Samples = append(r.Samples, sample("monkbrowse", "huge", "snapshot", 200, 40_000), sample("playwright", "huge", "snapshot", 1000, 900_000))

@@ -75,6 +75,7 @@ func runTask(ctx context.Context, cfg Config, s *session, p Page, fx *fixtures.S
 
 	r, err = s.call(ctx, srv.Tools["snapshot"], srv.SnapshotArgs())
 	snap := mk("snapshot", r, err)
+	snapText := r.Text
 	var clickRef, typeRef string
 	if snap.OK {
 		// The page as the AI knows it: this snapshot, or, when the server
@@ -148,8 +149,25 @@ func runTask(ctx context.Context, cfg Config, s *session, p Page, fx *fixtures.S
 		shot.OK, shot.Error = false, "no decodable image in the result"
 	}
 	out = append(out, shot)
+
+	// A snapshot that answered unchanged read nothing: the page's reading
+	// is measured apart, by a full snapshot after the task (ReadStep, not
+	// part of the task's sums), for the iframe figure.
+	if snap.OK && snapshot.Unchanged(snapText) {
+		r, err = s.call(ctx, srv.Tools["snapshot"], srv.SnapshotArgs())
+		full := mk(ReadStep, r, err)
+		if full.OK && snapshot.Unchanged(r.Text) {
+			full.OK, full.Error = false, "the second snapshot answered unchanged too"
+		}
+		out = append(out, full)
+	}
 	return out
 }
+
+// ReadStep is the full snapshot taken after a task whose snapshot step
+// answered that the page was unchanged (monkbrowse after its navigation
+// answer showed the page whole): what reading the page costs.
+const ReadStep = "snapshot-read"
 
 // countElements navigates one session to url and counts its DOM elements.
 func countElements(ctx context.Context, sessions []*session, url string) int {
