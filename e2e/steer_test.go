@@ -166,10 +166,12 @@ func TestPersonSeesAndSteers(t *testing.T) {
 		t.Errorf("the click while paused reached the page (%d clicks)", n)
 	}
 	waitJS(ctx, t, pop.Tab, `document.querySelector('#pause-state').textContent.includes('paused')`)
-	// The server refused the click without sending it (stop_test.go): it
-	// never reached the browser, so the log has no entry for it.
-	if js[bool](ctx, t, pop.Tab, `document.querySelector('#activity-list').textContent.includes('Cursor clicked')`) {
-		t.Error("the activity log has a click from Cursor, which the server refused while paused")
+	// The server refused the click without sending it (stop_test.go) and
+	// told the extension (refused): the log has it as paused, never as a
+	// click that happened.
+	waitJS(ctx, t, pop.Tab, `[...document.querySelectorAll('#activity-list li')].some((li) => li.dataset.outcome === 'paused' && li.textContent.includes('Cursor clicked in tab `+slot+` — paused'))`)
+	if js[bool](ctx, t, pop.Tab, `[...document.querySelectorAll('#activity-list li')].some((li) => li.dataset.outcome !== 'paused' && li.textContent.includes('Cursor clicked'))`) {
+		t.Error("the activity log has a click from Cursor that happened, but the server refused it while paused")
 	}
 	shot(ctx, t, pop, "steer-popup-paused")
 
@@ -200,6 +202,8 @@ func TestPersonSeesAndSteers(t *testing.T) {
 		t.Errorf("the click after the worker restarted reached the page (%d clicks)", n)
 	}
 	waitJS(ctx, t, pop.Tab, `document.querySelector('#activity-list').textContent.includes('Claude Code clicked button "Help"')`)
+	// The same refusal again is one entry, counted.
+	waitJS(ctx, t, pop.Tab, `document.querySelector('#activity-list').textContent.includes('Cursor clicked in tab `+slot+` (2 times) — paused')`)
 
 	// Resume: the AI acts again.
 	if err := pop.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {

@@ -11,7 +11,7 @@ import type { GetSelectionResult, PersonEdit } from "../../lib/protocol.gen";
 import { reported } from "../../lib/diag";
 import { contentOpIn } from "./content-ops";
 import { refBase, saveRefBase } from "./ref-base";
-import { clearTabBadge, logPersonPointed, ownTitle, pausedFor, showPauseBadge } from "./steer";
+import { logPersonPointed, setPointedBadge } from "./steer";
 
 /** The context menu item's id and title. */
 export const POINT_MENU_ID = "monkbrowse-point";
@@ -86,27 +86,10 @@ interface StoredPointed {
   at: number;
 }
 
-/**
- * The tab's badge says something was pointed at ("◉", blue) until the AI
- * reads it. The pause's "II" (the profile's or the tab's, steer.ts) wins: a
- * paused tab keeps its badge; clearing hands the tab back to the pause's.
- */
+/** The tab's "◉" badge (steer.ts, below the pause's and the acting badge). */
 async function showPointBadge(tabId: number, on: boolean): Promise<void> {
-  try {
-    if (on && pausedFor(tabId) === undefined) {
-      await chrome.action.setBadgeText({ tabId, text: "◉" });
-      await chrome.action.setBadgeBackgroundColor({ tabId, color: "#1a73e8" });
-      ownTitle(tabId);
-      await chrome.action.setTitle({ tabId, title: "monkbrowse: you showed the AI something in this tab (it reads it with browser_get_selection)" });
-    } else if (!on) {
-      // The tab shows the global badge and title again.
-      await clearTabBadge(tabId);
-      await showPauseBadge();
-    }
-  } catch (e) {
-    // The tab is gone: its badge with it.
-    reported("pointing: the toolbar badge")(e);
-  }
+  // The tab may be gone: its badge with it.
+  await setPointedBadge(tabId, on).catch(reported("pointing: the toolbar badge"));
 }
 
 /** "Show this to the AI" in a shared tab's frame: records what the person points at. Returns whether anything was. */

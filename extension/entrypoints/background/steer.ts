@@ -177,14 +177,14 @@ async function globalTitle(): Promise<string> {
 const resetTitles = new Set<number>();
 
 /** The tab shows the global badge again (its own text unset) and the global title. */
-export async function clearTabBadge(tabId: number): Promise<void> {
+async function clearTabBadge(tabId: number): Promise<void> {
   await chrome.action.setBadgeText({ tabId, text: null } as unknown as chrome.action.BadgeTextDetails);
   await chrome.action.setTitle({ tabId, title: await globalTitle() });
   resetTitles.add(tabId);
 }
 
 /** A tab gets a title of its own (no longer kept equal to the global one). */
-export function ownTitle(tabId: number): void {
+function ownTitle(tabId: number): void {
   resetTitles.delete(tabId);
 }
 
@@ -200,6 +200,8 @@ interface TabBadge {
 /** The least time the acting badge stays up, so a fast call does not flicker. */
 export const ACTING_MIN_MS = 300;
 const ACTING_COLOR = "#1a73e8";
+const POINTED_COLOR = "#1a73e8";
+const POINTED_TEXT = "◉";
 const PAUSED_COLOR = "#a05a00";
 
 /** Tabs the AI acts in now: running calls, their app, since when, and the timer that holds the badge for ACTING_MIN_MS. */
@@ -226,7 +228,22 @@ function wantedBadge(tabId: number): TabBadge | undefined {
   if (pause.paused) return undefined;
   const a = acting.get(tabId);
   if (a) return { text: "AI", color: ACTING_COLOR, title: `monkbrowse: ${a.app} is acting in this tab` };
+  if (pointed.has(tabId)) return { text: POINTED_TEXT, color: POINTED_COLOR, title: "monkbrowse: you showed the AI something in this tab (it reads it with browser_get_selection)" };
   return undefined;
+}
+
+/** Tabs where the person pointed at something the AI has not read yet (person.ts). */
+const pointed = new Set<number>();
+
+/**
+ * The tab's badge says the person showed the AI something ("◉") until the
+ * AI reads it, below the pause's and the acting badge: it shows again when
+ * the AI's call in the tab ends.
+ */
+export async function setPointedBadge(tabId: number, on: boolean): Promise<void> {
+  if (on) pointed.add(tabId);
+  else pointed.delete(tabId);
+  await syncTabBadges();
 }
 
 let badgeChain: Promise<unknown> = Promise.resolve();
@@ -234,7 +251,7 @@ let badgeChain: Promise<unknown> = Promise.resolve();
 /** Brings every tab's own badge to what wantedBadge says, one change at a time. */
 function syncTabBadges(): Promise<void> {
   const run = badgeChain.then(async () => {
-    for (const id of new Set([...applied.keys(), ...pausedTabs(), ...acting.keys()])) {
+    for (const id of new Set([...applied.keys(), ...pausedTabs(), ...acting.keys(), ...pointed])) {
       const want = wantedBadge(id);
       if (applied.get(id) === (want && `${want.text}\u0000${want.title}`)) continue;
       if (!want) {
@@ -302,6 +319,8 @@ export async function sweepActingBadges(tabIds: number[]): Promise<void> {
     if (acting.has(id) || applied.has(id)) continue;
     const text = await chrome.action.getBadgeText({ tabId: id }).catch(reported("badge: reading a tab's badge"));
     if (text === "AI") applied.set(id, "from the last worker");
+    // Still unread when the last worker stopped (its pointing is kept in storage.session).
+    if (text === POINTED_TEXT) pointed.add(id);
   }
   await syncTabBadges();
 }
@@ -312,6 +331,7 @@ export function forgetTabBadge(tabId: number): void {
   acting.delete(tabId);
   applied.delete(tabId);
   resetTitles.delete(tabId);
+  pointed.delete(tabId);
 }
 
 /**
