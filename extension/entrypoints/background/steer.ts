@@ -399,8 +399,13 @@ export interface SteerPort {
 }
 
 /**
- * Starts watching one wire request: its targets are read from the page now,
- * before the action changes it; done/failed write the log entry.
+ * Starts watching one wire request: its targets are asked of the page now,
+ * before the action changes it; done/failed write the log entry. The
+ * question is sent before the action's own message and not waited for: the
+ * content script answers messages in order and reads the targets at once,
+ * so the answer describes the page before the action, and the action pays
+ * no extra round trip. Should the answer be lost (a navigation), the entry
+ * has no target and its typed text counts as secret.
  */
 export async function watchCall(type: string, payload: unknown, port: SteerPort): Promise<CallWatch> {
   if (!isLogged(type)) return NOTHING;
@@ -409,19 +414,19 @@ export async function watchCall(type: string, payload: unknown, port: SteerPort)
   const app = appOf(payload);
   let tabId = typeof p.tabId === "number" ? p.tabId : undefined;
   const refs = refsOf(type, p);
-  let targets: ({ role: string; name: string; secret: boolean } | null)[] = [];
+  type Targets = ({ role: string; name: string; secret: boolean } | null)[];
+  let described: Promise<Targets> = Promise.resolve([]);
   if (refs.length > 0) {
-    try {
-      tabId ??= (await port.resolveTab(undefined)).id;
-      targets = (await withinDescribeWait(contentOp(tabId, "describe", { refs }))).targets;
-    } catch {
-      // The action meets the same problem and says so; the entry has no target.
-      targets = refs.map(() => null);
-    }
+    described = (async (): Promise<Targets> => {
+      try {
+        tabId ??= (await port.resolveTab(undefined)).id;
+        return (await withinDescribeWait(contentOp(tabId, "describe", { refs }))).targets;
+      } catch {
+        // The action meets the same problem and says so; the entry has no target.
+        return refs.map(() => null);
+      }
+    })();
   }
-  // A secret field is one the page says is, or one it could not describe.
-  const secrets = refs.map((_r, i) => targets[i]?.secret ?? true);
-  const first = targets.find((t) => t !== null) ?? undefined;
   const end = (result: unknown, err: unknown, failed: boolean) => {
     const r = result && typeof result === "object" ? (result as Record<string, unknown>) : {};
     const tab = typeof r.tabId === "number" ? r.tabId : tabId;
@@ -433,7 +438,12 @@ export async function watchCall(type: string, payload: unknown, port: SteerPort)
       if (READ_TYPES.has(type)) lastAction.delete(tab);
       else lastAction.set(tab, app);
     }
-    void record({ type, p, app, tab, first, secrets, result: r, err, failed }, port);
+    void described.then((targets) => {
+      // A secret field is one the page says is, or one it could not describe.
+      const secrets = refs.map((_r, i) => targets[i]?.secret ?? true);
+      const first = targets.find((t) => t !== null) ?? undefined;
+      return record({ type, p, app, tab, first, secrets, result: r, err, failed }, port);
+    });
   };
   return { done: (r) => end(r, undefined, false), failed: (e) => end(undefined, e, true) };
 }
