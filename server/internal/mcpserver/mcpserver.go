@@ -245,11 +245,13 @@ func AllTools() []mcp.Tool {
 		mt := mcp.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema())
 		mt.Title = t.Title
 		// Annotations say what differs from the MCP defaults (not read-only,
-		// destructive, not idempotent, open world), plus readOnlyHint
-		// always; the title is the tool's own, not repeated here. Every
-		// byte is paid for by every session (issue 30).
-		mt.Annotations = mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(t.ReadOnly)}
-		if !t.ReadOnly {
+		// destructive, not idempotent, open world), plus destructiveHint
+		// on every tool that is not read-only (a client may weigh it); the
+		// title is the tool's own, not repeated here. Every byte is paid
+		// for by every session (issue 30).
+		if t.ReadOnly {
+			mt.Annotations.ReadOnlyHint = mcp.ToBoolPtr(true)
+		} else {
 			mt.Annotations.DestructiveHint = mcp.ToBoolPtr(t.Destructive)
 		}
 		if t.Idempotent {
