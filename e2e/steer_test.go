@@ -260,6 +260,19 @@ func TestPersonSeesAndSteers(t *testing.T) {
 	if list := okOn(ctx, t, cursor, "browser_list_tabs", nil); !strings.Contains(list, "opened by Claude Code") {
 		t.Errorf("browser_list_tabs does not say who opened the new tab:\n%s", list)
 	}
+
+	// Clear in the options page empties the log for good: the worker's own
+	// copy follows, so its next write holds only what came after.
+	if err := opts.Do(ctx, chromedp.Click(chromedp.CSS("#activity-clear"))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, opts, `document.querySelector('#activity-table tbody').textContent.trim() === ''`)
+	snap = snapshotOn(ctx, t, cursor, tab)
+	okOn(ctx, t, cursor, "browser_click", with("element", "Help", "ref", ref(t, snap, "button", "Help")))
+	waitJS(ctx, t, pop.Tab, `chrome.storage.local.get("activity").then((g) => (g.activity || []).some((e) => e.tool === "browser_click"))`)
+	if left := js[string](ctx, t, pop.Tab, `chrome.storage.local.get("activity").then((g) => (g.activity || []).map((e) => e.app + " " + e.tool).join("; "))`); strings.Contains(left, "browser_type") || strings.Contains(left, "Claude Code") {
+		t.Errorf("entries from before Clear came back: %s", left)
+	}
 }
 
 // waitExport waits (up to 10 s) for a finished file in dir whose name starts

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   ActivityLog,
   KEY_ACTIVITY,
+  LOG_LIMIT,
   colorFor,
   describeEntry,
   normalizePause,
@@ -18,11 +19,15 @@ import {
 /** chrome.storage.local's shape over a Map, round-tripping values through JSON as Chrome does. */
 class FakeStorage implements KV {
   readonly data = new Map<string, string>();
+  gets = 0;
+  sets = 0;
   async get(key: string): Promise<Record<string, unknown>> {
+    this.gets++;
     const v = this.data.get(key);
     return v === undefined ? {} : { [key]: JSON.parse(v) as unknown };
   }
   async set(items: Record<string, unknown>): Promise<void> {
+    this.sets++;
     for (const [k, v] of Object.entries(items)) this.data.set(k, JSON.stringify(v));
   }
 }
@@ -37,9 +42,31 @@ const entry = (i: number, extra: Partial<ActivityEntry> = {}): ActivityEntry => 
 });
 
 describe("activity log", () => {
+  it("reads the store once and writes calls in a row in one write, each append settling once stored", async () => {
+    const store = new FakeStorage();
+    const log = new ActivityLog(store, 500, 20);
+    const appended = Array.from({ length: 10 }, (_, i) => log.append(entry(i)));
+    await Promise.all(appended);
+    expect([store.gets, store.sets]).toEqual([1, 1]);
+    expect(JSON.parse(store.data.get("activity")!)).toHaveLength(10);
+    await log.append(entry(10));
+    expect([store.gets, store.sets]).toEqual([1, 2]);
+    expect(JSON.parse(store.data.get("activity")!)).toHaveLength(11);
+  });
+
+  it("follows the options page's Clear (an empty list stored): the next write does not bring the entries back", async () => {
+    const store = new FakeStorage();
+    const log = new ActivityLog(store, 500, 0);
+    await log.append(entry(1));
+    await store.set({ activity: [] }); // the options page
+    log.stored([]);
+    await log.append(entry(2));
+    expect((await new ActivityLog(store, LOG_LIMIT, 0).list()).map((e) => e.at)).toEqual([1002]);
+  });
+
   it("keeps the newest LOG_LIMIT entries, oldest dropped first", async () => {
     const store = new FakeStorage();
-    const log = new ActivityLog(store, 5);
+    const log = new ActivityLog(store, 5, 0);
     await Promise.all(Array.from({ length: 8 }, (_, i) => log.append(entry(i))));
     const got = await log.list();
     expect(got.map((e) => e.at)).toEqual([1003, 1004, 1005, 1006, 1007]);
@@ -47,17 +74,17 @@ describe("activity log", () => {
 
   it("survives the service worker restarting: a new log over the same storage has every entry", async () => {
     const store = new FakeStorage();
-    await new ActivityLog(store).append(entry(1, { target: { role: "button", name: "Save" }, slot: 2 }));
-    const again = new ActivityLog(store); // the worker stopped; memory is gone
+    await new ActivityLog(store, LOG_LIMIT, 0).append(entry(1, { target: { role: "button", name: "Save" }, slot: 2 }));
+    const again = new ActivityLog(store, LOG_LIMIT, 0); // the worker stopped; memory is gone
     const got = await again.list();
     expect(got).toHaveLength(1);
     expect(describeEntry(got[0]!)).toBe('Claude Code clicked button "Save" in tab 2');
     await again.clear();
-    expect(await new ActivityLog(store).list()).toEqual([]);
+    expect(await new ActivityLog(store, LOG_LIMIT, 0).list()).toEqual([]);
   });
 
   it("counts a read repeated in a row (a wait polling the page) in one entry", async () => {
-    const log = new ActivityLog(new FakeStorage());
+    const log = new ActivityLog(new FakeStorage(), LOG_LIMIT, 0);
     const read = (i: number) => entry(i, { tool: "browser_get_text", verb: "read the text", tabId: 4, slot: 1 });
     for (let i = 0; i < 3; i++) await log.append(read(i));
     await log.append(entry(9, { tabId: 4 }));
@@ -68,7 +95,7 @@ describe("activity log", () => {
   });
 
   it("collapses a call refused again and again while paused (an app retrying in a loop) into one entry", async () => {
-    const log = new ActivityLog(new FakeStorage());
+    const log = new ActivityLog(new FakeStorage(), LOG_LIMIT, 0);
     const refused = (i: number, app = "Cursor") => entry(i, { app, outcome: "paused", tabId: 4, slot: 1 });
     for (let i = 0; i < 50; i++) await log.append(refused(i));
     await log.append(refused(60, "Claude Code"));
@@ -88,7 +115,7 @@ describe("activity log", () => {
   it("ignores stored garbage from another version", async () => {
     const store = new FakeStorage();
     await store.set({ [KEY_ACTIVITY]: [{ nope: 1 }, entry(1), "x"] });
-    expect(await new ActivityLog(store).list()).toHaveLength(1);
+    expect(await new ActivityLog(store, LOG_LIMIT, 0).list()).toHaveLength(1);
   });
 
   it("never keeps a secret field's text, and cuts long text", () => {

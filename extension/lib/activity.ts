@@ -208,44 +208,82 @@ function sameRead(last: ActivityEntry, e: ActivityEntry): boolean {
   );
 }
 
+/** How long after an append the log is written, so calls in a row cost one write. */
+export const LOG_WRITE_DELAY_MS = 250;
+
 /**
- * The log: appends are chained (two calls ending together never lose an
- * entry) and the stored list is cut to LOG_LIMIT, newest last. It lives in
- * the store only, so it survives the service worker stopping.
+ * The log: kept in memory once read (the worker's copy) and written to the
+ * store at most every LOG_WRITE_DELAY_MS, cut to LOG_LIMIT, newest last, so
+ * it survives the service worker stopping. Every append used to read and
+ * rewrite the whole list (up to ~150 KB) in the store, on the worker's
+ * thread between one call and the next: that cost every call several
+ * milliseconds (DECISIONS). An append's promise settles once the entry is
+ * stored. Chrome stops an idle worker after 30 s, so the delay loses
+ * nothing in practice; a worker killed within it loses those entries.
  */
 export class ActivityLog {
   private chain: Promise<unknown> = Promise.resolve();
+  private mem: ActivityEntry[] | undefined;
+  private pending: Promise<void> | undefined;
 
   constructor(
     private readonly kv: KV,
     private readonly limit = LOG_LIMIT,
+    private readonly writeDelayMs = LOG_WRITE_DELAY_MS,
   ) {}
 
-  private locked<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.chain.then(fn);
+  private locked<T>(fn: (log: ActivityEntry[]) => T | Promise<T>): Promise<T> {
+    const run = this.chain.then(async () => {
+      this.mem ??= normalizeLog((await this.kv.get(KEY_ACTIVITY))[KEY_ACTIVITY]);
+      return fn(this.mem);
+    });
     this.chain = afterEither(run);
     return run;
+  }
+
+  /** Writes the memory copy after the delay; appends meanwhile share the write. */
+  private write(): Promise<void> {
+    this.pending ??= new Promise<void>((resolve) => setTimeout(resolve, this.writeDelayMs)).then(() =>
+      this.locked(async (log) => {
+        this.pending = undefined;
+        const kept = log.slice(Math.max(0, log.length - this.limit));
+        this.mem = kept;
+        await this.kv.set({ [KEY_ACTIVITY]: kept });
+      }),
+    );
+    return this.pending;
   }
 
   append(e: ActivityEntry): Promise<void> {
     const clean: ActivityEntry = { ...e };
     if (clean.detail !== undefined) clean.detail = cut(clean.detail, 200);
     if (clean.target) clean.target = { role: cut(clean.target.role, 40), name: cut(clean.target.name, TEXT_LIMIT) };
-    return this.locked(async () => {
-      const log = normalizeLog((await this.kv.get(KEY_ACTIVITY))[KEY_ACTIVITY]);
+    return this.locked((log) => {
       const last = log[log.length - 1];
       if (last && sameRead(last, clean)) log[log.length - 1] = { ...clean, times: (last.times ?? 1) + 1 };
       else log.push(clean);
-      await this.kv.set({ [KEY_ACTIVITY]: log.slice(Math.max(0, log.length - this.limit)) });
-    });
+    }).then(() => this.write());
   }
 
   list(): Promise<ActivityEntry[]> {
-    return this.locked(async () => normalizeLog((await this.kv.get(KEY_ACTIVITY))[KEY_ACTIVITY]));
+    return this.locked((log) => log.slice(Math.max(0, log.length - this.limit)));
   }
 
   clear(): Promise<void> {
-    return this.locked(() => this.kv.set({ [KEY_ACTIVITY]: [] }));
+    return this.locked(async () => {
+      this.mem = [];
+      await this.kv.set({ [KEY_ACTIVITY]: [] });
+    });
+  }
+
+  /**
+   * The store's log changed (chrome.storage.onChanged): an empty list is
+   * the options page's Clear, which the memory copy must follow, or the
+   * next write would bring the entries back. The log's own writes are
+   * never empty (its clear already emptied the copy).
+   */
+  stored(v: unknown): void {
+    if (Array.isArray(v) && v.length === 0) void this.locked(() => void (this.mem = []));
   }
 }
 

@@ -6,6 +6,7 @@
 
 import {
   ActivityLog,
+  KEY_ACTIVITY,
   KEY_APP_GROUPS,
   KEY_PAUSE,
   KEY_TAB_APPS,
@@ -39,6 +40,9 @@ import { afterEither, report, reported } from "../../lib/diag";
 const log = new ActivityLog({
   get: (k) => chrome.storage.local.get(k),
   set: (items) => chrome.storage.local.set(items),
+});
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === "local" && changes[KEY_ACTIVITY]) log.stored(changes[KEY_ACTIVITY].newValue);
 });
 
 // ---- state kept in memory, loaded once per worker ---------------------------
@@ -494,8 +498,9 @@ async function record(c: Ended, port: SteerPort): Promise<void> {
     try {
       const slot = await port.slotOf(c.tab);
       if (slot !== undefined) e.slot = slot;
-      // The tab may be gone (closed by the call itself): the entry keeps what it has.
-      const t = (await chrome.tabs.query({})).find((x) => x.id === c.tab);
+      // A tab closed by the call itself has no URL to keep; one closed by the
+      // person meanwhile is reported, and the entry keeps what it has.
+      const t = c.type === "browser_close_tab" ? undefined : await chrome.tabs.get(c.tab);
       const url = t?.url || t?.pendingUrl;
       if (url) e.url = url;
     } catch (err) {
