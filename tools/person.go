@@ -73,21 +73,46 @@ type personNote struct {
 	edits []protocol.PersonEdit
 }
 
-// withTab is Browser.WithTab for the handlers: at the start of the turn, the
-// person's edits of the tab since this app's last call on it are asked for
-// (once per call and tab), and a navigation the person made drops the app's
-// diff base there, so the next action answers with the page itself.
+// withTab is Browser.WithTab for the handlers: the person's edits of the tab
+// since this app's last call on it are asked for (once per call and tab)
+// beside the turn's first request, and a navigation the person made drops
+// the app's diff base there, so the next action answers with the page
+// itself.
 func (d dispatch) withTab(ctx context.Context, profile string, tab int, fn func(ctx context.Context, t Target, s Session) error) error {
 	return d.b.WithTab(ctx, profile, tab, func(ctx context.Context, t Target, s Session) error {
-		d.askPerson(ctx, t, s)
-		return fn(ctx, t, s)
+		wait := d.askPerson(ctx, t, s)
+		defer wait()
+		return fn(ctx, t, personTurn{Session: s, wait: wait})
 	})
 }
 
-func (d dispatch) askPerson(ctx context.Context, t Target, s Session) {
+// personTurn is a turn's Session while the person's edits are asked for:
+// the question goes to the extension beside the call's own first request,
+// not before it (asked first, it cost every call on a tab a round trip to
+// the extension, ~5 ms on the bench's pages), and its answer is applied
+// when a request of the call returns. A handler reads the diff base only
+// after a request of its own, so it sees the person's navigation.
+type personTurn struct {
+	Session
+	wait func()
+}
+
+func (p personTurn) Request(ctx context.Context, typ string, payload, out any) error {
+	err := p.Session.Request(ctx, typ, payload, out)
+	p.wait()
+	return err
+}
+
+// askPerson sends person_edits for the turn's tab (unless this call asked
+// already) and returns the function that waits for its answer and applies
+// it, once, whoever calls it first; it returns at once when nothing was
+// asked. The question is sent on its own goroutine, which ends with the
+// answer or the question's timeout.
+func (d dispatch) askPerson(ctx context.Context, t Target, s Session) (wait func()) {
+	nothing := func() {}
 	q, ok := s.(QuietSession)
 	if !ok || d.person == nil || t.TabID == 0 {
-		return
+		return nothing
 	}
 	k := d.snapKey(t)
 	d.person.mu.Lock()
@@ -96,7 +121,7 @@ func (d dispatch) askPerson(ctx context.Context, t Target, s Session) {
 	}
 	if d.person.asked[k] {
 		d.person.mu.Unlock()
-		return
+		return nothing
 	}
 	d.person.asked[k] = true
 	d.person.mu.Unlock()
@@ -105,12 +130,29 @@ func (d dispatch) askPerson(ctx context.Context, t Target, s Session) {
 		req.Since = &since
 	}
 	var res protocol.PersonEditsResult
-	if err := q.Quiet(ctx, protocol.MsgPersonEdits, req, &res); err != nil {
-		// An older extension, a tab that just went away: the call itself
-		// meets and reports the same problem; the edits are not news worth
-		// failing for.
-		return
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err = q.Quiet(ctx, protocol.MsgPersonEdits, req, &res)
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			<-done
+			// An older extension, a tab that just went away: the call
+			// itself meets and reports the same problem; the edits are not
+			// news worth failing for.
+			if err == nil {
+				d.notePerson(k, t, req, res)
+			}
+		})
 	}
+}
+
+// notePerson keeps the extension's answer: the app's new edit number for
+// the tab, and the edits to tell when there were any since its last call.
+func (d dispatch) notePerson(k snapKey, t Target, req protocol.PersonEditsRequest, res protocol.PersonEditsResult) {
 	d.people.set(k, res.Seq)
 	if req.Since == nil || len(res.Edits) == 0 {
 		return

@@ -306,8 +306,9 @@ func TestToolsList(t *testing.T) {
 		if tool.Name != want.Name || tool.Title != want.Title || tool.InputSchema.Type != "object" {
 			t.Errorf("tool %s: %s %q %+v", want.Name, tool.Name, tool.Title, tool.InputSchema)
 		}
-		// Hints left out mean MCP's defaults: destructive (for a tool
-		// that is not read-only), not idempotent, open world.
+		// Hints left out mean MCP's defaults: not read-only,
+		// destructive (for a tool that is not read-only), not
+		// idempotent, open world.
 		hint := func(p *bool, def bool) bool {
 			if p == nil {
 				return def
@@ -315,7 +316,7 @@ func TestToolsList(t *testing.T) {
 			return *p
 		}
 		an := tool.Annotations
-		if an.ReadOnlyHint == nil || *an.ReadOnlyHint != want.ReadOnly ||
+		if hint(an.ReadOnlyHint, false) != want.ReadOnly ||
 			(!want.ReadOnly && hint(an.DestructiveHint, true) != want.Destructive) ||
 			hint(an.IdempotentHint, false) != want.Idempotent || hint(an.OpenWorldHint, true) != !want.LocalOnly {
 			t.Errorf("%s: annotations %+v", tool.Name, tool.Annotations)
