@@ -107,6 +107,41 @@ describe("framedContent", () => {
     expect(sent.filter((m) => m.to !== "TOP").map((m) => `${m.to}:${m.op}`)).toEqual(["CARD:snapshot", "AD:snapshot"]);
   });
 
+  it("asks frames it linked before for their snapshot before the frame tree is read, and only those still in place", async () => {
+    docs.CARD = child('- textbox "Card number" [ref=e1]', () => [round.e2!]);
+    docs.AD = child('- button "Offer" [ref=e1]', () => [round.e3!]);
+    const first = await framedContent(1, "snapshot", {});
+    // The tree answers only once both linked frames were asked: a worker
+    // that waited for the tree before asking them would never get it.
+    const tree = frames;
+    let release!: () => void;
+    const bothAsked = new Promise<void>((r) => (release = r));
+    const getAllFrames = async () => {
+      await bothAsked;
+      return tree;
+    };
+    (chrome.webNavigation as unknown as { getAllFrames: () => Promise<FrameInfo[]> }).getAllFrames = getAllFrames;
+    sent = [];
+    const inner = docs.AD!;
+    docs.AD = (msg) => {
+      if (msg.op === "snapshot") release();
+      return inner(msg);
+    };
+    const again = await framedContent(1, "snapshot", {});
+    expect(again.snapshot).toBe(first.snapshot);
+    expect(sent.map((m) => `${m.to}:${m.op}`)).toEqual(["CARD:snapshot", "AD:snapshot", "TOP:snapshot"]);
+    // The ad frame loads another document: its early question finds nobody,
+    // and the new document is linked by a handshake of its own.
+    frames = [tree[0]!, tree[1]!, { frameId: 7, parentFrameId: 0, documentId: "AD2", url: "http://localhost/ad2" }];
+    (chrome.webNavigation as unknown as { getAllFrames: () => Promise<FrameInfo[]> }).getAllFrames = async () => frames;
+    docs.AD2 = child('- button "New offer" [ref=e1]', () => [round.e3!]);
+    sent = [];
+    const third = await framedContent(1, "snapshot", {});
+    expect(third.snapshot).toContain('- button "New offer" [ref=f3e1]');
+    expect(third.snapshot).not.toContain("Offer\" [ref=f2e1]");
+    expect(sent.map((m) => `${m.to}:${m.op}`)).toEqual(["CARD:snapshot", "AD:snapshot", "TOP:snapshot", "AD2:frame_link"]);
+  });
+
   it("asks the frames while the top frame reads itself, with the tokens the worker issued it", async () => {
     // The top's snapshot answers only once the card frame was asked: a
     // worker that asked after the top's answer would never get one.

@@ -181,6 +181,7 @@ async function saveTable(tabId: number, t: FrameTable): Promise<void> {
 
 export function forgetFrames(tabId: number): void {
   saved.delete(tabId);
+  lastTree.delete(tabId);
   chrome.storage.session.remove(tableKey(tabId)).catch(reported("frames: forgetting a closed tab's frame table"));
 }
 
@@ -318,7 +319,8 @@ function freshTokens(n: number): string[] {
   return Array.from({ length: Math.max(0, Math.min(n, 64)) }, () => crypto.randomUUID());
 }
 
-function askAll(tabId: number, frames: FrameInfo[], table: FrameTable, topTokens: string[]): Pick<Round, "issued" | "asks" | "direct" | "knownAt"> {
+/** A frame tree's shape: each frame's ancestors and how many frames are under it. */
+function treeShape(frames: FrameInfo[]): { ancestors: (f: FrameInfo) => FrameInfo[]; descendants: Map<number, number> } {
   const byId = new Map(frames.map((f) => [f.frameId, f]));
   const ancestors = (f: FrameInfo): FrameInfo[] => {
     const out: FrameInfo[] = [];
@@ -327,6 +329,63 @@ function askAll(tabId: number, frames: FrameInfo[], table: FrameTable, topTokens
   };
   const descendants = new Map<number, number>();
   for (const f of frames) for (const a of ancestors(f)) descendants.set(a.frameId, (descendants.get(a.frameId) ?? 0) + 1);
+  return { ancestors, descendants };
+}
+
+/**
+ * Whether the table links frame f of this tree to its iframe element with
+ * the link still holding: linked before, and neither document changed since
+ * (an iframe element cannot show another document without loading it, a new
+ * documentId), so only the frame's snapshot is needed.
+ */
+function knownLink(table: FrameTable, f: FrameInfo, live: Set<string | undefined>): { parentDoc: string; iframeRef: string } | null {
+  const known = Object.values(table.byN).find((d) => d.documentId === f.documentId);
+  if (known?.parent?.documentId === undefined || known.iframeRef === undefined || !live.has(known.parent.documentId)) return null;
+  return { parentDoc: known.parent.documentId, iframeRef: known.iframeRef };
+}
+
+/** A linked frame's snapshot asked before the tab's frame tree is read, with the tokens it was issued. */
+interface EarlyRead {
+  frameId: number;
+  tokens: string[];
+  read: Promise<SnapshotResult | null>;
+}
+
+/** The frame tree each tab had at its last snapshot (service worker memory only). */
+const lastTree = new Map<number, FrameInfo[]>();
+
+/**
+ * The linked frames of the tab's last frame tree, asked for their snapshot
+ * at once (by documentId: a frame that loaded another document since
+ * answers nothing), so they read themselves while the top frame does and
+ * the tree is read; askAll takes each one whose document and place in the
+ * tree are still the same, and asks the others afresh.
+ */
+function readKnownEarly(tabId: number, table: FrameTable): Map<string, EarlyRead> {
+  const out = new Map<string, EarlyRead>();
+  const frames = lastTree.get(tabId);
+  if (!frames || frames.length < 2) return out;
+  const { ancestors, descendants } = treeShape(frames);
+  const live = new Set(frames.map((f) => f.documentId));
+  for (const f of frames) {
+    if (f.frameId === 0 || f.documentId === undefined || ancestors(f).length > MAX_DEPTH || !knownLink(table, f, live)) continue;
+    const tokens = freshTokens(descendants.get(f.frameId) ?? 0);
+    const read = contentOpIn(tabId, target(f), "snapshot", { linkTokens: tokens }).catch(unanswered("frames: reading a linked frame"));
+    out.set(f.documentId, { frameId: f.frameId, tokens, read });
+  }
+  return out;
+}
+
+/** The same frame at the same place: document, frame id, parent document and number of frames under it. */
+function samePlace(early: EarlyRead | undefined, f: FrameInfo, parentDoc: string | undefined, was: FrameInfo[] | undefined, under: number): early is EarlyRead {
+  if (!early || early.frameId !== f.frameId || early.tokens.length !== Math.min(under, 64) || !was) return false;
+  const before = was.find((x) => x.documentId === f.documentId);
+  return before !== undefined && was.find((x) => x.frameId === before.parentFrameId)?.documentId === parentDoc;
+}
+
+function askAll(tabId: number, frames: FrameInfo[], table: FrameTable, topTokens: string[], early = new Map<string, EarlyRead>(), was?: FrameInfo[]): Pick<Round, "issued" | "asks" | "direct" | "knownAt"> {
+  const byId = new Map(frames.map((f) => [f.frameId, f]));
+  const { ancestors, descendants } = treeShape(frames);
   const issued = new Map<number, string[]>([[0, topTokens]]);
   const deep = frames.filter((f) => f.frameId !== 0 && ancestors(f).length <= MAX_DEPTH);
   for (const f of deep) issued.set(f.frameId, freshTokens(descendants.get(f.frameId) ?? 0));
@@ -335,13 +394,16 @@ function askAll(tabId: number, frames: FrameInfo[], table: FrameTable, topTokens
   const knownAt: Round["knownAt"] = new Map();
   const live = new Set(frames.map((f) => f.documentId));
   for (const f of deep) {
-    // Linked before, and neither document changed since: an iframe element
-    // cannot show another document without loading it (a new documentId),
-    // so the link still holds; only the frame's snapshot is needed.
-    const known = Object.values(table.byN).find((d) => d.documentId === f.documentId);
-    if (known?.parent?.documentId !== undefined && known.iframeRef !== undefined && live.has(known.parent.documentId)) {
-      knownAt.set(`${known.parent.documentId}\n${known.iframeRef}`, f.frameId);
-      direct.set(f.frameId, contentOpIn(tabId, target(f), "snapshot", { linkTokens: issued.get(f.frameId) ?? [] }).catch(unanswered("frames: reading a linked frame")));
+    const known = knownLink(table, f, live);
+    if (known) {
+      knownAt.set(`${known.parentDoc}\n${known.iframeRef}`, f.frameId);
+      const e = f.documentId !== undefined ? early.get(f.documentId) : undefined;
+      if (samePlace(e, f, byId.get(f.parentFrameId)?.documentId, was, descendants.get(f.frameId) ?? 0)) {
+        issued.set(f.frameId, e.tokens);
+        direct.set(f.frameId, e.read);
+      } else {
+        direct.set(f.frameId, contentOpIn(tabId, target(f), "snapshot", { linkTokens: issued.get(f.frameId) ?? [] }).catch(unanswered("frames: reading a linked frame")));
+      }
       continue;
     }
     const expect = ancestors(f).flatMap((a) => issued.get(a.frameId) ?? []);
@@ -438,11 +500,14 @@ function cap(s: string): string {
  */
 async function framedSnapshot(tabId: number, args: CsOps["snapshot"]["args"]): Promise<SnapshotResult> {
   const topTokens = freshTokens(TOP_TOKENS);
+  const was = lastTree.get(tabId);
+  const early = was && was.length > 1 ? readKnownEarly(tabId, await loadTable(tabId)) : undefined;
   const topP = contentOpIn(tabId, { frameId: 0 }, "snapshot", { ...args, linkTokens: topTokens });
   const frames = await allFrames(tabId).catch(reported("frames: reading the tab's frame tree"));
+  if (frames) lastTree.set(tabId, frames);
   const table = frames && frames.length > 1 ? await loadTable(tabId) : undefined;
   if (frames && table) prune(table, frames);
-  const asked = frames && table ? askAll(tabId, frames, table, topTokens) : undefined;
+  const asked = frames && table ? askAll(tabId, frames, table, topTokens, early, was) : undefined;
   const top = await topP;
   // No cross-origin iframe in the top document: nothing to stitch.
   if (!top.links || Object.keys(top.links).length === 0 || !frames || !table || !asked) {
