@@ -2,7 +2,7 @@
 // One describe per rule of aam.ts; the same rules are checked against
 // Chromium's own tree in e2e/fidelity_test.go.
 import { beforeEach, describe, expect, it } from "vitest";
-import { contextRole, fallbackName, spacedName, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
+import { contextRole, fallbackName, spacedName, svgGroup, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
 import { RefRegistry } from "./refs";
 import { buildSnapshot } from "./snapshot";
 
@@ -65,6 +65,37 @@ describe("svgRole", () => {
     html(`<svg id="p"><rect></rect></svg><svg id="i" role="img"><g role="slider"></g></svg>`);
     expect(svgHasParts($("#p"))).toBe(false);
     expect(svgHasParts($("#i"))).toBe(false);
+  });
+  it("makes a <g> with an ARIA attribute, a title or desc, a tabindex or an onclick a group, as Chromium does", () => {
+    html(`<svg id="s" role="none"><g id="plain"><rect></rect></g><g id="l" aria-label="four stars"></g>
+      <g id="d" aria-describedby="x"></g><g id="t"><title>T</title></g><g id="c"><desc>D</desc></g>
+      <g id="f" tabindex="-1"></g><g id="o" onclick="void 0"></g><g id="h" aria-hidden="true"></g>
+      <g id="v" aria-hidden="false"></g><g id="r" role="slider"></g><rect id="q" aria-label="Box"></rect></svg>`);
+    for (const id of ["l", "d", "t", "c", "f", "o", "v"]) expect(svgGroup($("#" + id)), id).toBe(true);
+    for (const id of ["plain", "h", "r", "q"]) expect(svgGroup($("#" + id)), id).toBe(false);
+    expect(svgRole($("#l"), null)).toBe("group");
+    expect(svgRole($("#plain"), null)).toBe(null);
+    expect(svgRole($("#r"), "slider")).toBe("slider");
+    expect(svgRole($("#q"), null)).toBe(null);
+  });
+  it("walks an svg whose only parts are such groups", () => {
+    html(`<svg id="a"><g aria-label="one star"><rect></rect></g></svg><svg id="b"><g aria-hidden="true"><rect></rect></g></svg>
+      <svg id="c"><g aria-hidden="true"><title>Hidden</title></g></svg>`);
+    expect(svgHasParts($("#a"))).toBe(true);
+    expect(svgHasParts($("#b"))).toBe(false);
+    expect(svgHasParts($("#c"))).toBe(false);
+  });
+  it("lists the APG feed's star groups, named by aria-label, aria-labelledby or title", () => {
+    html(`<p id="n">Five of five</p><svg role="none" width="90" height="25">
+      <g aria-label="four stars"><rect width="5" height="5"></rect></g>
+      <g aria-labelledby="n"><rect width="5" height="5"></rect></g>
+      <g><title>Rail</title><rect width="5" height="5"></rect></g>
+      <g><rect width="5" height="5"></rect></g></svg>`);
+    const s = snap();
+    expect(s).toMatch(/- group "four stars" \[ref=e\d+\]/);
+    expect(s).toMatch(/- group "Five of five" \[ref=e\d+\]/);
+    expect(s).toMatch(/- group "Rail" \[ref=e\d+\]/);
+    expect(s.match(/- group/g)?.length).toBe(3);
   });
   it("lets an SVG slider be a line with a ref", () => {
     html(`<svg width="100" height="20"><title>Mixer</title>
@@ -165,6 +196,14 @@ describe("fallbackName", () => {
     expect(fallbackName($("#s"), "")).toBe("Submit");
     expect(fallbackName($("#r"), "")).toBe("Reset");
     expect(fallbackName($("#v"), "")).toBe("Go");
+  });
+  it("names an element inside an svg by its title child, not the svg itself", () => {
+    html(`<svg id="s"><title>Map</title><g id="g"><title> Rail  line </title></g><a id="a" href="#x"><title>Go</title><rect></rect></a><g id="n"></g></svg>`);
+    expect(fallbackName($("#g"), "")).toBe("Rail line");
+    expect(fallbackName($("#a"), "")).toBe("Go");
+    expect(fallbackName($("#g"), "Label")).toBe("Label");
+    expect(fallbackName($("#n"), "")).toBe("");
+    expect(fallbackName($("#s"), "")).toBe("");
   });
   it("shows in the snapshot", () => {
     html(`<input placeholder="Search docs"><input type="submit">`);

@@ -7,7 +7,9 @@
 //
 //   tableCellRole   td/th in grid and treegrid → gridcell; th → rowheader or
 //                   columnheader by scope, thead and its row (HTML-AAM, Chromium)
-//   svgRole         elements inside <svg>: only an explicit role (or a link)
+//   svgRole         elements inside <svg>: only an explicit role, a link, or
+//                   a <g> Chromium keeps as a group (one with an ARIA
+//                   attribute, a title or desc, a tabindex or an onclick)
 //                   makes a line; the rest are transparent wrappers
 //   spacedName      a name from content keeps the spaces <br> and block
 //                   boundaries put between words
@@ -18,7 +20,8 @@
 //                   li role=treeitem in a plain list is a list item (Chromium)
 //   quoted          a name from content has the quotes a <q> shows
 //   fallbackName    HTML-AAM's last resorts: placeholder, then title, for text
-//                   fields; the value (or the default label) of input buttons
+//                   fields; the value (or the default label) of input buttons;
+//                   an SVG element's <title> child (SVG-AAM)
 //   editableFrameBody  a same-origin iframe whose body is contenteditable (or
 //                   whose document is in designMode: TinyMCE, CKEditor 4) is a
 //                   textbox named by the iframe's title, as Chromium shows it
@@ -65,21 +68,47 @@ export function tableCellRole(el: Element, role: string | null): string | null {
 
 /**
  * The role of an element inside an <svg> (not the svg itself): its explicit
- * role when it has one, "link" for an <a> with an href, else null (a
- * transparent wrapper whose children are lifted).
+ * role when it has one, "link" for an <a> with an href, "group" for a <g>
+ * Chromium keeps in its tree (svgGroup), else null (a transparent wrapper
+ * whose children are lifted).
  */
 export function svgRole(el: Element, explicitRole: string | null): string | null {
   if (el.hasAttribute("role")) return explicitRole;
   if (tagOf(el) === "a" && (el.hasAttribute("href") || el.hasAttributeNS("http://www.w3.org/1999/xlink", "href"))) {
     return "link";
   }
+  if (svgGroup(el)) return "group";
   return null;
+}
+
+/**
+ * Whether an SVG <g> without a role is a group in Chromium's tree, as
+ * measured on Chromium: a plain <g> (or one with aria-hidden=true) is left
+ * out, but one with any ARIA attribute (aria-label, aria-labelledby,
+ * aria-describedby, aria-live, aria-hidden=false…), a <title> or <desc> child, a
+ * tabindex or an onclick attribute is a group, named by its aria-label,
+ * aria-labelledby or title (the APG feed's star ratings: <g aria-label="four
+ * stars">).
+ */
+export function svgGroup(el: Element): boolean {
+  if (tagOf(el) !== "g" || el.namespaceURI !== SVG_NS || el.hasAttribute("role")) return false;
+  if ((el.getAttribute("aria-hidden") ?? "").trim() === "true") return false;
+  for (const a of Array.from(el.attributes)) {
+    if (a.name.startsWith("aria-")) return true;
+  }
+  if (el.hasAttribute("tabindex") || el.hasAttribute("onclick")) return true;
+  for (const c of Array.from(el.children)) {
+    const t = tagOf(c);
+    if (t === "title" || t === "desc") return true;
+  }
+  return false;
 }
 
 /** Whether an <svg> has descendants that get lines of their own (so it is walked, not a leaf). */
 export function svgHasParts(svg: Element): boolean {
   if ((svg.getAttribute("role") ?? "").trim() === "img") return false;
-  return svg.querySelector("[role], a[href]") !== null;
+  if (svg.querySelector("[role], a[href]") !== null) return true;
+  return Array.from(svg.getElementsByTagName("g")).some(svgGroup);
 }
 
 const NAME_FROM_CONTENT = new Set([
@@ -260,11 +289,17 @@ const TEXT_FIELD_TYPES = new Set(["", "text", "search", "email", "url", "tel", "
 /**
  * HTML-AAM's last resorts when nothing named the element: a text field's
  * placeholder (or aria-placeholder), then its title; an input button's value,
- * or the label the browser shows (Submit, Reset) when it has none.
+ * or the label the browser shows (Submit, Reset) when it has none. An
+ * element inside an <svg> is named by its <title> child (SVG-AAM; the
+ * library reads it for the <svg> itself only).
  */
 export function fallbackName(el: Element, name: string): string {
   if (name !== "") return name;
   const t = tagOf(el);
+  if (el.namespaceURI === SVG_NS && t !== "svg") {
+    const title = Array.from(el.children).find((c) => tagOf(c) === "title");
+    return title ? normalizeSpace(title.textContent ?? "") : name;
+  }
   if (t === "input") {
     const input = el as HTMLInputElement;
     const type = (el.getAttribute("type") ?? "").toLowerCase();
