@@ -115,7 +115,10 @@ func (t *tool) build() error {
 		return err
 	}
 	bin := filepath.Join(t.root, "bin", exe("monkbrowse"))
-	if err := t.cmd("server", goEnv(), "go", "build", "-o", bin, "./cmd/monkbrowse"); err != nil {
+	// As the release builds (no cgo, no local paths in the binary): the
+	// binary a person builds behaves as the one they would download, and
+	// scripts/test's steps share one build cache configuration.
+	if err := t.cmd("server", append(goEnv(), "CGO_ENABLED=0"), "go", "build", "-trimpath", "-o", bin, "./cmd/monkbrowse"); err != nil {
 		return err
 	}
 	if err := t.buildExtension(nil); err != nil {
