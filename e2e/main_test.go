@@ -84,11 +84,17 @@ func needBrowser(t testing.TB) *prerequisites {
 			p.err = err
 			return
 		}
-		if p.ext, err = harness.FindExtension(p.root); err != nil {
+		if p.tmp, err = os.MkdirTemp("", "monkbrowse-e2e-"); err != nil {
 			p.err = err
 			return
 		}
-		if p.tmp, err = os.MkdirTemp("", "monkbrowse-e2e-"); err != nil {
+		// A release given (scripts/test): its extension zip, as a person
+		// installs it unpacked.
+		if dir, ver := os.Getenv("MONKBROWSE_RELEASE_DIR"), os.Getenv("MONKBROWSE_RELEASE_VERSION"); dir != "" && ver != "" {
+			p.ext, p.err = harness.ReleasedExtension(p.root, filepath.Join(dir, "monkbrowse-extension-"+ver+".zip"), p.tmp)
+			return
+		}
+		if p.ext, err = harness.FindExtension(p.root); err != nil {
 			p.err = err
 			return
 		}

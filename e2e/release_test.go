@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"archive/zip"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,31 +16,8 @@ import (
 // unzip extracts a release zip into dir, refusing paths that leave it.
 func unzip(t *testing.T, zipPath, dir string) {
 	t.Helper()
-	zr, err := zip.OpenReader(zipPath)
-	if err != nil {
+	if err := harness.Unzip(zipPath, dir); err != nil {
 		t.Fatal(err)
-	}
-	defer zr.Close()
-	for _, f := range zr.File {
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if !strings.HasPrefix(p, filepath.Clean(dir)+string(filepath.Separator)) {
-			t.Fatalf("zip entry %q leaves the folder", f.Name)
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		r, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(r)
-		r.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 

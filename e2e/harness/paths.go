@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"archive/zip"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -229,4 +231,62 @@ func CopyExtension(ext Extension, dir string) (Extension, error) {
 		return Extension{}, fmt.Errorf("copying the extension: %w", err)
 	}
 	return Extension{Dir: dst, ID: ext.ID}, nil
+}
+
+// Unzip extracts a zip (a release's extension) into dir, refusing entries
+// whose paths leave it.
+func Unzip(zipPath, dir string) error {
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	root := filepath.Clean(dir) + string(filepath.Separator)
+	for _, f := range zr.File {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if !strings.HasPrefix(p, root) {
+			return fmt.Errorf("zip entry %q leaves the folder", f.Name)
+		}
+		if f.FileInfo().IsDir() {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		r, err := f.Open()
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReleasedExtension unpacks a release's extension zip (the unpacked-install
+// one, whose manifest keeps the key, so the id is extension/EXTENSION_ID's)
+// into dir/chrome-mv3: the suite then runs the artifact a person downloads,
+// and nothing that rebuilds extension/.output meanwhile can touch it.
+func ReleasedExtension(root, zipPath, dir string) (Extension, error) {
+	idb, err := os.ReadFile(filepath.Join(root, "extension", "EXTENSION_ID"))
+	if err != nil {
+		return Extension{}, fmt.Errorf("extension/EXTENSION_ID is missing: %w", err)
+	}
+	dst := filepath.Join(dir, "chrome-mv3")
+	if err := Unzip(zipPath, dst); err != nil {
+		return Extension{}, fmt.Errorf("unpacking the released extension %s: %w", zipPath, err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "manifest.json")); err != nil {
+		return Extension{}, fmt.Errorf("the released extension %s has no manifest.json at its top", zipPath)
+	}
+	return Extension{Dir: dst, ID: strings.TrimSpace(string(idb))}, nil
 }
