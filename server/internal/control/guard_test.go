@@ -49,7 +49,10 @@ func TestFailedAuthDelayedLimitedAndLoggedOnceASecond(t *testing.T) {
 	// The forwarder with the right token connects first, so that its
 	// fwd_hello is one round trip on an open socket.
 	good := f.rawPeer(t, ctx)
-	start := time.Now()
+	// Answer times count from the burst, not from before the dials: dialling
+	// 20 sockets on a loaded machine can take longer than the delay itself,
+	// and an answer sent at once would then still look late enough.
+	var start time.Time
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var answered []time.Duration
@@ -69,6 +72,7 @@ func TestFailedAuthDelayedLimitedAndLoggedOnceASecond(t *testing.T) {
 			mu.Unlock()
 		}()
 	}
+	start = time.Now() // before the close: each goroutine reads it after the burst
 	close(burst)
 	// Once the server holds all n failures, a right token is accepted at
 	// once: before even the first failure's (delayed) answer arrives.
