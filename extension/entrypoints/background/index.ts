@@ -332,7 +332,7 @@ function withPausedTabs<T extends { tabId: number }>(tabs: T[]): T[] {
 onTabAppsChanged(scheduleTabsPush);
 // The server hears Stop and Resume at once (not debounced): it stops the
 // calls it holds for this profile (issue 28).
-onPauseChanged(() => void pushTabs());
+onPauseChanged(pushTabs);
 const steerPort = {
   resolveTab: (tabId: number | undefined) => executor.resolveTab(tabId),
   slotOf: async (tabId: number) => (await readShares())[String(tabId)],

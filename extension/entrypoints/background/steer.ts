@@ -115,16 +115,19 @@ export function pausedTabs(): number[] {
   return pause.tabs ?? [];
 }
 
-let pauseChanged: () => void = () => undefined;
+let pauseChanged: () => Promise<void> = async () => undefined;
 /** index.ts: tell the server at once (tabs_changed carries the pause). */
-export function onPauseChanged(fn: () => void): void {
+export function onPauseChanged(fn: () => Promise<void>): void {
   pauseChanged = fn;
 }
 
+// The server is told before the popup (which renders from storage) shows
+// the new state: once the person sees "Resume" take effect, a call the AI
+// sends next is not refused by a server that has not heard it yet.
 async function savePause(next: Pause): Promise<void> {
   pause = next;
+  await pauseChanged();
   await chrome.storage.local.set({ [KEY_PAUSE]: pause });
-  pauseChanged();
   await showPauseBadge();
 }
 
