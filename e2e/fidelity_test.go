@@ -248,8 +248,8 @@ var apgRoles = func() map[string]bool {
 }()
 
 // The issue's targets (issue 27, Build 3): (role, name) recall against
-// Chromium's tree, after the normalisation in docs/DECISIONS.md ("Fidelity
-// against Chromium's tree"): names compared with their white space collapsed
+// Chromium's tree, after the normalisation in docs/DECISIONS.md ("Roles and
+// names follow Chromium"): names compared with their white space collapsed
 // and trimmed; an empty name of ours on a table part named by its content
 // matches any name (the child lines carry it).
 const (

@@ -186,7 +186,7 @@ func vectors(t testing.TB) []vector {
 		res(t, MsgStatus, "3", "", StatusResult{OwnerPID: 41200, Version: Version, OwnerSince: 1764500000000, ControlPort: 9219, ExtensionPort: 9222,
 			Forwarders: []ForwarderInfo{{PID: 41234, Version: Version, Connected: 1764500001000}},
 			Profiles:   []ProfileStatus{{ProfileID: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e", Label: "Work", Slug: "work", Connected: true, Tabs: sampleTabs}}}),
-		// The one encoding rule (DECISIONS, Messaging): <, >, & written as
+		// The one encoding rule (DECISIONS "One encoding rule"): <, >, & written as
 		// they are, U+2028 and U+2029 escaped, astral characters literal.
 		vector{name: MsgType + ".req.unicode", f: frame{K: "req", ID: "7", Type: MsgType, Payload: marshal(t, TypeRequest{Ref: "e4", Element: "Comment <textarea>", Text: unicodeSample, TabID: 1843})}, payloadType: TypeRequest{}},
 		res(t, MsgGetText, "16", "unicode", TextResult{TabID: 1843, Text: unicodeSample}),

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// One-time pairing codes (issue 24, DESIGN §8 "Pairing with a code"): for a
+// One-time pairing codes (issue 24, DESIGN §5.2): for a
 // monkbrowse that runs where the extension's native-messaging host cannot
 // reach (WSL, a container, over SSH), `monkbrowse pair` prints a code that
 // the person pastes into the extension's options. The code is never sent,

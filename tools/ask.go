@@ -12,7 +12,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
-// browser_ask_user (issue 29, DESIGN §5.8): the AI hands the tab to the
+// browser_ask_user (issue 29, DESIGN §7.2): the AI hands the tab to the
 // person. The extension shows the message in the tab (a banner in a closed
 // shadow root) and in its popup, with Done and Decline, and keeps the ask
 // in its session storage; the server only waits in slices. One call waits

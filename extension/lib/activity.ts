@@ -1,5 +1,5 @@
 // The activity log, the pause and which AI app opened or last used each
-// tab (issue 28, DESIGN §5.7). Pure logic over a small key-value store:
+// tab (issue 28, DESIGN §7.1). Pure logic over a small key-value store:
 // the service worker gives it chrome.storage.local (restricted to the
 // extension's own pages by lockStorage), the tests a fake. Nothing here
 // ever leaves the browser: the log is not sent to the server.

@@ -1,4 +1,4 @@
-// The AI's requests to the person (browser_ask_user, issue 29, DESIGN §5.8):
+// The AI's requests to the person (browser_ask_user, issue 29, DESIGN §7.2):
 // pure logic over a small key-value store. The service worker gives it
 // chrome.storage.session (in memory, open to the extension's own pages
 // only, kept while the browser runs), so a request survives the worker

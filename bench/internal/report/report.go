@@ -208,7 +208,7 @@ func Write(r *run.Results, benchstat string, m Machine, notes string, profiles .
 			}
 			if r.Budgeted[p.Key] && len(miss) > 0 {
 				// Not a gap: the rest of the page is a cursor or a
-				// browser_find away, by design (DECISIONS, the token budget).
+				// browser_find away, by design (DECISIONS "The budget is applied by the server").
 				missText += " — monkbrowse's snapshot was cut to its token budget on this page; the rest come with the cursor or browser_find"
 			} else if len(miss) > 0 {
 				all = false

@@ -1,4 +1,4 @@
-// browser_ask_user in the service worker (issue 29, DESIGN §5.8): the
+// browser_ask_user in the service worker (issue 29, DESIGN §7.2): the
 // requests live in chrome.storage.session (lib/ask.ts), the banner in the
 // shared tab (lib/page/ask-banner.ts through the content script), the same
 // request in the popup. A waiting ask_wait is woken at once by the answer.

@@ -634,7 +634,7 @@ export default defineBackground(() => {
   });
 
   // Every document a SHARED tab commits gets the page side, as early as an
-  // extension can (docs/DECISIONS.md: what this loses). Other tabs are
+  // extension can (DECISIONS "Injection on demand": what this loses). Other tabs are
   // ignored before anything else is done.
   chrome.webNavigation.onCommitted.addListener((d) => {
     const go = (ids: Set<number>) => {

@@ -1,4 +1,4 @@
-// The person sees and steers (issue 28, DESIGN §5.7): every wire request
+// The person sees and steers (issue 28, DESIGN §7.1): every wire request
 // that touches a shared tab is written to the activity log (lib/activity.ts)
 // with the AI app that made it and the element it targeted as the page
 // names it; Stop pauses the AI in this profile; an app's new tabs go into a
@@ -224,7 +224,7 @@ const acting = new Map<number, Acting>();
 const applied = new Map<number, string>();
 
 /**
- * A tab's own badge, by precedence (DECISIONS, "The toolbar badge"): a
+ * A tab's own badge, by precedence (DECISIONS "One badge precedence"): a
  * rejected connection's global "!" shows on every tab (a tab's badge would
  * hide it); then a tab paused on its own ("II"); then the profile's global
  * "II" (Stop); only then the AI acting in the tab ("AI").

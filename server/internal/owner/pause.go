@@ -9,7 +9,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
-// The person's Stop (issue 28, DESIGN §5.7): the extension reports the
+// The person's Stop (issue 28, DESIGN §7.1): the extension reports the
 // pause of its whole profile and of each tab in tabs_changed (and in its
 // auth); the owner then answers every call there with code paused without
 // sending it, and ends the calls in flight there, time-only waits included.
