@@ -14,6 +14,7 @@ import { RefRegistry } from "../lib/page/refs";
 import { settleDom, timerSleep, type Sleep } from "../lib/page/settle";
 import { ACTION_OPS, type BgMessage } from "../lib/messages";
 import { eventElement, personEdit, pointedAt } from "../lib/page/person";
+import { isSecretField, watchSecrets } from "../lib/page/secret";
 import { keepInMemory, report, reported, setDiagSink } from "../lib/diag";
 
 export default defineContentScript({
@@ -104,6 +105,10 @@ function watchNavigate(doc: Document): (() => boolean) | undefined {
 
 function start(): Instance {
   const doc = document;
+  // Secret is sticky (issue 40): from now on a field that is or was a
+  // password (or a credential, code or card field) stays masked, whatever
+  // the page makes of it later. First, before anything else runs here.
+  const unwatchSecrets = watchSecrets(doc);
   const logs = new ConsoleBuffer();
   // What the page starts during an action (its hooks count it), for the settle.
   const work = workProbe(doc);
@@ -180,6 +185,11 @@ function start(): Instance {
   const onPerson = (ev: Event) => {
     if (!ev.isTrusted) return;
     const now = Date.now();
+    // The field the person types into is looked at now, as it is (a field
+    // inside a shadow root the watcher does not reach included).
+    const at = ev.type === "input" || ev.type === "focusin" ? eventElement(ev) : null;
+    if (at) isSecretField(at);
+    if (ev.type === "focusin") return;
     if (ev.type === "input") {
       // One message a second per field is plenty: repeats are one entry anyway.
       const el = eventElement(ev);
@@ -200,7 +210,7 @@ function start(): Instance {
   const onContext = (ev: Event) => {
     if (ev.isTrusted) lastContext = eventElement(ev);
   };
-  for (const type of ["input", "change", "click"]) doc.addEventListener(type, onPerson, true);
+  for (const type of ["input", "change", "click", "focusin"]) doc.addEventListener(type, onPerson, true);
   doc.addEventListener("contextmenu", onContext, true);
 
   const onMessage = (msg: unknown, _sender: chrome.runtime.MessageSender, sendResponse: (r: unknown) => void) => {
@@ -284,7 +294,8 @@ function start(): Instance {
       disconnect();
       inbox.dispose();
       banner.hide();
-      for (const type of ["input", "change", "click"]) doc.removeEventListener(type, onPerson, true);
+      for (const type of ["input", "change", "click", "focusin"]) doc.removeEventListener(type, onPerson, true);
+      unwatchSecrets();
       doc.removeEventListener("contextmenu", onContext, true);
     },
     connect,

@@ -395,6 +395,9 @@ export interface CallWatch {
 
 const NOTHING: CallWatch = { done: () => undefined, failed: () => undefined };
 
+/** The calls whose entry keeps text typed or chosen into their targets (lib/activity.ts textOf). */
+const TEXT_TYPES: ReadonlySet<string> = new Set(["browser_type", "browser_select_option", "browser_fill_form"]);
+
 /** The app whose action was the tab's last entry (its follow-up snapshot is not logged again). */
 const lastAction = new Map<number, string>();
 
@@ -445,9 +448,20 @@ export async function watchCall(type: string, payload: unknown, port: SteerPort)
       if (READ_TYPES.has(type)) lastAction.delete(tab);
       else lastAction.set(tab, app);
     }
-    void described.then((targets) => {
+    void described.then(async (targets) => {
       // A secret field is one the page says is, or one it could not describe.
       const secrets = refs.map((_r, i) => targets[i]?.secret ?? true);
+      // Typed text is kept only when the field was not secret after the
+      // action either: a page may make it a password field meanwhile
+      // (secret is sticky in the page, issue 40). A field gone since keeps
+      // what the page said before.
+      if (TEXT_TYPES.has(type) && tab !== undefined && secrets.some((s) => !s)) {
+        const after = await withinDescribeWait(contentOp(tab, "describe", { refs })).then(
+          (d) => d.targets,
+          () => refs.map(() => null),
+        );
+        for (let i = 0; i < secrets.length; i++) if (after[i]?.secret) secrets[i] = true;
+      }
       const first = targets.find((t) => t !== null) ?? undefined;
       return record({ type, p, app, tab, first, secrets, result: r, err, failed }, port);
     });

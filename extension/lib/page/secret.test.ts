@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { getText } from "./text";
 import { RefRegistry } from "./refs";
-import { isSecretField, maskSecretsIn } from "./secret";
+import { isSecretField, maskSecretsIn, watchSecrets } from "./secret";
 import { buildSnapshot } from "./snapshot";
 
 describe("secret fields", () => {
@@ -101,5 +101,50 @@ describe("isSecretField: each field kind", () => {
     document.querySelectorAll<HTMLInputElement>("div input").forEach((el, i) => (el.value = String(4 + i)));
     const out = maskSecretsIn(document, "pw=hunter2 name=Ada code=4567");
     expect(out).toBe("pw=••••••• name=Ada code=••••");
+  });
+});
+
+describe("secret is sticky (issue 40)", () => {
+  it("a password field shown as text by the page stays masked in snapshots and get_text", () => {
+    document.body.innerHTML = `<label>Password <input id="pw" type="password"></label>`;
+    const pw = document.getElementById("pw") as HTMLInputElement;
+    const refs = new RefRegistry();
+    buildSnapshot(document, refs); // seen once, as a password field
+    pw.value = "Sticky-s3cret";
+    pw.type = "text"; // the page's "Show password"
+    const snap = buildSnapshot(document, refs);
+    expect(snap).not.toContain("Sticky-s3cret");
+    expect(snap).toContain("•••");
+    expect(isSecretField(pw)).toBe(true);
+  });
+
+  it("watchSecrets catches a field switched to text before anything asked about it", async () => {
+    const stop = watchSecrets(document);
+    try {
+      const f = document.createElement("input");
+      f.type = "password";
+      document.body.append(f);
+      f.type = "text"; // in the same task: the observer's record keeps the old type
+      const a = document.createElement("input");
+      a.setAttribute("autocomplete", "cc-number");
+      document.body.append(a);
+      a.setAttribute("autocomplete", "off");
+      await Promise.resolve(); // the observer's microtask
+      await new Promise<void>((r) => queueMicrotask(r));
+      expect(isSecretField(f)).toBe(true);
+      expect(isSecretField(a)).toBe(true);
+      const plain = document.createElement("input");
+      document.body.append(plain);
+      plain.type = "search";
+      await new Promise<void>((r) => queueMicrotask(r));
+      expect(isSecretField(plain)).toBe(false);
+    } finally {
+      stop();
+    }
+  });
+
+  it("card expiry fields are secret", () => {
+    document.body.innerHTML = `<input id="e" autocomplete="cc-exp"><input id="m" autocomplete="billing cc-exp-month"><input id="y" autocomplete="cc-exp-year">`;
+    for (const id of ["e", "m", "y"]) expect(isSecretField(document.getElementById(id)!)).toBe(true);
   });
 });

@@ -4,11 +4,13 @@
 // log reuses it. Snapshots and get_text show bullets instead (one per
 // character, at most 12).
 //
-// A field is secret when it is
+// A field is secret when it is, or ever was while this document was watched
+// (issue 40: a page's "Show password" turns the field into type=text; what
+// the person typed stays theirs):
 //   - <input type=password>;
 //   - autocomplete current-password, new-password or one-time-code (any
-//     section/hint tokens around it), or cc-number or cc-csc (card number and
-//     security code);
+//     section/hint tokens around it), or a payment card's cc-number, cc-csc,
+//     cc-exp, cc-exp-month or cc-exp-year;
 //   - shown masked by CSS (-webkit-text-security other than none), the way
 //     pages build password fields out of type=text;
 //   - one box of a group of one-character boxes (an OTP input split into
@@ -16,7 +18,34 @@
 //     at least OTP_GROUP_MIN such inputs.
 
 /** autocomplete tokens that mark a secret value. */
-const SECRET_AUTOCOMPLETE: ReadonlySet<string> = new Set(["current-password", "new-password", "one-time-code", "cc-number", "cc-csc"]);
+const SECRET_AUTOCOMPLETE: ReadonlySet<string> = new Set([
+  "current-password",
+  "new-password",
+  "one-time-code",
+  "cc-number",
+  "cc-csc",
+  "cc-exp",
+  "cc-exp-month",
+  "cc-exp-year",
+]);
+
+/**
+ * Every element of this realm's documents that was ever seen secret: it
+ * stays secret for its life (a WeakSet: it goes with the element). Filled by
+ * isSecretField whenever it sees one, and by watchSecrets, which sees a
+ * field's type or autocomplete change even before anything asked about it.
+ */
+const everSecret: WeakSet<Element> = ((): WeakSet<Element> => {
+  // Kept on the isolated world's global, so the set outlives this script: a
+  // tab shared again (or the extension reloaded) injects the file anew into
+  // the same document, and what was seen secret stays secret.
+  const g = globalThis as unknown as Record<string, WeakSet<Element> | undefined>;
+  return (g.__monkbrowseEverSecret ??= new WeakSet<Element>());
+})();
+
+function hasSecretToken(autocomplete: string | null): boolean {
+  return (autocomplete ?? "").toLowerCase().split(/\s+/).some((t) => SECRET_AUTOCOMPLETE.has(t));
+}
 
 /** A one-character box counts as an OTP digit when its parent holds at least this many. */
 export const OTP_GROUP_MIN = 4;
@@ -41,13 +70,59 @@ function textSecurity(el: Element): string {
   }
 }
 
-/** A field whose value is a secret (see the rule above). */
+/** A field whose value is a secret (see the rule above): once true, true for the element's life. */
 export function isSecretField(el: Element): boolean {
+  if (everSecret.has(el)) return true;
+  if (!secretNow(el)) return false;
+  everSecret.add(el);
+  return true;
+}
+
+/**
+ * Marks the secret fields of root (a document or a shadow root) and keeps
+ * marking them as the page changes: a field inserted secret, and a field
+ * whose type or autocomplete changes from a secret one (the mutation's old
+ * value), even when the page switched it back to plain text before this
+ * observer's callback ran. Returns the function that stops watching.
+ * Called by the content script as soon as it runs (injected when the
+ * document commits, before the page's parser reaches its fields).
+ */
+export function watchSecrets(root: Document | ShadowRoot): () => void {
+  const mark = (n: Node) => {
+    if (!(n instanceof Element)) return;
+    if (isField(n)) isSecretField(n);
+    for (const f of Array.from(n.querySelectorAll("input, textarea"))) isSecretField(f);
+  };
+  const mo = new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === "attributes" && r.target instanceof Element && isField(r.target)) {
+        const el = r.target;
+        const was = r.oldValue;
+        if ((r.attributeName === "type" && el.tagName.toLowerCase() === "input" && (was ?? "").trim().toLowerCase() === "password") || (r.attributeName === "autocomplete" && hasSecretToken(was))) {
+          everSecret.add(el);
+        }
+        isSecretField(el);
+      } else if (r.type === "childList") {
+        for (const n of Array.from(r.addedNodes)) mark(n);
+      }
+    }
+  });
+  mo.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ["type", "autocomplete"], attributeOldValue: true });
+  for (const f of Array.from(root.querySelectorAll("input, textarea"))) isSecretField(f);
+  return () => mo.disconnect();
+}
+
+function isField(el: Element): boolean {
+  const tag = el.tagName.toLowerCase();
+  return tag === "input" || tag === "textarea";
+}
+
+/** The rule above, on the field as it is now. */
+function secretNow(el: Element): boolean {
   const tag = el.tagName.toLowerCase();
   if (tag !== "input" && tag !== "textarea") return false;
   if (tag === "input" && (el as HTMLInputElement).type === "password") return true;
-  const ac = (el.getAttribute("autocomplete") ?? "").toLowerCase().split(/\s+/);
-  if (ac.some((t) => SECRET_AUTOCOMPLETE.has(t))) return true;
+  if (hasSecretToken(el.getAttribute("autocomplete"))) return true;
   const ts = textSecurity(el);
   if (ts !== "" && ts !== "none" && ts !== "initial" && ts !== "unset") return true;
   if (isOneCharBox(el)) {

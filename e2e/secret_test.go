@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// answerInPopup reloads the popup, waits for the pending request whose
+// message includes msg and presses its button (done or decline) with a
+// real click, as the person does.
+func (s *suite) answerInPopup(t *testing.T, ctx context.Context, msg, cls string) {
+	t.Helper()
+	if err := s.popup.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	li := fmt.Sprintf(`[...document.querySelectorAll('#ask-list li')].find((li) => li.textContent.includes(%q))`, msg)
+	waitJS(ctx, t, s.popup.Tab, `!!`+li+`?.querySelector('button.`+cls+`')`)
+	id := js[string](ctx, t, s.popup.Tab, li+`.dataset.askId`)
+	if err := s.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#ask-list li[data-ask-id=%q] button.%s`, id, cls)))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSecretStaysSecretAfterShowPassword (issue 40, finding 3): during a
+// hand-off the person types their password (trusted input through CDP) and
+// ticks the page's own "Show password", which makes the field type=text;
+// after Done, neither the answer (the page's diff), nor a snapshot,
+// get_text or find carries the password: a field once a password stays
+// secret for its life in the document.
+func TestSecretStaysSecretAfterShowPassword(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/showpw.html")
+	at := map[string]any{"tab": slot}
+	s.ok(ctx, t, "browser_snapshot", at) // the diff base: the field is a password field
+	const secret = "Shown-Pa55word-40"
+	const message = "Please sign in (issue 40), then press Done."
+
+	answer := make(chan string, 1)
+	go func() {
+		res, err := s.server.Call(ctx, "browser_ask_user", map[string]any{"tab": slot, "message": message})
+		if err != nil {
+			answer <- "error: " + err.Error()
+			return
+		}
+		answer <- res.Text
+	}()
+	if err := tab.Do(ctx,
+		chromedp.Click(chromedp.CSS("#user")), chromedp.SendKeys(chromedp.CSS("#user"), "ada"),
+		chromedp.Click(chromedp.CSS("#pw")), chromedp.SendKeys(chromedp.CSS("#pw"), secret),
+		chromedp.Click(chromedp.CSS("#show")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, tab, `document.getElementById('pw').type === 'text' && document.getElementById('pw').value === `+fmt.Sprintf("%q", secret))
+	s.answerInPopup(t, ctx, message, "done")
+	out := <-answer
+	if !strings.Contains(out, "pressed Done") {
+		t.Fatalf("the hand-off's answer: %s", out)
+	}
+	if !strings.Contains(out, "ada") {
+		t.Errorf("the answer does not show what the person changed:\n%s", out)
+	}
+	results := map[string]string{"the answer after Done": out}
+	results["browser_snapshot"] = s.snapshot(ctx, t, slot)
+	results["browser_get_text"] = s.ok(ctx, t, "browser_get_text", at)
+	results["browser_find"] = s.ok(ctx, t, "browser_find", map[string]any{"tab": slot, "query": "Password"})
+	for what, r := range results {
+		if strings.Contains(r, secret) {
+			t.Errorf("%s carries the password the person typed and then showed:\n%s", what, r)
+		}
+	}
+	if !strings.Contains(results["browser_find"], "•••") {
+		t.Errorf("browser_find does not show the field masked:\n%s", results["browser_find"])
+	}
+}
+
+// TestSecretTypedByAIStaysOutOfLog (issue 40, finding 3): the page's "Show
+// password" is ticked (a trusted click) before the AI ever looked at the
+// field; the AI then types into it: the activity log kept in the
+// extension's storage (shown and exported) has the entry without the text.
+func TestSecretTypedByAIStaysOutOfLog(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/showpw.html")
+	if err := tab.Do(ctx, chromedp.Click(chromedp.CSS("#show"))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, tab, `document.getElementById('pw').type === 'text'`)
+	snap := s.snapshot(ctx, t, slot)
+	pw := ref(t, snap, "textbox", "Password")
+	const typed = "AI-typed-Secret-40"
+	// (The AI's own text may come back to the AI: it knows it. The page's
+	// diff in the answer shows the field masked.)
+	out := s.ok(ctx, t, "browser_type", map[string]any{"tab": slot, "element": "Password", "ref": pw, "text": typed})
+	if v := js[string](ctx, t, tab, `document.getElementById('pw').value`); v != typed {
+		t.Fatalf("the field holds %q after browser_type, want %q", v, typed)
+	}
+	if !strings.Contains(out, `textbox "Password" [active] [ref=`+pw+`]: ••••`) {
+		t.Errorf("browser_type's answer does not show the field masked:\n%s", out)
+	}
+	entry := fmt.Sprintf(`chrome.storage.local.get("activity").then((g) => (g.activity || []).filter((e) => e.tool === "browser_type" && e.slot === %d && e.target && e.target.name === "Password"))`, slot)
+	waitJS(ctx, t, s.popup.Tab, entry+`.then((l) => l.length > 0)`)
+	log := js[string](ctx, t, s.popup.Tab, `chrome.storage.local.get("activity").then((g) => JSON.stringify(g.activity || []))`)
+	if strings.Contains(log, typed) {
+		t.Errorf("the activity log keeps the text the AI typed into a password field shown as text:\n%s", log)
+	}
+}
