@@ -23,33 +23,15 @@ const askSlice = 3 * time.Second
 
 var waitIDRe = regexp.MustCompile(`waitId "([^"]+)"`)
 
-// bannerButton is the centre of the banner's button (done or decline) in
-// viewport CSS pixels, read in the extension's own isolated world (the
-// root is closed: the page itself cannot find it).
-func bannerButton(ctx context.Context, t *testing.T, pr *profile, tabID int, cls string) (x, y float64) {
-	t.Helper()
-	pt, err := harness.EvalServiceWorker[[]float64](ctx, pr.b, fmt.Sprintf(`chrome.scripting.executeScript({ target: { tabId: %d }, func: (cls) => {
-		const host = document.querySelector('monkbrowse-ask');
-		const root = host && chrome.dom.openOrClosedShadowRoot(host);
-		const r = root && root.querySelector('button.' + cls).getBoundingClientRect();
-		return r ? [r.x + r.width / 2, r.y + r.height / 2] : [];
-	}, args: [%q] }).then((res) => res[0].result)`, tabID, cls))
-	if err != nil || len(pt) != 2 {
-		t.Fatalf("the banner's %s button: %v %v", cls, pt, err)
-	}
-	return pt[0], pt[1]
-}
-
-// TestAskUserHandOff (issue 29): browser_ask_user shows the AI's message
-// in a banner the page cannot read (closed shadow root) and in the popup;
-// the page's scripts cannot answer it (click() on what they can reach, and
-// an untrusted click on the button itself from the extension's world); the
-// first call answers with a waitId, and the continuation resolves within
-// 2 s of the person's trusted click on Done, with what changed in the page
-// (the Email the person typed) and never the password they typed; the
-// banner goes. A second ask is answered Decline in the popup. An ask
-// survives the service worker stopping; Stop, the app cancelling its call
-// and unsharing the tab end it and take the banner down.
+// TestAskUserHandOff (issue 29, issue 40): browser_ask_user shows the
+// AI's message in the popup only; the tab shows a neutral notice the page
+// may read (no message, no button) and the page's clicks cannot answer it;
+// the first call answers with a waitId, and the continuation resolves
+// within 2 s of the person's click on Done in the popup, with what changed
+// in the page (the Email the person typed) and never the password they
+// typed; the notice goes. A second ask is answered Decline in the popup. An
+// ask survives the service worker stopping; Stop, the app cancelling its
+// call and unsharing the tab end it and take the notice down.
 func TestAskUserHandOff(t *testing.T) {
 	p := need(t)
 	ctx := testContext(t, 3*time.Minute)
@@ -84,27 +66,30 @@ func TestAskUserHandOff(t *testing.T) {
 	go func() { first <- callOn(ctx, t, srv, "browser_ask_user", with("message", message)) }()
 	waitJS(ctx, t, pr.tab, `!!document.querySelector('monkbrowse-ask')`)
 
-	// The page's own scripts cannot read the banner or answer it.
+	// The page's own scripts cannot read the message or answer it: the
+	// notice in the tab has neither the message nor a button.
 	if v := js[bool](ctx, t, pr.tab, `document.querySelector('monkbrowse-ask').shadowRoot === null`); !v {
-		t.Error("the banner's shadow root is open to the page")
+		t.Error("the notice's shadow root is open to the page")
 	}
 	page := js[string](ctx, t, pr.tab, `document.documentElement.innerText + '\n' + document.documentElement.textContent + '\n' + document.documentElement.outerHTML`)
 	if strings.Contains(page, "sign in with your password") || strings.Contains(page, "Decline") {
-		t.Errorf("the page can read the banner's text:\n%s", harness.Clip(page, 2000))
+		t.Errorf("the page can read the request's text:\n%s", harness.Clip(page, 2000))
 	}
-	dx, dy := bannerButton(ctx, t, pr, tabID, "done")
+	if n, err := harness.EvalServiceWorker[int](ctx, pr.b, fmt.Sprintf(`chrome.scripting.executeScript({ target: { tabId: %d }, func: () => {
+		const root = chrome.dom.openOrClosedShadowRoot(document.querySelector('monkbrowse-ask'));
+		return root.querySelectorAll('button').length + (root.textContent.includes('sign in with your password') ? 100 : 0);
+	} }).then((res) => res[0].result)`, tabID)); err != nil || n != 0 {
+		t.Errorf("the notice in the tab holds buttons or the message (%d, %v)", n, err)
+	}
+	dx, dy := noticePoint(ctx, t, pr.b, tabID)
 	js[bool](ctx, t, pr.tab, fmt.Sprintf(`(() => {
 		document.querySelector('monkbrowse-ask').click();
 		const el = document.elementFromPoint(%f, %f); el.click();
 		el.dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true, clientX: %f, clientY: %f }));
 		return true;
 	})()`, dx, dy, dx, dy))
-	// Even a script that got hold of the button (here: the extension's own
-	// isolated world) clicks it untrusted: not an answer.
-	if _, err := harness.EvalServiceWorker[bool](ctx, pr.b, fmt.Sprintf(`chrome.scripting.executeScript({ target: { tabId: %d }, func: () => {
-		chrome.dom.openOrClosedShadowRoot(document.querySelector('monkbrowse-ask')).querySelector('button.decline').click();
-		return true;
-	} }).then(() => true)`, tabID)); err != nil {
+	// The person's own (trusted) click on the notice answers nothing either.
+	if err := pr.tab.Do(ctx, chromedp.MouseClickXY(dx, dy)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -133,10 +118,10 @@ func TestAskUserHandOff(t *testing.T) {
 		t.Fatal("the first browser_ask_user call did not answer after its slice")
 	}
 
-	// The continuation waits; the person clicks Done with a trusted click.
+	// The continuation waits; the person clicks Done in the popup.
 	cont := make(chan harness.ToolResult, 1)
 	go func() { cont <- callOn(ctx, t, srv, "browser_ask_user", map[string]any{"waitId": waitID}) }()
-	if err := pr.tab.Do(ctx, chromedp.MouseClickXY(dx, dy)); err != nil {
+	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#ask-list button.done"))); err != nil {
 		t.Fatal(err)
 	}
 	clicked := time.Now()
@@ -147,7 +132,7 @@ func TestAskUserHandOff(t *testing.T) {
 		if took > 2*time.Second {
 			t.Errorf("the continuation answered %s after the click, want within 2 s", took)
 		}
-		if res.IsError || !strings.Contains(res.Text, "pressed Done (in the page)") {
+		if res.IsError || !strings.Contains(res.Text, "pressed Done (in the monkbrowse popup)") {
 			t.Fatalf("the answer: %s", res.Text)
 		}
 		if !strings.Contains(res.Text, "ada@example.test") || !strings.Contains(res.Text, tools.DiffHeading) {
@@ -161,7 +146,7 @@ func TestAskUserHandOff(t *testing.T) {
 	}
 	waitJS(ctx, t, pr.tab, `!document.querySelector('monkbrowse-ask')`)
 	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#asks').hidden`)
-	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#activity-list').textContent.includes('Claude Code got your answer (page): "Done" in tab `+fmt.Sprint(pr.slot)+`')`)
+	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#activity-list').textContent.includes('Claude Code got your answer (popup): "Done" in tab `+fmt.Sprint(pr.slot)+`')`)
 
 	// Decline, in the popup this time (a page could cover the banner).
 	second := make(chan harness.ToolResult, 1)
@@ -224,11 +209,11 @@ func TestAskUserHandOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#ask-list').textContent.includes('Please solve the CAPTCHA.')`)
-	if err := pr.tab.Do(ctx, chromedp.MouseClickXY(dx, dy)); err != nil {
+	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#ask-list button.done"))); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(ctx, t, pr.tab, `!document.querySelector('monkbrowse-ask')`)
-	if res := callOn(ctx, t, srv, "browser_ask_user", map[string]any{"waitId": waitID}); res.IsError || !strings.Contains(res.Text, "pressed Done (in the page)") {
+	if res := callOn(ctx, t, srv, "browser_ask_user", map[string]any{"waitId": waitID}); res.IsError || !strings.Contains(res.Text, "pressed Done (in the monkbrowse popup)") {
 		t.Errorf("after the worker restarted: %s", res.Text)
 	}
 
@@ -324,9 +309,9 @@ func shotPage(ctx context.Context, t *testing.T, tab *harness.Tab, name string) 
 }
 
 // TestAskUserIgnoresMonkbrowseInput (issue 29): debugger-mode input is
-// trusted too, so the banner must not take the AI's own browser_click_xy
-// on Done for the person's answer; the person's Decline in the popup is
-// the answer.
+// trusted too, so the AI's own browser_click_xy where the hand-off's notice
+// sits must not answer the person's request (nothing in the tab answers
+// it since issue 40); the person's Decline in the popup is the answer.
 func TestAskUserIgnoresMonkbrowseInput(t *testing.T) {
 	p := need(t)
 	ctx := testContext(t, 3*time.Minute)
@@ -355,7 +340,7 @@ func TestAskUserIgnoresMonkbrowseInput(t *testing.T) {
 		asked <- callOn(ctx, t, srv, "browser_ask_user", map[string]any{"tab": pr.slot, "message": "Please confirm the payment, then press Done."})
 	}()
 	waitJS(ctx, t, pr.tab, `!!document.querySelector('monkbrowse-ask')`)
-	x, y := bannerButton(ctx, t, pr, tabID, "done")
+	x, y := noticePoint(ctx, t, pr.b, tabID)
 	js[bool](ctx, t, pr.tab, `window.__clicks = 0; document.addEventListener('click', (e) => { if (e.isTrusted) window.__clicks++; }, true); true`)
 	okOn(ctx, t, srv, "browser_click_xy", map[string]any{"tab": pr.slot, "x": x, "y": y})
 	if n := js[int](ctx, t, pr.tab, "window.__clicks"); n != 1 {

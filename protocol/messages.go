@@ -395,8 +395,8 @@ type Dialog struct {
 	Answer *string `json:"answer,omitempty"`
 }
 
-// AskUserRequest shows Message to the person in the tab (a banner drawn
-// by the extension, and the popup) with Done and Decline, then waits up to
+// AskUserRequest shows Message to the person in the extension's popup
+// (the tab shows a neutral notice) with Done and Decline, then waits up to
 // WaitMs for their answer (0: answers at once, pending). The asking AI app
 // is the request's app field (RequestAppField), shown with the message.
 type AskUserRequest struct {
@@ -425,7 +425,7 @@ const (
 const AskMaxWait = 15 * time.Minute
 
 // AskResult is the state of one ask. AnsweredIn says where the person
-// answered ("page": the banner in the tab, "popup"); Why explains
+// answered ("popup"; "page" from older extensions); Why explains
 // AskGone ("the tab was closed", "the person stopped sharing the tab").
 type AskResult struct {
 	TabID      int    `json:"tabId"`

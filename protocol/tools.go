@@ -163,7 +163,7 @@ type (
 		Target
 	}
 	AskUserArgs struct {
-		Message string `json:"message,omitempty" jsonschema_description:"What the person should do (shown in the tab)."`
+		Message string `json:"message,omitempty" jsonschema_description:"What the person should do (shown in the monkbrowse popup)."`
 		WaitID  string `json:"waitId,omitempty" jsonschema_description:"An earlier result's waitId: keep waiting."`
 		Target
 	}

@@ -13,8 +13,8 @@ import (
 )
 
 // browser_ask_user (issue 29, DESIGN §7.2): the AI hands the tab to the
-// person. The extension shows the message in the tab (a banner in a closed
-// shadow root) and in its popup, with Done and Decline, and keeps the ask
+// person. The extension shows the message in its popup only, with Done and
+// Decline (the tab shows a neutral notice: issue 40), and keeps the ask
 // in its session storage; the server only waits in slices. One call waits
 // at most AskSlice (below the call budget), then answers with a waitId; a
 // call with that waitId waits one more slice, until the person answers or

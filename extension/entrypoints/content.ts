@@ -167,11 +167,8 @@ function start(): Instance {
   };
   // The tokens this frame's parent window posts into it (frame link, lib/page/framelink.ts).
   const inbox = new LinkInbox(window);
-  // The hand-off banner: the person's Done or Decline goes to the worker.
-  const banner = new AskBanner(doc, (askId, answer) => {
-    const msg: BgMessage<"ask-answer"> = { to: "bg", kind: "ask-answer", askId, answer };
-    chrome.runtime.sendMessage(msg).catch(reported("content script: sending the person's answer to the AI's request"));
-  });
+  // The hand-off notice: says the AI waits; the message and the answer are in the popup only.
+  const banner = new AskBanner(doc);
 
   // The person's own edits and pointing (issue 29, lib/page/person.ts): each
   // trusted input goes to the service worker at once with its time, which
@@ -222,11 +219,9 @@ function start(): Instance {
       return false;
     }
     if (msg.op === "ask_show" || msg.op === "ask_hide") {
-      const a = (msg.args ?? {}) as { askId?: unknown; message?: unknown; app?: unknown };
+      const a = (msg.args ?? {}) as { askId?: unknown };
       if (msg.op === "ask_hide") banner.hide(typeof a.askId === "string" ? a.askId : undefined);
-      else if (typeof a.askId === "string" && typeof a.message === "string") {
-        banner.show({ askId: a.askId, message: a.message, app: typeof a.app === "string" ? a.app : "The AI" });
-      }
+      else if (typeof a.askId === "string") banner.show(a.askId);
       sendResponse({ ok: true, result: {} });
       return false;
     }

@@ -8,13 +8,15 @@ describe("senderMayAsk (the service worker's private channel)", () => {
     for (const url of ["chrome-extension://abc/offscreen.html", "chrome-extension://abc/popup.html"]) {
       expect(senderMayAsk("exec", { id: "abc", url }, self)).toBe(true);
       expect(senderMayAsk("share", { id: "abc", url }, self)).toBe(true);
+      expect(senderMayAsk("ask-answer", { id: "abc", url }, self)).toBe(true);
     }
   });
 
   it("takes from a content script only what the page side needs", () => {
     const cs = { id: "abc", url: "https://example.com/page" };
     for (const kind of ["sleep", "dialog-used", "busy", "diag"]) expect(senderMayAsk(kind, cs, self)).toBe(true);
-    for (const kind of ["exec", "share", "share-all", "connect-info", "accepted", "status", "cancel"]) {
+    // ask-answer: the hand-off is answered in the popup only (issue 40).
+    for (const kind of ["exec", "share", "share-all", "connect-info", "accepted", "status", "cancel", "ask-answer"]) {
       expect(senderMayAsk(kind, cs, self), kind).toBe(false);
     }
     // A page URL that only looks like ours.

@@ -101,7 +101,7 @@ export function isBgMessage(m: unknown): m is BgMessage {
 // renderer send any message in their name. They may only ask for what the
 // page side needs; everything else (running wire requests, changing shares)
 // must come from the extension's own pages: offscreen document, popup, options.
-export const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy", "diag", "ask-answer", "person"]);
+export const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy", "diag", "person"]);
 
 /**
  * Whether the service worker accepts a message of this kind from sender:
@@ -220,7 +220,7 @@ export interface CsOps {
   /** Whether this document has the keyboard focus itself (not an iframe of it): press_key goes there. */
   focus: { args: Empty; result: { focused: boolean } };
   /** The hand-off banner (lib/page/ask-banner.ts), top frame only; content.ts's own ops. */
-  ask_show: { args: { askId: string; message: string; app: string }; result: Empty };
+  ask_show: { args: { askId: string }; result: Empty };
   ask_hide: { args: { askId?: string }; result: Empty };
   /** While the debugger is attached, the top frame's dialogs go to Chrome (entrypoints/content.ts). */
   native_dialogs: { args: { on: boolean }; result: Empty };

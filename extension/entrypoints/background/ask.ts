@@ -1,18 +1,18 @@
 // browser_ask_user in the service worker (issue 29, DESIGN §7.2): the
-// requests live in chrome.storage.session (lib/ask.ts), the banner in the
-// shared tab (lib/page/ask-banner.ts through the content script), the same
-// request in the popup. A waiting ask_wait is woken at once by the answer.
-// Only the person answers: the banner's click must be trusted and come from
-// the request's own tab while monkbrowse sends no debugger input there
-// (input-guard.ts), or come from the popup, an extension page.
+// requests live in chrome.storage.session (lib/ask.ts), the message and its
+// Done/Decline in the popup only, a neutral notice in the shared tab
+// (lib/page/ask-banner.ts through the content script: it names no message
+// and answers nothing, issue 40). A waiting ask_wait is woken at once by the
+// answer. Only the person answers: an answer counts only from the popup, an
+// extension page no web page can script, frame or click (index.ts refuses
+// "ask-answer" from any other sender).
 
 import { AskBook, KEY_ASKS, newAskId, resultOf, type Ask } from "../../lib/ask";
 import { ASK_MAX_WAIT_MS, ERROR_CODES, type AskResult } from "../../lib/protocol.gen";
 import { errorCode } from "../../lib/peer";
 import { KEY_SHARES, normalizeShares } from "../../lib/storage";
-import { report, reported } from "../../lib/diag";
+import { reported } from "../../lib/diag";
 import { contentOp } from "./content-ops";
-import { monkbrowseInput } from "./input-guard";
 import { appendActivity } from "./steer";
 
 export { KEY_ASKS };
@@ -63,7 +63,7 @@ export async function askUser(tabId: number, message: string, app: string, waitM
   const { ask, replaced, expired } = await book.start({ askId: newAskId(crypto.randomUUID()), tabId, message, app });
   for (const r of [...replaced, ...expired]) ended(r, { banner: r.tabId !== tabId });
   try {
-    await contentOp(tabId, "ask_show", { askId: ask.askId, message: ask.message, app: ask.app });
+    await contentOp(tabId, "ask_show", { askId: ask.askId });
   } catch (e) {
     await book.end((a) => a.askId === ask.askId, "its banner could not be shown");
     await book.take(ask.askId);
@@ -147,20 +147,6 @@ export async function askWait(askId: string, waitMs: number, signal?: AbortSigna
   }
 }
 
-/**
- * The person's answer from the banner: counted only from the request's own
- * tab's top document, and not while monkbrowse sends debugger input there.
- */
-export async function answerFromPage(askId: string, answer: "done" | "declined", sender: { tabId?: number; frameId?: number }): Promise<void> {
-  if (sender.tabId === undefined || sender.frameId !== 0) return;
-  if (monkbrowseInput(sender.tabId)) {
-    report("ask: an answer clicked while monkbrowse sent input into the tab was ignored", new Error(`tab ${sender.tabId}, request ${askId}`));
-    return;
-  }
-  const a = await book.answer(askId, answer, "page", sender.tabId);
-  if (a) ended(a, { banner: true });
-}
-
 /** The person's answer from the popup (an extension page). */
 export async function answerFromPopup(askId: string, answer: "done" | "declined"): Promise<void> {
   const a = await book.answer(askId, answer, "popup");
@@ -185,6 +171,6 @@ export async function endAllAsks(why: string): Promise<void> {
 export async function reshowAsk(tabId: number): Promise<void> {
   const asks = await book.all();
   for (const a of Object.values(asks)) {
-    if (a.tabId === tabId && a.state === "pending") await contentOp(tabId, "ask_show", { askId: a.askId, message: a.message, app: a.app });
+    if (a.tabId === tabId && a.state === "pending") await contentOp(tabId, "ask_show", { askId: a.askId });
   }
 }

@@ -62,7 +62,7 @@ import {
 } from "./steer";
 import { isLogged } from "../../lib/activity";
 import type { DialogArm } from "../../lib/page/console";
-import { answerFromPage, answerFromPopup, endAllAsks, endAsksInTab, reshowAsk } from "./ask";
+import { answerFromPopup, endAllAsks, endAsksInTab, reshowAsk } from "./ask";
 import { beginActing, createPointMenu, forgetPointed, personCommitted, personInput, pointAt, POINT_MENU_ID } from "./person";
 import { afterEither, DIAG_KEY, DiagLog, entry, report, reported, setDiagSink, type DiagEntry } from "../../lib/diag";
 
@@ -513,10 +513,12 @@ const handlers: Handlers = {
     return null;
   },
   "ask-answer": async (m) => {
-    const s = m as BgMessage<"ask-answer"> & { senderTabId?: number; senderFrameId?: number; fromPage?: boolean };
+    const s = m as BgMessage<"ask-answer"> & { fromPage?: boolean };
     if (typeof s.askId !== "string" || (s.answer !== "done" && s.answer !== "declined")) return null;
-    if (s.fromPage) await answerFromPage(s.askId, s.answer, { tabId: s.senderTabId, frameId: s.senderFrameId });
-    else await answerFromPopup(s.askId, s.answer);
+    // The popup's only (issue 40): senderMayAsk refuses this kind from a
+    // content script already; a page's answer never counts.
+    if (s.fromPage) return null;
+    await answerFromPopup(s.askId, s.answer);
     return null;
   },
   diag: async (m) => {
@@ -560,12 +562,9 @@ function onMessage(msg: unknown, sender: chrome.runtime.MessageSender, sendRespo
     (msg as BgMessage & { senderTabId?: number; senderFrameId?: number }).senderFrameId = sender.frameId;
   }
   if (msg.kind === "ask-answer") {
-    // Who answered is the sender's, never the message's: a page's banner
-    // (its tab and frame) or one of the extension's own pages (the popup).
-    const m = msg as BgMessage & { senderTabId?: number; senderFrameId?: number; fromPage?: boolean };
-    m.fromPage = !(sender.url ?? "").startsWith(chrome.runtime.getURL(""));
-    m.senderTabId = sender.tab?.id;
-    m.senderFrameId = sender.frameId;
+    // Who answered is the sender's, never the message's: only the
+    // extension's own pages (the popup) answer.
+    (msg as BgMessage & { fromPage?: boolean }).fromPage = !(sender.url ?? "").startsWith(chrome.runtime.getURL(""));
   }
   const h = handlers[msg.kind] as ((m: BgMessage) => Promise<unknown>) | undefined;
   if (!h) {

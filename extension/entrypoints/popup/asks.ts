@@ -1,8 +1,9 @@
-// The popup's copy of the AI's requests to the person (browser_ask_user,
-// issue 29): a page can cover or remove the banner in the tab, so every
-// pending request is here too, with the same Done and Decline. Read from
+// The AI's requests to the person (browser_ask_user, issues 29 and 40):
+// the only place their message and Done/Decline are shown. The tab shows a
+// neutral notice only, since a page can read and cover anything it hosts;
+// no page can script, frame or click this popup. Read from
 // chrome.storage.session (background/ask.ts writes it); the answer goes to
-// the service worker, which counts it as the person's (an extension page).
+// the service worker, which takes "ask-answer" from extension pages only.
 
 import { KEY_ASKS, normalizeAsks, pendingAsks } from "../../lib/ask";
 import { toBg } from "../../lib/messages";

@@ -1,15 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AskBanner, type AskAnswer } from "./ask-banner";
+import { AskBanner, NOTICE_TEXT } from "./ask-banner";
 import { RefRegistry } from "./refs";
 import { buildSnapshot } from "./snapshot";
 import { getText } from "./text";
-
-function trustedClick(el: Element): void {
-  // happy-dom lets a test mark an event trusted; a page's script cannot in a browser.
-  const ev = new MouseEvent("click", { bubbles: true, composed: true });
-  Object.defineProperty(ev, "isTrusted", { value: true });
-  el.dispatchEvent(ev);
-}
 
 const banners: AskBanner[] = [];
 
@@ -22,8 +15,7 @@ describe("the hand-off banner", () => {
 
   function setup() {
     document.body.innerHTML = `<h1>Sign in</h1><button id="go">Go</button>`;
-    const answers: [string, AskAnswer][] = [];
-    const b = new AskBanner(document, (id, a) => answers.push([id, a]));
+    const b = new AskBanner(document);
     banners.push(b);
     // The test keeps the root the page cannot get (closed mode).
     let root: ShadowRoot | undefined;
@@ -33,35 +25,25 @@ describe("the hand-off banner", () => {
       return root;
     };
     try {
-      b.show({ askId: "a1", message: "Please sign in, then press Done.", app: "Claude Code" });
+      b.show("a1");
     } finally {
       HTMLElement.prototype.attachShadow = attach;
     }
-    return { b, answers, root: root!, host: document.querySelector("monkbrowse-ask") as HTMLElement };
+    return { b, root: root!, host: document.querySelector("monkbrowse-ask") as HTMLElement };
   }
 
-  it("is drawn in a closed shadow root the page cannot read, and not in the AI's snapshot or text", () => {
+  it("carries no message, no app and no button: only where to answer, out of the AI's snapshot and text", () => {
     const { host, root } = setup();
     expect(host).not.toBeNull();
     expect(host.shadowRoot).toBeNull();
-    expect(root.textContent).toContain("Please sign in, then press Done.");
-    expect(document.documentElement.textContent).not.toContain("Please sign in");
+    expect(root.textContent).toContain(NOTICE_TEXT);
+    expect(root.querySelector("button")).toBeNull();
+    // The notice takes no clicks: what the page draws under it gets them.
+    expect(host.getAttribute("style")).toContain("pointer-events: none !important");
     const snap = buildSnapshot(document, new RefRegistry(), { shadowRoot: (el) => (el === host ? root : null) });
     expect(snap).toContain('button "Go"');
-    expect(snap).not.toContain("Please sign in");
-    expect(snap).not.toContain("Done");
-    expect(getText(new RefRegistry(), document, {}).text).not.toContain("Please sign in");
-  });
-
-  it("answers for the person's trusted click only, once per ask", () => {
-    const { answers, root } = setup();
-    const done = root.querySelector("button.done") as HTMLButtonElement;
-    const decline = root.querySelector("button.decline") as HTMLButtonElement;
-    done.click(); // what a page's script could do, had it the button
-    done.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-    expect(answers).toEqual([]);
-    trustedClick(decline);
-    expect(answers).toEqual([["a1", "declined"]]);
+    expect(snap).not.toContain("waiting for you");
+    expect(getText(new RefRegistry(), document, {}).text).not.toContain("waiting for you");
   });
 
   it("goes when hidden, and comes back when the page re-renders its document", async () => {

@@ -1,25 +1,18 @@
-// The hand-off banner (browser_ask_user, issue 29): the AI's message to the
-// person at the top of the shared tab, with Done and Decline. Drawn by the
-// content script, in its isolated world, inside a CLOSED shadow root: the
-// page's scripts cannot read the message or reach the buttons (the host
-// element's shadowRoot is null to them, and their patched DOM prototypes
-// are not this world's). Only the person's own clicks count: the buttons
-// answer for trusted events only (isTrusted), so a page's click() or
-// dispatchEvent does nothing; the service worker also ignores the answer
-// while monkbrowse itself is sending debugger-mode input into the tab
-// (background/ask.ts). A page can still cover or remove the banner, so the
-// popup shows the same request with the same buttons.
+// The hand-off notice (browser_ask_user, issue 29; issue 40): while the AI
+// waits for the person, the shared tab shows a neutral notice at its top
+// that says so and where to answer. It carries neither the AI's message nor
+// the asking app, and has no button: the page can read and style anything
+// it hosts (a closed shadow root hides it from the DOM, not from
+// window.find and Selection.modify; a host made transparent still takes
+// the clicks meant for what the page draws under it), so the message and
+// Done/Decline are only in the extension's popup, which no page can script,
+// frame or click (background/ask.ts, popup/asks.ts). A page can hide this
+// notice or draw a look-alike; the toolbar badge and the popup stay true.
 
 import { OWN_UI } from "./own-ui";
 
-export type AskAnswer = "done" | "declined";
-
-export interface BannerAsk {
-  askId: string;
-  message: string;
-  /** The asking AI app as the person knows it. */
-  app: string;
-}
+/** What the notice says: nothing the page must not read. */
+export const NOTICE_TEXT = "monkbrowse: the AI is waiting for you. Open the monkbrowse button in the toolbar to read its request and answer there.";
 
 const HOST_STYLE = [
   "all: initial",
@@ -29,45 +22,33 @@ const HOST_STYLE = [
   "right: 0",
   "z-index: 2147483647",
   "display: block",
-  "pointer-events: auto",
+  // Clicks go through to the page: the notice answers nothing.
+  "pointer-events: none",
 ]
   .map((d) => `${d} !important`)
   .join("; ");
 
 const CSS = `
-.bar { box-sizing: border-box; margin: 8px auto; max-width: 720px; padding: 12px 14px; border-radius: 10px;
+.bar { box-sizing: border-box; margin: 8px auto; max-width: 720px; padding: 10px 14px; border-radius: 10px;
   background: #1f2a44; color: #fff; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif;
-  box-shadow: 0 6px 24px rgba(0,0,0,.35); display: flex; gap: 12px; align-items: center; }
-.text { flex: 1; min-width: 0; }
-.who { font-weight: 600; display: block; margin-bottom: 2px; }
-.msg { white-space: pre-wrap; overflow-wrap: anywhere; }
-.note { display: block; margin-top: 4px; font-size: 12px; opacity: .8; }
-button { font: inherit; font-weight: 600; border: 0; border-radius: 6px; padding: 7px 14px; cursor: pointer; }
-.done { background: #4caf50; color: #0b1f0c; }
-.decline { background: #e0e0e0; color: #222; }
-button:focus-visible { outline: 3px solid #ffd54f; outline-offset: 2px; }
+  box-shadow: 0 6px 24px rgba(0,0,0,.35); }
 `;
 
-/**
- * One banner per document. show() replaces what is shown; hide() takes it
- * down. The answer callback gets the person's click only.
- */
+/** One notice per document. show() puts it up for an ask; hide() takes it down. */
 export class AskBanner {
   private host: HTMLElement | null = null;
   private askId = "";
   private watch: MutationObserver | null = null;
 
-  constructor(
-    private readonly doc: Document,
-    private readonly onAnswer: (askId: string, answer: AskAnswer) => void,
-  ) {}
+  constructor(private readonly doc: Document) {}
 
   /** The ask shown now ("" when none). */
   shown(): string {
     return this.host ? this.askId : "";
   }
 
-  show(a: BannerAsk): void {
+  show(askId: string): void {
+    if (this.host && this.askId === askId) return;
     this.hide();
     const doc = this.doc;
     const host = doc.createElement("monkbrowse-ask");
@@ -78,30 +59,15 @@ export class AskBanner {
     style.textContent = CSS;
     const bar = doc.createElement("div");
     bar.className = "bar";
-    bar.setAttribute("role", "alertdialog");
-    bar.setAttribute("aria-label", `${a.app} asks you`);
-    const text = doc.createElement("div");
-    text.className = "text";
-    const who = doc.createElement("span");
-    who.className = "who";
-    who.textContent = `${a.app} asks you (monkbrowse):`;
-    const msg = doc.createElement("span");
-    msg.className = "msg";
-    msg.textContent = a.message;
-    const note = doc.createElement("span");
-    note.className = "note";
-    note.textContent = "The AI waits meanwhile. Press Done when you have finished: it then reads the page again, never your passwords.";
-    text.append(who, msg, note);
-    const done = this.button("done", "Done", a.askId, "done");
-    const decline = this.button("decline", "Decline", a.askId, "declined");
-    bar.append(text, done, decline);
+    bar.setAttribute("role", "status");
+    bar.textContent = NOTICE_TEXT;
     root.append(style, bar);
     this.host = host;
-    this.askId = a.askId;
+    this.askId = askId;
     this.attach();
-    // A page that re-renders its whole document must not take the banner
-    // down with it: put it back (a hostile page can still fight it; the
-    // popup has the same buttons).
+    // A page that re-renders its whole document must not take the notice
+    // down with it: put it back (a hostile page can still hide it: the
+    // popup and the toolbar badge say the same).
     this.watch = new MutationObserver(() => {
       if (this.host && !this.host.isConnected) this.attach();
     });
@@ -120,20 +86,5 @@ export class AskBanner {
   private attach(): void {
     if (!this.host) return;
     (this.doc.documentElement ?? this.doc.body)?.append(this.host);
-  }
-
-  private button(cls: string, label: string, askId: string, answer: AskAnswer): HTMLButtonElement {
-    const b = this.doc.createElement("button");
-    b.type = "button";
-    b.className = cls;
-    b.textContent = label;
-    b.addEventListener("click", (ev) => {
-      // Only the person's own input: a page script's click() or
-      // dispatchEvent is not trusted.
-      if (!ev.isTrusted) return;
-      if (askId !== this.askId) return;
-      this.onAnswer(askId, answer);
-    });
-    return b;
   }
 }
