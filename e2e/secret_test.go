@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
 	"strings"
 	"testing"
 
@@ -108,5 +112,83 @@ func TestSecretTypedByAIStaysOutOfLog(t *testing.T) {
 	log := js[string](ctx, t, s.popup.Tab, `chrome.storage.local.get("activity").then((g) => JSON.stringify(g.activity || []))`)
 	if strings.Contains(log, typed) {
 		t.Errorf("the activity log keeps the text the AI typed into a password field shown as text:\n%s", log)
+	}
+}
+
+// TestSecretPaintedOverInScreenshots (issue 40, finding 3): a password the
+// person typed and then showed with the page's "Show password" is painted
+// over in browser_screenshot (the field's box is all the cover's grey; the
+// Username field beside it is not); with the options page's switch "Show
+// password, one-time-code and card fields in screenshots" on, it is not.
+func TestSecretPaintedOverInScreenshots(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/showpw.html")
+	if err := tab.Do(ctx,
+		chromedp.Click(chromedp.CSS("#user")), chromedp.SendKeys(chromedp.CSS("#user"), "WWWWWWWWWW"),
+		chromedp.Click(chromedp.CSS("#pw")), chromedp.SendKeys(chromedp.CSS("#pw"), "WWWWWWWWWW"),
+		chromedp.Click(chromedp.CSS("#show")), chromedp.Click(chromedp.CSS("h1")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, tab, `document.getElementById('pw').type === 'text'`)
+	// Each field's inner box (inside its border) in viewport CSS pixels, and the viewport's width.
+	boxes := js[[]float64](ctx, t, tab, `(() => {
+		const out = [];
+		for (const id of ['pw', 'user']) {
+			const el = document.getElementById(id), r = el.getBoundingClientRect();
+			out.push(r.left + el.clientLeft, r.top + el.clientTop, el.clientWidth, el.clientHeight);
+		}
+		out.push(innerWidth);
+		return out;
+	})()`)
+	grey := func(img image.Image, x0, y0, w, h, scale float64) (covered, all int) {
+		// Inside the box by 4 CSS pixels: the image is scaled, its edges blend.
+		for y := y0 + 4; y < y0+h-4; y += 2 {
+			for x := x0 + 4; x < x0+w-4; x += 3 {
+				r, g, b, _ := img.At(int(x*scale), int(y*scale)).RGBA()
+				all++
+				near := func(v uint32) bool { d := int(v>>8) - 0x7a; return d >= -8 && d <= 8 }
+				if near(r) && near(g) && near(b) {
+					covered++
+				}
+			}
+		}
+		return covered, all
+	}
+	shoot := func() (pw, pwAll, user, userAll int) {
+		t.Helper()
+		res := s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot})
+		if res.IsError || len(res.Images) != 1 {
+			t.Fatalf("browser_screenshot: %s (%d images)", res.Text, len(res.Images))
+		}
+		img, _, err := image.Decode(bytes.NewReader(res.Images[0].Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale := float64(img.Bounds().Dx()) / boxes[8]
+		pw, pwAll = grey(img, boxes[0], boxes[1], boxes[2], boxes[3], scale)
+		user, userAll = grey(img, boxes[4], boxes[5], boxes[6], boxes[7], scale)
+		return pw, pwAll, user, userAll
+	}
+	pw, all, user, userAll := shoot()
+	if all == 0 || pw != all {
+		t.Errorf("the shown password field is not painted over: %d of %d sampled pixels grey", pw, all)
+	}
+	// (The W's typed in it have grey edges of their own: a few pixels.)
+	if user*4 > userAll {
+		t.Errorf("the Username field is painted over too (%d grey pixels): the cover must be the secret fields' only", user)
+	}
+
+	if err := s.browser.SetSecretsInShots(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.browser.SetSecretsInShots(context.Background(), false); err != nil {
+			t.Errorf("switching secret fields in screenshots off again: %v", err)
+		}
+	})
+	if pw, all, _, _ := shoot(); pw == all {
+		t.Errorf("with the person's switch on, the password field is still painted over (%d of %d)", pw, all)
 	}
 }

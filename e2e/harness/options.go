@@ -24,6 +24,13 @@ func (b *Browser) SetUseDebugger(ctx context.Context, on bool) error {
 	return b.setProfileSwitch(ctx, "#use-debugger", "debugger", "debugger", on)
 }
 
+// SetSecretsInShots opens the real options page and, like a person, sets
+// the switch "Show password, one-time-code and card fields in screenshots"
+// (off: screenshots paint over them; issue 40).
+func (b *Browser) SetSecretsInShots(ctx context.Context, on bool) error {
+	return b.setProfileSwitch(ctx, "#secrets-in-shots", "secretsInShots", "secret fields in screenshots", on)
+}
+
 // setProfileSwitch opens the real options page and clicks the switch with
 // this id in its "For this Chrome profile" section when it is not already
 // on as wanted; it waits until the consent field key is stored that way,

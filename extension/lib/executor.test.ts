@@ -32,7 +32,7 @@ class FakeBrowser implements BrowserPort {
   async getShares() {
     return this.shares;
   }
-  consent: Consent = { evaluate: true, debugger: false };
+  consent: Consent = { evaluate: true, debugger: false, secretsInShots: false };
   async getConsent() {
     return this.consent;
   }
@@ -273,11 +273,11 @@ describe("Executor", () => {
 
   it("refuses browser_evaluate until the person switched JavaScript on for the profile", async () => {
     const { b, x } = setup();
-    b.consent = { evaluate: false, debugger: false };
+    b.consent = { evaluate: false, debugger: false, secretsInShots: false };
     await expect(x.execute("browser_evaluate", { expression: "6*2", tabId: 10 })).rejects.toThrow(EVALUATE_OFF_ERROR);
     expect(EVALUATE_OFF_ERROR).toContain("Let the AI run JavaScript in shared tabs");
     expect(b.calls.filter((c) => c.startsWith("eval"))).toEqual([]);
-    b.consent = { evaluate: true, debugger: false };
+    b.consent = { evaluate: true, debugger: false, secretsInShots: false };
     await expect(x.execute("browser_evaluate", { expression: "6*2", tabId: 10 })).resolves.toEqual({ tabId: 10, result: 12 });
   });
 

@@ -190,6 +190,12 @@ export interface CsOps {
    */
   frame_tokens: { args: { ref?: string }; result: { links: Record<string, string> } };
   metrics: { args: Empty; result: PageMetrics };
+  /**
+   * The boxes of the secret fields in view (lib/page/secret.ts secretBoxes;
+   * viewport CSS pixels) and the scroll they were read at, for screenshots
+   * to paint over (issue 40).
+   */
+  secret_boxes: { args: Empty; result: { boxes: { x: number; y: number; width: number; height: number }[]; scrollX: number; scrollY: number } };
   scroll_to: { args: { x: number; y: number }; result: { scrollX: number; scrollY: number } };
   /** Waits for the DOM to settle (after trusted input sent through the debugger). */
   settle: { args: Empty; result: Empty };

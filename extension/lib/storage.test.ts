@@ -37,11 +37,14 @@ describe("shares and status", () => {
 
 describe("consent", () => {
   it("is off unless explicitly switched on", () => {
-    expect(normalizeConsent(undefined)).toEqual({ evaluate: false, debugger: false });
-    expect(normalizeConsent({ evaluate: "yes" })).toEqual({ evaluate: false, debugger: false });
-    expect(normalizeConsent({ evaluate: 1 })).toEqual({ evaluate: false, debugger: false });
-    expect(normalizeConsent({ evaluate: true })).toEqual({ evaluate: true, debugger: false });
-    expect(normalizeConsent({ debugger: true, evaluate: "x" })).toEqual({ evaluate: false, debugger: true });
+    expect(normalizeConsent(undefined)).toEqual({ evaluate: false, debugger: false, secretsInShots: false });
+    expect(normalizeConsent({ evaluate: "yes" })).toEqual({ evaluate: false, debugger: false, secretsInShots: false });
+    expect(normalizeConsent({ evaluate: 1 })).toEqual({ evaluate: false, debugger: false, secretsInShots: false });
+    expect(normalizeConsent({ evaluate: true })).toEqual({ evaluate: true, debugger: false, secretsInShots: false });
+    expect(normalizeConsent({ debugger: true, evaluate: "x" })).toEqual({ evaluate: false, debugger: true, secretsInShots: false });
+    // Secret fields are painted over in screenshots unless the person said otherwise (issue 40).
+    expect(normalizeConsent({ secretsInShots: "yes" }).secretsInShots).toBe(false);
+    expect(normalizeConsent({ secretsInShots: true }).secretsInShots).toBe(true);
   });
 });
 

@@ -76,14 +76,19 @@ export interface Consent {
    * banner while the extension is attached to a tab.
    */
   debugger: boolean;
+  /**
+   * "Show password, code and card fields in screenshots": off, screenshots
+   * paint over the boxes of secret fields (lib/page/secret.ts; issue 40).
+   */
+  secretsInShots: boolean;
 }
 
-export const DEFAULT_CONSENT: Consent = { evaluate: false, debugger: false };
+export const DEFAULT_CONSENT: Consent = { evaluate: false, debugger: false, secretsInShots: false };
 
 /** Only an explicit `true` turns a switch on. */
 export function normalizeConsent(v: unknown): Consent {
   const o = (typeof v === "object" && v !== null ? v : {}) as Record<string, unknown>;
-  return { ...DEFAULT_CONSENT, evaluate: o.evaluate === true, debugger: o.debugger === true };
+  return { ...DEFAULT_CONSENT, evaluate: o.evaluate === true, debugger: o.debugger === true, secretsInShots: o.secretsInShots === true };
 }
 
 /**

@@ -1,6 +1,9 @@
 // browser_screenshot: the visible viewport (captureVisibleTab), one
 // element cropped out of it, and the whole page (one capture in the
-// debugger mode, else stitched from viewport captures).
+// debugger mode, else stitched from viewport captures). Secret fields
+// (lib/page/secret.ts: a field that is or ever was a password, code or
+// card field) are painted over in every capture, unless the person allowed
+// them in the options (Consent.secretsInShots; issue 40).
 
 import type { TabLike } from "../../lib/executor";
 import { errorText } from "../../lib/peer";
@@ -10,6 +13,40 @@ import { debuggerEnabled, withDebugger } from "./debugger";
 import { reported } from "../../lib/diag";
 import { fitScale, scaledSize, type ShotOptions } from "../../lib/shot-size";
 import type { Shot } from "../../lib/executor";
+import { KEY_CONSENT, normalizeConsent } from "../../lib/storage";
+
+/** What secret fields are painted with. */
+const COVER = "#7a7a7a";
+
+/** The secret fields' boxes to paint over (viewport CSS pixels, at the scroll they were read), or null when the person allows them. */
+async function secretsToCover(tabId: number): Promise<{ boxes: { x: number; y: number; width: number; height: number }[]; scrollX: number; scrollY: number } | null> {
+  const got = await chrome.storage.local.get(KEY_CONSENT);
+  if (normalizeConsent(got[KEY_CONSENT]).secretsInShots) return null;
+  return contentOp(tabId, "secret_boxes", {});
+}
+
+/**
+ * Paints over boxes (CSS pixels, moved by dx/dy) on a drawing of scale
+ * device pixels per CSS pixel: whole pixels, rounded outwards.
+ */
+function cover(ctx: OffscreenCanvasRenderingContext2D, boxes: { x: number; y: number; width: number; height: number }[], scale: number, dx = 0, dy = 0): void {
+  ctx.fillStyle = COVER;
+  for (const b of boxes) {
+    const x0 = Math.floor((b.x + dx) * scale);
+    const y0 = Math.floor((b.y + dy) * scale);
+    ctx.fillRect(x0, y0, Math.ceil((b.x + dx + b.width) * scale) - x0, Math.ceil((b.y + dy + b.height) * scale) - y0);
+  }
+}
+
+/** The capture with the boxes painted over (the capture itself when there are none). */
+function covered(bmp: ImageBitmap, boxes: { x: number; y: number; width: number; height: number }[] | undefined, scale: number): ImageBitmap | OffscreenCanvas {
+  if (!boxes || boxes.length === 0) return bmp;
+  const canvas = new OffscreenCanvas(bmp.width, bmp.height);
+  const ctx = canvas.getContext("2d")!;
+  ctx.drawImage(bmp, 0, 0);
+  cover(ctx, boxes, scale);
+  return canvas;
+}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -97,9 +134,11 @@ async function render(
 export async function screenshot(tab: TabLike, o: ShotOptions): Promise<Shot> {
   const m = await contentOp(tab.id, "metrics", {});
   return withTabShown(tab, async () => {
+    // Read right before the capture: the page is as captured.
+    const secrets = await secretsToCover(tab.id);
     const bmp = await bitmapOf(await captureDataUrl(tab));
     try {
-      return await render(bmp, { x: 0, y: 0, width: bmp.width, height: bmp.height }, m.dpr || 1, o);
+      return await render(covered(bmp, secrets?.boxes, bmp.width / Math.max(1, m.viewportWidth)), { x: 0, y: 0, width: bmp.width, height: bmp.height }, m.dpr || 1, o);
     } finally {
       bmp.close();
     }
@@ -116,18 +155,20 @@ export async function screenshotElement(tab: TabLike, ref: string, o: ShotOption
     const box = await refBox(tab.id, ref);
     const v = box.visible;
     if (v.width < 1 || v.height < 1) throw new Error(`ref ${ref} is not in the visible area even after scrolling to it; take a new browser_snapshot`);
-    const bmp = await bitmapOf(await captureDataUrl(tab));
+    const secrets = await secretsToCover(tab.id);
+    const raw = await bitmapOf(await captureDataUrl(tab));
     // The capture's scale: device pixels per CSS pixel (zoom included).
-    const scale = bmp.width / box.viewportWidth;
+    const scale = raw.width / box.viewportWidth;
+    const bmp = covered(raw, secrets?.boxes, scale);
     const sx = Math.round(v.x * scale);
     const sy = Math.round(v.y * scale);
-    const w = Math.max(1, Math.min(bmp.width - sx, Math.round(v.width * scale)));
-    const h = Math.max(1, Math.min(bmp.height - sy, Math.round(v.height * scale)));
+    const w = Math.max(1, Math.min(raw.width - sx, Math.round(v.width * scale)));
+    const h = Math.max(1, Math.min(raw.height - sy, Math.round(v.height * scale)));
     let shot: Shot;
     try {
       shot = await render(bmp, { x: sx, y: sy, width: w, height: h }, scale, o);
     } finally {
-      bmp.close();
+      raw.close();
     }
     const cut = v.width < box.width - 1 || v.height < box.height - 1;
     return {
@@ -153,7 +194,18 @@ export async function screenshotFullPage(tab: TabLike, o: ShotOptions): Promise<
     const bmp = await bitmapOf(`data:image/png;base64,${r.data}`);
     let shot: Shot;
     try {
-      shot = await render(bmp, { x: 0, y: 0, width: bmp.width, height: bmp.height }, bmp.width / Math.max(1, m.width), o);
+      // The page's boxes at the scroll they were read at, moved to page coordinates.
+      const secrets = await secretsToCover(tab.id);
+      const scale = bmp.width / Math.max(1, m.width);
+      let src: ImageBitmap | OffscreenCanvas = bmp;
+      if (secrets && secrets.boxes.length > 0) {
+        const c = new OffscreenCanvas(bmp.width, bmp.height);
+        const cx = c.getContext("2d")!;
+        cx.drawImage(bmp, 0, 0);
+        cover(cx, secrets.boxes, scale, secrets.scrollX, secrets.scrollY);
+        src = c;
+      }
+      shot = await render(src, { x: 0, y: 0, width: bmp.width, height: bmp.height }, scale, o);
     } finally {
       bmp.close();
     }
@@ -174,6 +226,7 @@ export async function screenshotFullPage(tab: TabLike, o: ShotOptions): Promise<
     try {
       for (let i = 0; i < screens; i++) {
         const at = await contentOp(tab.id, "scroll_to", { x: 0, y: i * m.viewportHeight });
+        const secrets = await secretsToCover(tab.id);
         const bmp = await bitmapOf(await captureDataUrl(tab));
         if (!canvas) {
           scale = bmp.width / m.viewportWidth;
@@ -184,6 +237,8 @@ export async function screenshotFullPage(tab: TabLike, o: ShotOptions): Promise<
         }
         ctx!.drawImage(bmp, 0, Math.round(at.scrollY * scale));
         bmp.close();
+        // This screen's secret fields, at the place the screen was drawn.
+        if (secrets) cover(ctx!, secrets.boxes, scale, 0, at.scrollY);
         if (at.scrollY + m.viewportHeight >= m.height) break;
       }
     } finally {

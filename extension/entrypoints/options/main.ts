@@ -49,12 +49,14 @@ const allowEvaluate = document.querySelector("#allow-evaluate") as HTMLInputElem
 const consentMessage = document.querySelector("#consent-message") as HTMLParagraphElement;
 
 const useDebugger = document.querySelector("#use-debugger") as HTMLInputElement;
+const secretsInShots = document.querySelector("#secrets-in-shots") as HTMLInputElement;
 
 async function loadConsent(): Promise<void> {
   const got = await chrome.storage.local.get(KEY_CONSENT);
   const c = normalizeConsent(got[KEY_CONSENT]);
   allowEvaluate.checked = c.evaluate;
   useDebugger.checked = c.debugger;
+  secretsInShots.checked = c.secretsInShots;
 }
 
 // What the page says once a switch is saved: [switched on, switched off].
@@ -64,9 +66,13 @@ const savedText = {
     "monkbrowse no longer uses Chrome's debugger (detached from every tab).",
   ],
   evaluate: ["The AI may now run JavaScript in your shared tabs.", "The AI can no longer run JavaScript in your tabs."],
+  secretsInShots: [
+    "Screenshots now show password, code and card fields as the page draws them.",
+    "Screenshots paint over password, code and card fields again.",
+  ],
 } as const;
 
-for (const [box, name] of [[useDebugger, "debugger"], [allowEvaluate, "evaluate"]] as const) {
+for (const [box, name] of [[useDebugger, "debugger"], [allowEvaluate, "evaluate"], [secretsInShots, "secretsInShots"]] as const) {
   box.addEventListener("change", () => {
     const on = box.checked;
     saveSwitch(name, on).then(
@@ -87,6 +93,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
     const c = normalizeConsent(changes[KEY_CONSENT].newValue);
     allowEvaluate.checked = c.evaluate;
     useDebugger.checked = c.debugger;
+    secretsInShots.checked = c.secretsInShots;
   }
 });
 

@@ -6,7 +6,7 @@
 import type { CsOp, CsOps, CsReply, Empty } from "../messages";
 import { errorText } from "../peer";
 import type { ConsoleBuffer } from "./console";
-import { maskSecretsIn } from "./secret";
+import { maskSecretsIn, secretBoxes } from "./secret";
 import { fillForm } from "./fillform";
 import { byRef, crossOriginFrames, postLinkTokens, postTokens, tokenSource } from "./framelink";
 import { elementRect, pageMetrics, scrollToPoint } from "./geometry";
@@ -101,6 +101,7 @@ const handlers: Handlers = {
   rect: async (ctx, { ref, scroll, content }) => elementRect(ctx.refs, ref, scroll !== false, content === true),
   frame_tokens: async (ctx, { ref }) => ({ links: postLinkTokens(ctx.doc, ctx.refs, typeof ref === "string" ? [ctx.refs.resolve(ref)] : []) }),
   metrics: async (ctx) => pageMetrics(ctx.doc),
+  secret_boxes: async (ctx) => ({ boxes: secretBoxes(ctx.doc, ctx.shadowRoot ?? ((el) => (el as HTMLElement).shadowRoot ?? null)), scrollX: ctx.doc.defaultView?.scrollX ?? 0, scrollY: ctx.doc.defaultView?.scrollY ?? 0 }),
   scroll_to: async (ctx, { x, y }) => scrollToPoint(ctx.doc, x, y),
   describe: async (ctx, { refs }) => describeTargets(ctx.refs, refs),
   focus: async (ctx) => ({ focused: ownsFocus(ctx.doc) }),

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { getText } from "./text";
 import { RefRegistry } from "./refs";
-import { isSecretField, maskSecretsIn, watchSecrets } from "./secret";
+import { isSecretField, maskSecretsIn, secretBoxes, watchSecrets } from "./secret";
 import { buildSnapshot } from "./snapshot";
 
 describe("secret fields", () => {
@@ -146,5 +146,32 @@ describe("secret is sticky (issue 40)", () => {
   it("card expiry fields are secret", () => {
     document.body.innerHTML = `<input id="e" autocomplete="cc-exp"><input id="m" autocomplete="billing cc-exp-month"><input id="y" autocomplete="cc-exp-year">`;
     for (const id of ["e", "m", "y"]) expect(isSecretField(document.getElementById(id)!)).toBe(true);
+  });
+});
+
+describe("secretBoxes: what screenshots paint over (issue 40)", () => {
+  const at = (el: Element, x: number, y: number, width: number, height: number) => {
+    el.getBoundingClientRect = () => ({ x, y, left: x, top: y, width, height, right: x + width, bottom: y + height, toJSON: () => ({}) }) as DOMRect;
+  };
+
+  it("answers the boxes of secret fields in view, a shown password and a closed shadow root's included", () => {
+    document.body.innerHTML = `<input id="pw" type="password"><input id="name"><input id="card" autocomplete="cc-number"><input id="far" type="password"><div id="host"></div>`;
+    const pw = document.getElementById("pw") as HTMLInputElement;
+    isSecretField(pw);
+    pw.type = "text"; // shown by the page: still painted over
+    at(pw, 10, 20, 200, 30);
+    at(document.getElementById("name")!, 10, 60, 200, 30);
+    at(document.getElementById("card")!, 10, 100, 200, 30);
+    at(document.getElementById("far")!, 10, 5000, 200, 30); // out of view
+    const host = document.getElementById("host")!;
+    const root = host.attachShadow({ mode: "closed" });
+    root.innerHTML = `<input type="password">`;
+    at(root.querySelector("input")!, 300, 20, 100, 30);
+    const boxes = secretBoxes(document, (el) => (el === host ? root : null));
+    expect(boxes).toEqual([
+      { x: 10, y: 20, width: 200, height: 30 },
+      { x: 10, y: 100, width: 200, height: 30 },
+      { x: 300, y: 20, width: 100, height: 30 },
+    ]);
   });
 });

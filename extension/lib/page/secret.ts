@@ -206,3 +206,63 @@ export function maskSecretsIn(doc: Document, text: string): string {
   for (const g of groups.values()) if (g.length >= 3) values.add(g);
   return maskAll(text, values);
 }
+
+/** A box in the top viewport's CSS pixels. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The most boxes secretBoxes answers (a page of thousands of card fields is painted over in part). */
+export const MAX_SECRET_BOXES = 500;
+
+/**
+ * The boxes of doc's secret fields that show in its viewport, in viewport CSS
+ * pixels, for screenshots to paint over: in doc, in the shadow roots
+ * shadowRoot gives (closed ones too), and in same-origin iframes (their
+ * boxes moved by the iframe's place). Cross-origin frames answer for
+ * themselves, not here.
+ */
+export function secretBoxes(doc: Document, shadowRoot: (el: Element) => ShadowRoot | null, depth = 0): Box[] {
+  const out: Box[] = [];
+  const view = doc.defaultView;
+  const vw = view?.innerWidth ?? 0;
+  const vh = view?.innerHeight ?? 0;
+  const visit = (root: Document | ShadowRoot) => {
+    const walker = doc.createTreeWalker(root, 1 /* NodeFilter.SHOW_ELEMENT */);
+    for (let n = walker.nextNode(); n && out.length < MAX_SECRET_BOXES; n = walker.nextNode()) {
+      const el = n as Element;
+      const sr = shadowRoot(el);
+      if (sr) visit(sr);
+      const tag = el.tagName.toLowerCase();
+      if (tag === "iframe" && depth < 4) {
+        let inner: Document | null = null;
+        try {
+          inner = (el as HTMLIFrameElement).contentDocument;
+        } catch {
+          inner = null; // cross-origin: its own content script answers
+        }
+        if (!inner) continue;
+        const r = el.getBoundingClientRect();
+        const dx = r.left + el.clientLeft;
+        const dy = r.top + el.clientTop;
+        for (const b of secretBoxes(inner, shadowRoot, depth + 1)) {
+          const x = Math.max(b.x + dx, r.left);
+          const y = Math.max(b.y + dy, r.top);
+          const right = Math.min(b.x + dx + b.width, r.right);
+          const bottom = Math.min(b.y + dy + b.height, r.bottom);
+          if (right > x && bottom > y) out.push({ x, y, width: right - x, height: bottom - y });
+        }
+        continue;
+      }
+      if ((tag !== "input" && tag !== "textarea") || !isSecretField(el)) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width <= 0 || r.height <= 0 || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) continue;
+      out.push({ x: r.left, y: r.top, width: r.width, height: r.height });
+    }
+  };
+  visit(doc);
+  return out.slice(0, MAX_SECRET_BOXES);
+}
