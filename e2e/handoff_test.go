@@ -37,7 +37,8 @@ func noticePoint(ctx context.Context, t *testing.T, b *harness.Browser, tabID in
 // with a real (CDP) click: the request is not answered. The page searches
 // for the AI's message with window.find and reads on with
 // Selection.modify: the message is not found (the notice itself is found,
-// so the search does reach it). The request is then answered in the popup.
+// so the search does reach it). The toolbar badge shows "?" while the
+// request waits. The request is then answered in the popup.
 func TestAskHandOffCannotBeAnsweredOrRead(t *testing.T) {
 	s := shared(t)
 	ctx := testContext(t, testTimeout)
@@ -58,6 +59,9 @@ func TestAskHandOffCannotBeAnsweredOrRead(t *testing.T) {
 		answer <- res.Text
 	}()
 	waitJS(ctx, t, tab, `!!document.querySelector('monkbrowse-ask')`)
+	// The toolbar button says so too, where the page cannot hide it.
+	badge := fmt.Sprintf(`chrome.action.getBadgeText({ tabId: %d })`, tabID)
+	waitJS(ctx, t, s.popup.Tab, badge+`.then((b) => b === '?')`)
 	x, y := noticePoint(ctx, t, s.browser, tabID)
 
 	// The decoy: the notice's host made invisible, the page's own button
@@ -135,4 +139,5 @@ func TestAskHandOffCannotBeAnsweredOrRead(t *testing.T) {
 		t.Errorf("the page's click on its decoy answered the request:\n%s", out)
 	}
 	waitJS(ctx, t, tab, `!document.querySelector('monkbrowse-ask')`)
+	waitJS(ctx, t, s.popup.Tab, badge+`.then((b) => b !== '?')`)
 }

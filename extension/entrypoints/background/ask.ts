@@ -13,7 +13,7 @@ import { errorCode } from "../../lib/peer";
 import { KEY_SHARES, normalizeShares } from "../../lib/storage";
 import { reported } from "../../lib/diag";
 import { contentOp } from "./content-ops";
-import { appendActivity } from "./steer";
+import { appendActivity, setAskBadge } from "./steer";
 
 export { KEY_ASKS };
 
@@ -54,6 +54,13 @@ async function logEnd(a: Ask): Promise<void> {
 /** An ask ended: its banner goes (when the tab still shows it), its wait answers, the log says so. */
 function ended(a: Ask, opts: { banner: boolean }): void {
   if (opts.banner) void contentOp(a.tabId, "ask_hide", { askId: a.askId }).catch(reported("ask: taking the banner down"));
+  void book
+    .all()
+    .then((asks) => {
+      // The tab's "?" goes with its last pending request.
+      if (!Object.values(asks).some((x) => x.tabId === a.tabId && x.state === "pending")) return setAskBadge(a.tabId, false);
+    })
+    .catch(reported("ask: the toolbar badge"));
   wake(a.askId);
   void logEnd(a).catch(reported("ask: writing the activity log"));
 }
@@ -62,6 +69,7 @@ function ended(a: Ask, opts: { banner: boolean }): void {
 export async function askUser(tabId: number, message: string, app: string, waitMs: number, signal?: AbortSignal): Promise<AskResult> {
   const { ask, replaced, expired } = await book.start({ askId: newAskId(crypto.randomUUID()), tabId, message, app });
   for (const r of [...replaced, ...expired]) ended(r, { banner: r.tabId !== tabId });
+  void setAskBadge(tabId, true).catch(reported("ask: the toolbar badge"));
   try {
     await contentOp(tabId, "ask_show", { askId: ask.askId });
   } catch (e) {
@@ -171,6 +179,9 @@ export async function endAllAsks(why: string): Promise<void> {
 export async function reshowAsk(tabId: number): Promise<void> {
   const asks = await book.all();
   for (const a of Object.values(asks)) {
-    if (a.tabId === tabId && a.state === "pending") await contentOp(tabId, "ask_show", { askId: a.askId });
+    if (a.tabId === tabId && a.state === "pending") {
+      await setAskBadge(tabId, true);
+      await contentOp(tabId, "ask_show", { askId: a.askId });
+    }
   }
 }

@@ -209,6 +209,8 @@ export const ACTING_MIN_MS = 300;
 const ACTING_COLOR = "#1a73e8";
 const POINTED_COLOR = "#1a73e8";
 const POINTED_TEXT = "◉";
+const ASK_COLOR = "#e37400";
+const ASK_TEXT = "?";
 const PAUSED_COLOR = "#a05a00";
 
 /** Tabs the AI acts in now: running calls, their app, since when, and the timer that holds the badge for ACTING_MIN_MS. */
@@ -233,6 +235,8 @@ function wantedBadge(tabId: number): TabBadge | undefined {
   if (rejected) return undefined;
   if (pausedTabs().includes(tabId)) return { text: "II", color: PAUSED_COLOR, title: "monkbrowse: the AI is paused in this tab (open to resume)" };
   if (pause.paused) return undefined;
+  // Above "AI": the AI's call waits in the tab meanwhile.
+  if (asking.has(tabId)) return { text: ASK_TEXT, color: ASK_COLOR, title: "monkbrowse: the AI asks you something in this tab — open this to read it and answer" };
   const a = acting.get(tabId);
   if (a) return { text: "AI", color: ACTING_COLOR, title: `monkbrowse: ${a.app} is acting in this tab` };
   if (pointed.has(tabId)) return { text: POINTED_TEXT, color: POINTED_COLOR, title: "monkbrowse: you showed the AI something in this tab (it reads it with browser_get_selection)" };
@@ -253,14 +257,32 @@ export async function setPointedBadge(tabId: number, on: boolean): Promise<void>
   await syncTabBadges();
 }
 
+/** Tabs with a pending request to the person (browser_ask_user; ask.ts). */
+const asking = new Set<number>();
+/** Tabs whose badge is set again even when it seems applied (a restarted worker knows none it set). */
+const revisit = new Set<number>();
+
+/**
+ * The tab's badge says the AI asks the person something ("?"; the message
+ * and Done/Decline are in the popup only, issue 40), below the pause's.
+ */
+export async function setAskBadge(tabId: number, on: boolean): Promise<void> {
+  if (on) asking.add(tabId);
+  else asking.delete(tabId);
+  revisit.add(tabId);
+  await syncTabBadges();
+}
+
 let badgeChain: Promise<unknown> = Promise.resolve();
 
 /** Brings every tab's own badge to what wantedBadge says, one change at a time. */
 function syncTabBadges(): Promise<void> {
   const run = badgeChain.then(async () => {
-    for (const id of new Set([...applied.keys(), ...pausedTabs(), ...acting.keys(), ...pointed])) {
+    const again = new Set(revisit);
+    revisit.clear();
+    for (const id of new Set([...applied.keys(), ...pausedTabs(), ...acting.keys(), ...pointed, ...asking, ...again])) {
       const want = wantedBadge(id);
-      if (applied.get(id) === (want && `${want.text}\u0000${want.title}`)) continue;
+      if (!again.has(id) && applied.get(id) === (want && `${want.text}\u0000${want.title}`)) continue;
       if (!want) {
         applied.delete(id);
         // The tab shows the global badge and title again. The tab may be gone.
