@@ -136,6 +136,11 @@ describe("activity log", () => {
     expect(refsOf("browser_drag", { startRef: "e1", endRef: "e2" })).toEqual(["e1", "e2"]);
   });
 
+  it("never keeps a character key pressed into whatever field had the focus (issue 40)", () => {
+    for (const k of ["h", "Shift+H", "7", "é", "+", "Shift++"]) expect(textOf("browser_press_key", { key: k }, [])).toBe("•");
+    for (const k of ["Enter", "Ctrl+A", "Shift+Tab", "ArrowDown", "Meta+k", "Ctrl++"]) expect(textOf("browser_press_key", { key: k }, [])).toBe(k);
+  });
+
   it("maps error codes to outcomes", () => {
     expect(outcomeOf(false)).toBe("done");
     expect(outcomeOf(true, "paused")).toBe("paused");

@@ -135,6 +135,22 @@ export function typedText(text: string | undefined, secret: boolean): string | u
   return cut(text, TEXT_LIMIT);
 }
 
+/**
+ * A pressed key as the log shows it: a key that types a character (one
+ * character, alone or with Shift) as "•", since it went into whatever field
+ * had the focus, perhaps a password field (issue 40); named keys and
+ * shortcuts (Enter, Ctrl+A) as they are.
+ */
+export function keyShown(key: string): string {
+  // "+" and "Shift++" name the plus key itself.
+  const plus = key.endsWith("+") && (key.length === 1 || key.endsWith("++"));
+  const parts = plus ? [...key.slice(0, -2).split("+").filter((m) => m !== ""), "+"] : key.split("+");
+  const last = parts[parts.length - 1] ?? "";
+  const mods = parts.slice(0, -1).map((m) => m.trim().toLowerCase());
+  const types = [...last].length === 1 && mods.every((m) => m === "shift");
+  return types ? "•" : key;
+}
+
 /** The refs a request targets, in the order its entry describes them. */
 export function refsOf(type: string, p: Record<string, unknown>): string[] {
   const str = (v: unknown) => (typeof v === "string" && v !== "" ? [v] : []);
@@ -157,7 +173,7 @@ export function textOf(type: string, p: Record<string, unknown>, secrets: boolea
     case "browser_select_option":
       return typedText(Array.isArray(p.values) ? p.values.filter((v) => typeof v === "string").join(", ") : undefined, secret);
     case "browser_press_key":
-      return typedText(typeof p.key === "string" ? p.key : undefined, false);
+      return typedText(typeof p.key === "string" ? keyShown(p.key) : undefined, false);
     case "browser_navigate":
     case "browser_new_tab":
       return typedText(typeof p.url === "string" ? p.url : undefined, false);
