@@ -1,8 +1,10 @@
 // Whether monkbrowse itself is sending debugger-mode input into a tab
 // right now. Input sent through chrome.debugger is trusted (isTrusted) like
-// the person's own, so the hand-off banner's Done and Decline (ask.ts)
-// count only while this says no: the AI must not answer its own question
-// with browser_click_xy on the banner.
+// the person's own. The hand-off banner's Done used to count only while
+// this said no; since issue 40 nothing in the page answers the hand-off
+// (the popup does), so no reader is left: monkbrowseInput is kept for the
+// next page-side check that must tell the AI's trusted input from the
+// person's.
 
 /** How long after the last input event a page's answer is still taken for its effect. */
 export const INPUT_GRACE_MS = 1000;
