@@ -108,7 +108,7 @@ function start(): Instance {
   // Secret is sticky (issue 40): from now on a field that is or was a
   // password (or a credential, code or card field) stays masked, whatever
   // the page makes of it later. First, before anything else runs here.
-  const unwatchSecrets = watchSecrets(doc);
+  const unwatchSecrets = watchSecrets(doc, shadowRootGetter());
   const logs = new ConsoleBuffer();
   // What the page starts during an action (its hooks count it), for the settle.
   const work = workProbe(doc);

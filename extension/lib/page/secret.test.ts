@@ -175,3 +175,24 @@ describe("secretBoxes: what screenshots paint over (issue 40)", () => {
     ]);
   });
 });
+
+describe("watchSecrets in shadow roots (issue 40)", () => {
+  it("watches a custom element's closed shadow root: a password field there switched to text stays secret", async () => {
+    document.body.innerHTML = `<login-box id="box"></login-box>`;
+    const box = document.getElementById("box")!;
+    const root = box.attachShadow({ mode: "closed" });
+    root.innerHTML = `<input type="text" id="seen-later">`;
+    const stop = watchSecrets(document, (el) => (el === box ? root : null));
+    try {
+      const pw = document.createElement("input");
+      pw.type = "password";
+      root.append(pw);
+      pw.type = "text";
+      await new Promise<void>((r) => setTimeout(r, 0));
+      expect(isSecretField(pw)).toBe(true);
+      expect(isSecretField(root.getElementById("seen-later")!)).toBe(false);
+    } finally {
+      stop();
+    }
+  });
+});

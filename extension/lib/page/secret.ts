@@ -86,14 +86,32 @@ export function isSecretField(el: Element): boolean {
  * observer's callback ran. Returns the function that stops watching.
  * Called by the content script as soon as it runs (injected when the
  * document commits, before the page's parser reaches its fields).
+ *
+ * With shadowRootOf (chrome.dom.openOrClosedShadowRoot), the shadow roots
+ * of custom elements (a tag name with "-", where pages put them) are
+ * watched too, open or closed, when the element is there at the start or
+ * inserted with its root already attached; a root attached later is seen
+ * by the next snapshot or by the person's focus, not here.
  */
-export function watchSecrets(root: Document | ShadowRoot): () => void {
+export function watchSecrets(root: Document | ShadowRoot, shadowRootOf?: (el: Element) => ShadowRoot | null): () => void {
+  const observers: MutationObserver[] = [];
+  const watched = new WeakSet<Node>();
+  const shadows = (n: Element) => {
+    if (!shadowRootOf) return;
+    const hosts = n.localName.includes("-") ? [n] : [];
+    for (const el of Array.from(n.querySelectorAll("*"))) if (el.localName.includes("-")) hosts.push(el);
+    for (const h of hosts) {
+      const sr = shadowRootOf(h);
+      if (sr) watch(sr);
+    }
+  };
   const mark = (n: Node) => {
     if (!(n instanceof Element)) return;
     if (isField(n)) isSecretField(n);
     for (const f of Array.from(n.querySelectorAll("input, textarea"))) isSecretField(f);
+    shadows(n);
   };
-  const mo = new MutationObserver((records) => {
+  const onRecords = (records: MutationRecord[]) => {
     for (const r of records) {
       if (r.type === "attributes" && r.target instanceof Element && isField(r.target)) {
         const el = r.target;
@@ -106,10 +124,18 @@ export function watchSecrets(root: Document | ShadowRoot): () => void {
         for (const n of Array.from(r.addedNodes)) mark(n);
       }
     }
-  });
-  mo.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ["type", "autocomplete"], attributeOldValue: true });
-  for (const f of Array.from(root.querySelectorAll("input, textarea"))) isSecretField(f);
-  return () => mo.disconnect();
+  };
+  function watch(r: Document | ShadowRoot): void {
+    if (watched.has(r)) return;
+    watched.add(r);
+    const mo = new MutationObserver(onRecords);
+    mo.observe(r, { subtree: true, childList: true, attributes: true, attributeFilter: ["type", "autocomplete"], attributeOldValue: true });
+    observers.push(mo);
+    for (const f of Array.from(r.querySelectorAll("input, textarea"))) isSecretField(f);
+    for (const c of Array.from(r.children)) shadows(c);
+  }
+  watch(root);
+  return () => observers.splice(0).forEach((mo) => mo.disconnect());
 }
 
 function isField(el: Element): boolean {
