@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
 )
 
 // answerInPopup reloads the popup, waits for the pending request whose
@@ -115,6 +116,39 @@ func TestSecretTypedByAIStaysOutOfLog(t *testing.T) {
 	}
 }
 
+// coverGrey samples the inside of a box (viewport CSS pixels; scale: image
+// pixels per CSS pixel) of a screenshot and counts the samples in the grey
+// screenshots paint secret fields with (#7a7a7a, give or take scaling and
+// JPEG).
+func coverGrey(img image.Image, x0, y0, w, h, scale float64) (covered, all int) {
+	// Inside the box by 4 CSS pixels: the image is scaled, its edges blend.
+	for y := y0 + 4; y < y0+h-4; y += 2 {
+		for x := x0 + 4; x < x0+w-4; x += 3 {
+			r, g, b, _ := img.At(int(x*scale), int(y*scale)).RGBA()
+			all++
+			near := func(v uint32) bool { d := int(v>>8) - 0x7a; return d >= -8 && d <= 8 }
+			if near(r) && near(g) && near(b) {
+				covered++
+			}
+		}
+	}
+	return covered, all
+}
+
+// screenshotImage is browser_screenshot's image, decoded.
+func (s *suite) screenshotImage(ctx context.Context, t *testing.T, slot int) image.Image {
+	t.Helper()
+	res := s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot})
+	if res.IsError || len(res.Images) != 1 {
+		t.Fatalf("browser_screenshot: %s (%d images)", res.Text, len(res.Images))
+	}
+	img, _, err := image.Decode(bytes.NewReader(res.Images[0].Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
 // TestSecretPaintedOverInScreenshots (issue 40, finding 3): a password the
 // person typed and then showed with the page's "Show password" is painted
 // over in browser_screenshot (the field's box is all the cover's grey; the
@@ -142,33 +176,12 @@ func TestSecretPaintedOverInScreenshots(t *testing.T) {
 		out.push(innerWidth);
 		return out;
 	})()`)
-	grey := func(img image.Image, x0, y0, w, h, scale float64) (covered, all int) {
-		// Inside the box by 4 CSS pixels: the image is scaled, its edges blend.
-		for y := y0 + 4; y < y0+h-4; y += 2 {
-			for x := x0 + 4; x < x0+w-4; x += 3 {
-				r, g, b, _ := img.At(int(x*scale), int(y*scale)).RGBA()
-				all++
-				near := func(v uint32) bool { d := int(v>>8) - 0x7a; return d >= -8 && d <= 8 }
-				if near(r) && near(g) && near(b) {
-					covered++
-				}
-			}
-		}
-		return covered, all
-	}
 	shoot := func() (pw, pwAll, user, userAll int) {
 		t.Helper()
-		res := s.call(ctx, t, "browser_screenshot", map[string]any{"tab": slot})
-		if res.IsError || len(res.Images) != 1 {
-			t.Fatalf("browser_screenshot: %s (%d images)", res.Text, len(res.Images))
-		}
-		img, _, err := image.Decode(bytes.NewReader(res.Images[0].Data))
-		if err != nil {
-			t.Fatal(err)
-		}
+		img := s.screenshotImage(ctx, t, slot)
 		scale := float64(img.Bounds().Dx()) / boxes[8]
-		pw, pwAll = grey(img, boxes[0], boxes[1], boxes[2], boxes[3], scale)
-		user, userAll = grey(img, boxes[4], boxes[5], boxes[6], boxes[7], scale)
+		pw, pwAll = coverGrey(img, boxes[0], boxes[1], boxes[2], boxes[3], scale)
+		user, userAll = coverGrey(img, boxes[4], boxes[5], boxes[6], boxes[7], scale)
 		return pw, pwAll, user, userAll
 	}
 	pw, all, user, userAll := shoot()
@@ -190,5 +203,43 @@ func TestSecretPaintedOverInScreenshots(t *testing.T) {
 	})
 	if pw, all, _, _ := shoot(); pw == all {
 		t.Errorf("with the person's switch on, the password field is still painted over (%d of %d)", pw, all)
+	}
+}
+
+// TestSecretPaintedOverInCrossSiteFrame (issue 40): the card number and
+// security code of a card form in a cross-site iframe (its own content
+// script knows them secret) are painted over in browser_screenshot once a
+// snapshot has linked the frame; the Name on card beside them is not.
+func TestSecretPaintedOverInCrossSiteFrame(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/checkout.html")
+	s.frameReady(ctx, t, "card-frame.html")
+	s.snapshot(ctx, t, slot) // links the frames
+	// The iframe's content box in the top viewport, the fields' boxes in the frame's.
+	frame := js[[]float64](ctx, t, tab, `(() => { const f = document.getElementById('card'), r = f.getBoundingClientRect(); return [r.left + f.clientLeft, r.top + f.clientTop, innerWidth]; })()`)
+	fields, err := harness.EvalInFrameTarget[[]float64](ctx, s.browser, "card-frame.html", `(() => {
+		const out = [];
+		for (const id of ['number', 'cvc', 'holder']) {
+			const el = document.getElementById(id), r = el.getBoundingClientRect();
+			out.push(r.left + el.clientLeft, r.top + el.clientTop, el.clientWidth, el.clientHeight);
+		}
+		return out;
+	})()`)
+	if err != nil || len(fields) != 12 {
+		t.Fatalf("the card fields' boxes: %v %v", fields, err)
+	}
+	img := s.screenshotImage(ctx, t, slot)
+	scale := float64(img.Bounds().Dx()) / frame[2]
+	for i, name := range []string{"Card number", "Security code", "Name on card"} {
+		b := fields[i*4 : i*4+4]
+		grey, all := coverGrey(img, frame[0]+b[0], frame[1]+b[1], b[2], b[3], scale)
+		secret := name != "Name on card"
+		if secret && (all == 0 || grey != all) {
+			t.Errorf("%s in the cross-site frame is not painted over: %d of %d sampled pixels grey", name, grey, all)
+		}
+		if !secret && grey*4 > all {
+			t.Errorf("%s in the cross-site frame is painted over (%d of %d): only secret fields are", name, grey, all)
+		}
 	}
 }

@@ -621,6 +621,48 @@ async function frameBehind(tabId: number, parent: FrameTarget, parentN: number |
   return linked.get(ref) ?? null;
 }
 
+/**
+ * The boxes of the secret fields in view in the frames a snapshot linked
+ * (each frame's own content script answers secret_boxes; a cross-origin
+ * frame's are read nowhere else), in the top page's viewport: moved by each
+ * iframe's content box on the way up and cut by it (never what a page
+ * says: the places the handshake linked). For screenshots to paint over
+ * (issue 40). A frame no snapshot has linked yet, or whose place is not
+ * known, is not covered; one that does not answer is skipped (reported).
+ */
+export async function frameSecretBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]> {
+  const table = await loadTable(tabId);
+  const live = new Set((await allFrames(tabId)).map((f) => f.documentId));
+  const out: { x: number; y: number; width: number; height: number }[] = [];
+  await Promise.all(
+    Object.values(table.byN).map(async (d) => {
+      if (!live.has(d.documentId)) return;
+      const levels: Array<{ frame: FrameTarget; ref: string }> = [];
+      let cur: FrameEntry | undefined = d;
+      for (let depth = 0; cur; depth++) {
+        if (!cur.parent || cur.iframeRef === undefined || depth > MAX_DEPTH) return;
+        levels.push({ frame: cur.parent, ref: cur.iframeRef });
+        if (cur.parentN === null || cur.parentN === undefined) break;
+        cur = table.byN[String(cur.parentN)];
+        if (!cur) return;
+      }
+      try {
+        const [own, ...around] = await Promise.all([
+          contentOpIn(tabId, d, "secret_boxes", {}),
+          ...levels.map((l) => contentOpIn(tabId, l.frame, "rect", { ref: l.ref, scroll: false, content: true })),
+        ]);
+        for (const b of (own as CsOps["secret_boxes"]["result"]).boxes) {
+          const box = composeBoxes([{ ...b, visible: b, dpr: 1, viewportWidth: 0, viewportHeight: 0 }, ...(around as ElementBox[])]);
+          if (box.visible.width > 0 && box.visible.height > 0) out.push(box.visible);
+        }
+      } catch (e) {
+        report(`screenshot: the secret fields of frame document ${d.documentId}`, e);
+      }
+    }),
+  );
+  return out;
+}
+
 type XyOp = "click_xy" | "drag_xy";
 
 /**

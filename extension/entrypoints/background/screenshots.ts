@@ -8,7 +8,7 @@
 import type { TabLike } from "../../lib/executor";
 import { errorText } from "../../lib/peer";
 import { contentOp } from "./content-ops";
-import { refBox } from "./frames";
+import { frameSecretBoxes, refBox } from "./frames";
 import { debuggerEnabled, withDebugger } from "./debugger";
 import { reported } from "../../lib/diag";
 import { fitScale, scaledSize, type ShotOptions } from "../../lib/shot-size";
@@ -22,7 +22,8 @@ const COVER = "#7a7a7a";
 async function secretsToCover(tabId: number): Promise<{ boxes: { x: number; y: number; width: number; height: number }[]; scrollX: number; scrollY: number } | null> {
   const got = await chrome.storage.local.get(KEY_CONSENT);
   if (normalizeConsent(got[KEY_CONSENT]).secretsInShots) return null;
-  return contentOp(tabId, "secret_boxes", {});
+  const [top, frames] = await Promise.all([contentOp(tabId, "secret_boxes", {}), frameSecretBoxes(tabId)]);
+  return { ...top, boxes: [...top.boxes, ...frames] };
 }
 
 /**
