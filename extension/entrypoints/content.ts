@@ -107,7 +107,8 @@ function start(): Instance {
   const doc = document;
   // Secret is sticky (issue 40): from now on a field that is or was a
   // password (or a credential, code or card field) stays masked, whatever
-  // the page makes of it later. First, before anything else runs here.
+  // the page makes of it later. First, before anything else runs here (a
+  // field the page switched before this script was injected is not seen).
   const unwatchSecrets = watchSecrets(doc, shadowRootGetter());
   const logs = new ConsoleBuffer();
   // What the page starts during an action (its hooks count it), for the settle.
