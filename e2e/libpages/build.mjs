@@ -4,7 +4,7 @@
 //
 //   node build.mjs OUTDIR
 import { build } from "esbuild";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 
 const out = process.argv[2];
@@ -33,6 +33,8 @@ await build({
   },
   // Vue templates are compiled in the page, as with Vue from a CDN.
   alias: { vue: "vue/dist/vue.esm-bundler.js" },
+  // A page that imports a library's stylesheet gets OUTDIR/<name>.css, linked below.
+  loader: { ".woff": "empty", ".woff2": "empty", ".ttf": "empty", ".svg": "dataurl", ".png": "dataurl" },
 });
 
 for (const f of entries) {
@@ -41,6 +43,7 @@ for (const f of entries) {
   writeFileSync(
     join(out, `${name}.html`),
     `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>` +
+      (existsSync(join(out, `${name}.css`)) ? `<link rel="stylesheet" href="${name}.css">` : "") +
       `<style>body{font-family:sans-serif;margin:20px} li{padding:6px;margin:4px;border:1px solid #999;list-style:none;background:#fff}</style>` +
       `</head><body><div id="root"></div><script src="${name}.js"></script></body></html>\n`,
   );

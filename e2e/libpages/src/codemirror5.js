@@ -3,12 +3,7 @@
 // 1-px textarea) and draws the text itself; the editor's own document is
 // mirrored on window.__state.
 import CodeMirror from "codemirror";
-import "codemirror/lib/codemirror.css"; // esbuild writes it to codemirror5.css beside the bundle
-
-const sheet = document.createElement("link");
-sheet.rel = "stylesheet";
-sheet.href = "codemirror5.css";
-document.head.appendChild(sheet);
+import "codemirror/lib/codemirror.css"; // esbuild writes it to codemirror5.css, which the page links
 
 const root = document.getElementById("root");
 root.innerHTML = `<h1>Code editor</h1><div id="mount"></div>`;

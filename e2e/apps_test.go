@@ -1,0 +1,313 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/chromedp"
+
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
+)
+
+// The apps corpus (issue 41): the apps people work in — grids with in-cell
+// editors, rich-text editors, canvas whiteboards, a terminal, boards, a
+// calendar, a virtual list, a canvas chart, web-component design systems —
+// built from the real npm packages pinned in libpages/package.json. The tasks
+// are data (libpages/apps.json), shared with scripts/bench, which runs them
+// through every server. Each is driven through monkbrowse's MCP tools as an AI
+// would, with the debugger off (a snapshot, then an action by ref or by
+// viewport coordinates), and judged only by the app's own model
+// (window.__state, set from the grid's data API, the editor's state, the
+// canvas library's shapes, the terminal's buffer…) read through CDP.
+
+// appTasks lists every task of apps.json. A task monkbrowse does not complete
+// yet carries knownFailure (why): it is skipped as "known failure, issue 41:
+// …" so CI stays green, and run anyway with MONKBROWSE_E2E_KNOWN=1 to see
+// whether a fix made it pass. Clear the field when it does.
+var appTasks = []struct {
+	name, knownFailure string
+}{
+	{name: "aggrid-type-amount"},
+	{name: "aggrid-type-status"},
+	{name: "tabulator-edit-qty"},
+	{name: "prosemirror-bold-last-word", knownFailure: "Ctrl+Shift+ArrowLeft selects nothing (synthetic keys get no default action), so Ctrl+B bolds nothing"},
+	{name: "prosemirror-item-after-second", knownFailure: "the snapshot has no refs for the list items inside an editor"},
+	{name: "lexical-list-keys"},
+	{name: "quill-bold-toolbar"},
+	{name: "konva-draw-rectangle"},
+	{name: "konva-move-shape"},
+	{name: "freehand-stroke"},
+	{name: "xterm-echo"},
+	{name: "pangea-move-card"},
+	{name: "fullcalendar-move-event"},
+	{name: "virtual-list-choose"},
+	{name: "chartjs-fallback-button", knownFailure: "the snapshot does not show the fallback content inside <canvas> (Chromium's tree has the button)"},
+	{name: "chartjs-legend-click"},
+	{name: "shoelace-select", knownFailure: "<sl-option role=option> slotted into the listbox shows as generic, without a ref as option (Chromium's tree has option \"High\")"},
+	{name: "shoelace-switch"},
+	{name: "material-tabs", knownFailure: "md-primary-tab's role set through ElementInternals shows as text (Chromium's tree has tab \"Security\")"},
+	{name: "material-select", knownFailure: "a click on the md-select-option \"Team\" (shown as listitem) does not pick it"},
+	{name: "material-switch"},
+}
+
+// appTarget is an element as the AI picks it from a snapshot: the first line
+// with this role (any, when empty) whose name contains Name.
+type appTarget struct {
+	Role string `json:"role"`
+	Name string `json:"name"`
+}
+
+func (a appTarget) String() string { return fmt.Sprintf("%s %q", a.Role, a.Name) }
+
+// appStep is one action of a task (exactly one of its action fields is set).
+type appStep struct {
+	Click       *appTarget `json:"click"`
+	Type        *appTarget `json:"type"`
+	Text        string     `json:"text"`
+	Submit      bool       `json:"submit"`
+	Keys        []string   `json:"keys"`
+	Drag        *appTarget `json:"drag"`
+	To          *appTarget `json:"to"`
+	ClickAt     string     `json:"clickAt"`
+	DragAt      string     `json:"dragAt"`
+	ScrollUntil *appTarget `json:"scrollUntil"`
+}
+
+type appTaskSpec struct {
+	Name  string    `json:"name"`
+	Page  string    `json:"page"`
+	Libs  []string  `json:"libs"`
+	Class string    `json:"class"`
+	Steps []appStep `json:"steps"`
+	Done  string    `json:"done"`
+}
+
+func loadAppTasks(t *testing.T) map[string]appTaskSpec {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("libpages", "apps.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Tasks []appTaskSpec `json:"tasks"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatalf("libpages/apps.json: %v", err)
+	}
+	out := map[string]appTaskSpec{}
+	for _, s := range f.Tasks {
+		out[s.Name] = s
+	}
+	return out
+}
+
+// TestAppsCorpusListed keeps appTasks and apps.json in step, and the corpus
+// at the size issue 41 asks for (≥ 14 tasks on ≥ 12 libraries). It needs no
+// browser.
+func TestAppsCorpusListed(t *testing.T) {
+	specs := loadAppTasks(t)
+	libs := map[string]bool{}
+	seen := map[string]bool{}
+	for _, a := range appTasks {
+		s, ok := specs[a.name]
+		if !ok {
+			t.Errorf("appTasks lists %q, which apps.json does not define", a.name)
+			continue
+		}
+		seen[a.name] = true
+		if s.Done == "" || len(s.Steps) == 0 {
+			t.Errorf("task %q has no steps or no done condition", a.name)
+		}
+		for _, l := range s.Libs {
+			libs[l] = true
+		}
+		if _, err := os.Stat(filepath.Join("libpages", "src", s.Page+".js")); err != nil {
+			if _, err := os.Stat(filepath.Join("libpages", "src", s.Page+".jsx")); err != nil {
+				t.Errorf("task %q: no page libpages/src/%s.js(x)", a.name, s.Page)
+			}
+		}
+	}
+	for name := range specs {
+		if !seen[name] {
+			t.Errorf("apps.json defines %q, which appTasks does not list", name)
+		}
+	}
+	// Libraries counted by package family (prosemirror-*, @fullcalendar/* are one each).
+	fam := map[string]bool{}
+	for l := range libs {
+		if l == "react" || l == "lit" {
+			continue
+		}
+		l = strings.SplitN(strings.TrimPrefix(l, "@"), "/", 2)[0]
+		fam[strings.SplitN(l, "-", 2)[0]] = true
+	}
+	if len(specs) < 14 || len(fam) < 12 {
+		t.Errorf("the corpus has %d tasks on %d libraries; issue 41 asks for at least 14 on 12", len(specs), len(fam))
+	}
+}
+
+func TestApps(t *testing.T) {
+	specs := loadAppTasks(t)
+	runKnown := os.Getenv("MONKBROWSE_E2E_KNOWN") == "1"
+	for _, a := range appTasks {
+		spec, ok := specs[a.name]
+		if !ok {
+			t.Fatalf("appTasks lists %q, which apps.json does not define", a.name)
+		}
+		t.Run(a.name, func(t *testing.T) {
+			if a.knownFailure != "" && !runKnown {
+				t.Skip("known failure, issue 41: " + a.knownFailure)
+			}
+			s := shared(t)
+			ctx := testContext(t, 60*time.Second)
+			l := openLib(ctx, t, s, spec.Page, false)
+			for i, st := range spec.Steps {
+				l.appStep(ctx, t, i, st)
+			}
+			l.appDone(ctx, t, spec.Done)
+		})
+	}
+}
+
+// appFind takes a snapshot, as the AI does before acting, and finds the target's ref.
+func (l *libTab) appFind(ctx context.Context, t *testing.T, step int, a appTarget) string {
+	t.Helper()
+	snap := l.snap(ctx, t)
+	if r, ok := appLookup(snap, a); ok {
+		return r
+	}
+	// As an AI would when a menu is still opening: wait a moment, look again.
+	l.do(ctx, t, "browser_wait", map[string]any{"time": 1})
+	snap = l.snap(ctx, t)
+	if r, ok := appLookup(snap, a); ok {
+		return r
+	}
+	t.Fatalf("step %d: the snapshot has no %s with a ref (%s):\n%s", step+1, a, l.chromiumHas(ctx, t, a), harness.Clip(snap, 6000))
+	return ""
+}
+
+// chromiumHas says whether Chromium's own accessibility tree has the target,
+// so a failure tells a gap of the snapshot from a task the page cannot do.
+func (l *libTab) chromiumHas(ctx context.Context, t *testing.T, a appTarget) string {
+	t.Helper()
+	c, cancel := l.tab.Context(ctx)
+	defer cancel()
+	_, _ = chromedp.Call(c, accessibility.Enable, struct{}{})
+	res, err := chromedp.Call(c, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	if err != nil {
+		return "Chromium's tree unread: " + err.Error()
+	}
+	var near []string
+	for _, n := range res.Nodes {
+		if n.Ignored || n.Role == nil {
+			continue
+		}
+		role, name := axString(n.Role), normName(axString(n.Name))
+		if (a.Role == "" || role == a.Role) && strings.Contains(name, a.Name) {
+			return fmt.Sprintf("Chromium's own tree has it: %s %q", role, name)
+		}
+		if role == a.Role {
+			near = append(near, fmt.Sprintf("%q", name))
+		}
+	}
+	return fmt.Sprintf("nor has Chromium's own tree; its %s nodes: %s", a.Role, strings.Join(near, ", "))
+}
+
+func appLookup(snap string, a appTarget) (string, bool) {
+	for _, ln := range harness.ParseSnapshot(snap) {
+		if ln.Ref == "" || (a.Role != "" && ln.Role != a.Role) {
+			continue
+		}
+		if strings.Contains(ln.Name, a.Name) || (ln.Name == "" && a.Name != "" && strings.Contains(ln.Value, a.Name)) {
+			return ln.Ref, true
+		}
+	}
+	return "", false
+}
+
+// appKey writes a key the way monkbrowse's browser_press_key reads it
+// (apps.json uses Playwright's names: Control+Home, Control+b).
+func appKey(k string) string {
+	parts := strings.Split(k, "+")
+	for i, p := range parts {
+		switch {
+		case p == "Control":
+			parts[i] = "Ctrl"
+		case i == len(parts)-1 && len(parts) > 1 && len(p) == 1:
+			parts[i] = strings.ToUpper(p)
+		}
+	}
+	return strings.Join(parts, "+")
+}
+
+// appPoints evaluates a geometry expression (standing in for what the AI
+// reads off a screenshot) to viewport points.
+func (l *libTab) appPoints(ctx context.Context, t *testing.T, expr string, n int) []float64 {
+	t.Helper()
+	p := js[[]float64](ctx, t, l.tab, expr)
+	if len(p) != n {
+		t.Fatalf("%s gave %v, want %d numbers", expr, p, n)
+	}
+	return p
+}
+
+func (l *libTab) appStep(ctx context.Context, t *testing.T, i int, st appStep) {
+	t.Helper()
+	switch {
+	case st.Click != nil:
+		l.do(ctx, t, "browser_click", map[string]any{"ref": l.appFind(ctx, t, i, *st.Click), "element": st.Click.String()})
+	case st.Type != nil:
+		l.do(ctx, t, "browser_type", map[string]any{"ref": l.appFind(ctx, t, i, *st.Type), "element": st.Type.String(), "text": st.Text, "submit": st.Submit})
+	case st.Keys != nil:
+		for _, k := range st.Keys {
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": appKey(k)})
+		}
+	case st.Drag != nil:
+		from := l.appFind(ctx, t, i, *st.Drag)
+		snap := l.snap(ctx, t)
+		to, ok := appLookup(snap, *st.To)
+		if !ok {
+			t.Fatalf("step %d: the snapshot has no %s with a ref:\n%s", i+1, st.To, harness.Clip(snap, 6000))
+		}
+		l.do(ctx, t, "browser_drag", map[string]any{"startElement": st.Drag.String(), "startRef": from, "endElement": st.To.String(), "endRef": to})
+	case st.ClickAt != "":
+		p := l.appPoints(ctx, t, st.ClickAt, 2)
+		l.do(ctx, t, "browser_click_xy", map[string]any{"x": p[0], "y": p[1]})
+	case st.DragAt != "":
+		p := l.appPoints(ctx, t, st.DragAt, 4)
+		l.do(ctx, t, "browser_drag_xy", map[string]any{"startX": p[0], "startY": p[1], "endX": p[2], "endY": p[3]})
+	case st.ScrollUntil != nil:
+		for n := 0; ; n++ {
+			if _, ok := appLookup(l.snap(ctx, t), *st.ScrollUntil); ok {
+				return
+			}
+			if n == 30 {
+				t.Fatalf("step %d: %s not in the snapshot after %d scrolls (the app shows %s)", i+1, st.ScrollUntil, n, l.state(ctx, t, "rendered"))
+			}
+			l.do(ctx, t, "browser_scroll", map[string]any{"direction": "down"})
+		}
+	default:
+		t.Fatalf("step %d of the task has no action", i+1)
+	}
+}
+
+// appDone waits briefly (the last answer should already reflect it) for the
+// task's condition on the app's own state.
+func (l *libTab) appDone(ctx context.Context, t *testing.T, cond string) {
+	t.Helper()
+	expr := "(() => { const s = window.__state; try { return !!(" + cond + "); } catch (e) { return false; } })()"
+	deadline := time.Now().Add(3 * time.Second)
+	for !js[bool](ctx, t, l.tab, expr) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the app's state does not satisfy %s:\n%s", cond, harness.Clip(js[string](ctx, t, l.tab, "JSON.stringify(window.__state)"), 3000))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
