@@ -167,57 +167,70 @@ func TestApps(t *testing.T) {
 			}
 			s := shared(t)
 			ctx := testContext(t, 60*time.Second)
-			l := openLib(ctx, t, s, spec.Page, false)
+			r := &appRun{libTab: openLib(ctx, t, s, spec.Page, false)}
 			for i, st := range spec.Steps {
-				l.appStep(ctx, t, i, st)
+				r.step(ctx, t, i, st)
 			}
-			l.appDone(ctx, t, spec.Done)
+			r.appDone(ctx, t, spec.Done)
 		})
 	}
 }
 
-// appFind takes a snapshot, as the AI does before acting, and finds the target's ref.
-func (l *libTab) appFind(ctx context.Context, t *testing.T, step int, a appTarget) string {
-	t.Helper()
-	snap := l.snap(ctx, t)
-	if r, ok := appLookup(snap, a); ok {
-		return r
-	}
-	// As an AI would when a menu is still opening: wait a moment, look again.
-	l.do(ctx, t, "browser_wait", map[string]any{"time": 1})
-	snap = l.snap(ctx, t)
-	if r, ok := appLookup(snap, a); ok {
-		return r
-	}
-	t.Fatalf("step %d: the snapshot has no %s with a ref (%s):\n%s", step+1, a, l.chromiumHas(ctx, t, a), harness.Clip(snap, 6000))
-	return ""
+// appRun is one task's run: the tab, and every answer that showed the page
+// (whole or what changed), oldest first — what the AI knows of it.
+type appRun struct {
+	*libTab
+	pages []string
 }
 
-// chromiumHas says whether Chromium's own accessibility tree has the target,
-// so a failure tells a gap of the snapshot from a task the page cannot do.
-func (l *libTab) chromiumHas(ctx context.Context, t *testing.T, a appTarget) string {
+// do calls a tool and keeps its answer when it shows the page.
+func (r *appRun) do(ctx context.Context, t *testing.T, tool string, args map[string]any) string {
 	t.Helper()
-	c, cancel := l.tab.Context(ctx)
-	defer cancel()
-	_, _ = chromedp.Call(c, accessibility.Enable, struct{}{})
-	res, err := chromedp.Call(c, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
-	if err != nil {
-		return "Chromium's tree unread: " + err.Error()
+	out := r.libTab.do(ctx, t, tool, args)
+	if len(harness.ParseSnapshot(out)) > 0 {
+		r.pages = append(r.pages, out)
 	}
-	var near []string
-	for _, n := range res.Nodes {
-		if n.Ignored || n.Role == nil {
-			continue
-		}
-		role, name := axString(n.Role), normName(axString(n.Name))
-		if (a.Role == "" || role == a.Role) && strings.Contains(name, a.Name) {
-			return fmt.Sprintf("Chromium's own tree has it: %s %q", role, name)
-		}
-		if role == a.Role {
-			near = append(near, fmt.Sprintf("%q", name))
+	return out
+}
+
+// lookup takes a snapshot, as the AI does before acting, and finds the
+// target. An answer that the page is unchanged sends the AI to what it was
+// shown before; when none of that has the target but asking again (as the
+// answer says to) finds it, the page had changed: a false "unchanged" fails
+// the task (issue 41).
+func (r *appRun) lookup(ctx context.Context, t *testing.T, a appTarget) (string, string, bool) {
+	t.Helper()
+	snap := r.do(ctx, t, "browser_snapshot", map[string]any{})
+	if !strings.Contains(snap, "Unchanged since your last full snapshot") {
+		ref, ok := appLookup(snap, a)
+		return ref, snap, ok
+	}
+	for i := len(r.pages) - 1; i >= 0; i-- {
+		if ref, ok := appLookup(r.pages[i], a); ok {
+			return ref, r.pages[i], true
 		}
 	}
-	return fmt.Sprintf("nor has Chromium's own tree; its %s nodes: %s", a.Role, strings.Join(near, ", "))
+	again := r.do(ctx, t, "browser_snapshot", map[string]any{})
+	if ref, ok := appLookup(again, a); ok {
+		t.Fatalf("the snapshot answered %q, but the page had changed: %s is new since every answer before it:\n%s", harness.Clip(snap, 120), a, harness.Clip(again, 3000))
+		return ref, again, true
+	}
+	return "", again, false
+}
+
+// find is lookup, once more after a moment (a menu still opening) as an AI
+// would; it fails the task when the target has no ref.
+func (r *appRun) find(ctx context.Context, t *testing.T, step int, a appTarget) string {
+	t.Helper()
+	if ref, _, ok := r.lookup(ctx, t, a); ok {
+		return ref
+	}
+	r.do(ctx, t, "browser_wait", map[string]any{"time": 1})
+	ref, snap, ok := r.lookup(ctx, t, a)
+	if !ok {
+		t.Fatalf("step %d: the snapshot has no %s with a ref (%s):\n%s", step+1, a, r.chromiumHas(ctx, t, a), harness.Clip(snap, 6000))
+	}
+	return ref
 }
 
 func appLookup(snap string, a appTarget) (string, bool) {
@@ -258,40 +271,42 @@ func (l *libTab) appPoints(ctx context.Context, t *testing.T, expr string, n int
 	return p
 }
 
-func (l *libTab) appStep(ctx context.Context, t *testing.T, i int, st appStep) {
+func (r *appRun) step(ctx context.Context, t *testing.T, i int, st appStep) {
 	t.Helper()
 	switch {
 	case st.Click != nil:
-		l.do(ctx, t, "browser_click", map[string]any{"ref": l.appFind(ctx, t, i, *st.Click), "element": st.Click.String()})
+		r.do(ctx, t, "browser_click", map[string]any{"ref": r.find(ctx, t, i, *st.Click), "element": st.Click.String()})
 	case st.Type != nil:
-		l.do(ctx, t, "browser_type", map[string]any{"ref": l.appFind(ctx, t, i, *st.Type), "element": st.Type.String(), "text": st.Text, "submit": st.Submit})
+		r.do(ctx, t, "browser_type", map[string]any{"ref": r.find(ctx, t, i, *st.Type), "element": st.Type.String(), "text": st.Text, "submit": st.Submit})
 	case st.Keys != nil:
 		for _, k := range st.Keys {
-			l.do(ctx, t, "browser_press_key", map[string]any{"key": appKey(k)})
+			r.do(ctx, t, "browser_press_key", map[string]any{"key": appKey(k)})
 		}
 	case st.Drag != nil:
-		from := l.appFind(ctx, t, i, *st.Drag)
-		snap := l.snap(ctx, t)
-		to, ok := appLookup(snap, *st.To)
-		if !ok {
-			t.Fatalf("step %d: the snapshot has no %s with a ref:\n%s", i+1, st.To, harness.Clip(snap, 6000))
+		from := r.find(ctx, t, i, *st.Drag)
+		to, ok := "", false
+		for j := len(r.pages) - 1; j >= 0 && !ok; j-- {
+			to, ok = appLookup(r.pages[j], *st.To)
 		}
-		l.do(ctx, t, "browser_drag", map[string]any{"startElement": st.Drag.String(), "startRef": from, "endElement": st.To.String(), "endRef": to})
+		if !ok {
+			t.Fatalf("step %d: the snapshot has no %s with a ref:\n%s", i+1, st.To, harness.Clip(r.pages[len(r.pages)-1], 6000))
+		}
+		r.do(ctx, t, "browser_drag", map[string]any{"startElement": st.Drag.String(), "startRef": from, "endElement": st.To.String(), "endRef": to})
 	case st.ClickAt != "":
-		p := l.appPoints(ctx, t, st.ClickAt, 2)
-		l.do(ctx, t, "browser_click_xy", map[string]any{"x": p[0], "y": p[1]})
+		p := r.appPoints(ctx, t, st.ClickAt, 2)
+		r.do(ctx, t, "browser_click_xy", map[string]any{"x": p[0], "y": p[1]})
 	case st.DragAt != "":
-		p := l.appPoints(ctx, t, st.DragAt, 4)
-		l.do(ctx, t, "browser_drag_xy", map[string]any{"startX": p[0], "startY": p[1], "endX": p[2], "endY": p[3]})
+		p := r.appPoints(ctx, t, st.DragAt, 4)
+		r.do(ctx, t, "browser_drag_xy", map[string]any{"startX": p[0], "startY": p[1], "endX": p[2], "endY": p[3]})
 	case st.ScrollUntil != nil:
 		for n := 0; ; n++ {
-			if _, ok := appLookup(l.snap(ctx, t), *st.ScrollUntil); ok {
+			if _, _, ok := r.lookup(ctx, t, *st.ScrollUntil); ok {
 				return
 			}
 			if n == 30 {
-				t.Fatalf("step %d: %s not in the snapshot after %d scrolls (the app shows %s)", i+1, st.ScrollUntil, n, l.state(ctx, t, "rendered"))
+				t.Fatalf("step %d: %s not in the snapshot after %d scrolls (the app shows %s)", i+1, st.ScrollUntil, n, r.state(ctx, t, "rendered"))
 			}
-			l.do(ctx, t, "browser_scroll", map[string]any{"direction": "down"})
+			r.do(ctx, t, "browser_scroll", map[string]any{"direction": "down"})
 		}
 	default:
 		t.Fatalf("step %d of the task has no action", i+1)
@@ -310,4 +325,32 @@ func (l *libTab) appDone(ctx context.Context, t *testing.T, cond string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// chromiumHas says whether Chromium's own accessibility tree has the target,
+// so a failure tells a gap of the snapshot from a task the page cannot do.
+// (Chromium names no listitem from its content: there the count says it.)
+func (l *libTab) chromiumHas(ctx context.Context, t *testing.T, a appTarget) string {
+	t.Helper()
+	c, cancel := l.tab.Context(ctx)
+	defer cancel()
+	_, _ = chromedp.Call(c, accessibility.Enable, struct{}{})
+	res, err := chromedp.Call(c, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	if err != nil {
+		return "Chromium's tree unread: " + err.Error()
+	}
+	var near []string
+	for _, n := range res.Nodes {
+		if n.Ignored || n.Role == nil {
+			continue
+		}
+		role, name := axString(n.Role), normName(axString(n.Name))
+		if (a.Role == "" || role == a.Role) && strings.Contains(name, a.Name) {
+			return fmt.Sprintf("Chromium's own tree has it: %s %q", role, name)
+		}
+		if role == a.Role {
+			near = append(near, fmt.Sprintf("%q", name))
+		}
+	}
+	return fmt.Sprintf("nor has Chromium's own tree by that name; its %d %s nodes: %s", len(near), a.Role, strings.Join(near, ", "))
 }

@@ -4,6 +4,7 @@
 //	monkbench run    [flags]   run the servers on the pages, write results.json
 //	monkbench report [flags]   read results.json and the benchstat output, write BENCHMARKS.md
 //	monkbench profile [flags]  profile one monkbrowse step in the page's renderer
+//	monkbench apps   [flags]   run the apps corpus (e2e/libpages/apps.json) on every server, write apps.json and apps.md
 package main
 
 import (
@@ -35,6 +36,8 @@ func main() {
 		err = cmdReport(os.Args[2:])
 	case "profile":
 		err = cmdProfile(os.Args[2:])
+	case "apps":
+		err = cmdApps(os.Args[2:])
 	default:
 		usage()
 	}
@@ -45,7 +48,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: monkbench run|report [flags] (see scripts/bench)")
+	fmt.Fprintln(os.Stderr, "usage: monkbench run|report|profile|apps [flags] (see scripts/bench)")
 	os.Exit(2)
 }
 
@@ -201,5 +204,34 @@ func cmdReport(args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "monkbench: wrote %s\n", *out)
+	return nil
+}
+
+func cmdApps(args []string) error {
+	root := repoRoot()
+	fs := flag.NewFlagSet("apps", flag.ExitOnError)
+	rf := addRunFlags(fs, root)
+	srvList := fs.String("servers", "monkbrowse,playwright,chrome-devtools", "servers to run")
+	_ = fs.Parse(args)
+	cfg, err := rf.config(root)
+	if err != nil {
+		return err
+	}
+	cfg.Servers = splitList(*srvList)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := run.RunApps(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(cfg.OutDir, "apps.json")
+	if err := res.Save(path); err != nil {
+		return err
+	}
+	md := filepath.Join(cfg.OutDir, "apps.md")
+	if err := os.WriteFile(md, []byte(report.AppsTable(res)), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "monkbench: wrote %s and %s (%.0f s)\n", path, md, res.Duration)
 	return nil
 }

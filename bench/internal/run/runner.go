@@ -42,6 +42,9 @@ type Config struct {
 	OutDir string
 	// Log receives progress lines.
 	Log io.Writer
+	// Apps: the sessions are for the apps corpus (RunApps), whose
+	// servers are launched with their coordinate tools (AppLaunch).
+	Apps bool
 }
 
 // Run runs the benchmark and returns its results.

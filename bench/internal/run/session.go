@@ -60,6 +60,9 @@ func startSession(ctx context.Context, cfg Config, key string, fx *fixtures.Serv
 		return nil, err
 	}
 	_ = cleanup // the session's HOME lives as long as the process; it is a temp dir
+	if cfg.Apps {
+		srv.AppLaunch()
+	}
 	sr.Label = srv.Label
 	sr.Command = append([]string{filepath.Base(srv.Launch.Command)}, srv.Launch.Args...)
 	logw, err := os.Create(filepath.Join(cfg.OutDir, key+".stderr.log"))

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/monkbrowse/monkbrowse/bench/internal/mcpdrive"
 	"github.com/monkbrowse/monkbrowse/bench/internal/snapshot"
@@ -222,3 +223,119 @@ func (s *Server) ShotFormats() []ShotFormat {
 
 // EvaluateArgs runs a JavaScript expression in the page.
 func (s *Server) EvaluateArgs(expr string) map[string]any { return s.with(s.evaluate(expr)) }
+
+// AppAction is one action of the apps corpus (e2e/libpages/apps.json) in a
+// server-neutral form: Kind is click, type, press, drag, clickxy, dragxy or
+// scroll; refs come from the server's own snapshot.
+type AppAction struct {
+	Kind             string
+	Ref, Element     string
+	ToRef, ToElement string
+	Text             string
+	Submit           bool
+	// Key in Playwright's names (Control+Home, Control+b).
+	Key    string
+	Points []float64
+}
+
+// AppCalls maps an action onto the server's tools: one call or more (a
+// server whose type tool cannot submit presses Enter after it), or an error
+// when the server has no tool for it (chrome-devtools-mcp takes no viewport
+// points). Playwright MCP's coordinate and wheel tools need --caps=vision
+// (see AppLaunch).
+func (s *Server) AppCalls(a AppAction) ([]Call, error) {
+	one := func(tool string, args map[string]any) ([]Call, error) {
+		return []Call{{Tool: tool, Args: s.with(args)}}, nil
+	}
+	switch s.Key {
+	case Monkbrowse:
+		switch a.Kind {
+		case "click":
+			return one("browser_click", map[string]any{"ref": a.Ref, "element": a.Element})
+		case "type":
+			return one("browser_type", map[string]any{"ref": a.Ref, "element": a.Element, "text": a.Text, "submit": a.Submit})
+		case "press":
+			return one("browser_press_key", map[string]any{"key": monkbrowseKey(a.Key)})
+		case "drag":
+			return one("browser_drag", map[string]any{"startRef": a.Ref, "startElement": a.Element, "endRef": a.ToRef, "endElement": a.ToElement})
+		case "clickxy":
+			return one("browser_click_xy", map[string]any{"x": a.Points[0], "y": a.Points[1]})
+		case "dragxy":
+			return one("browser_drag_xy", map[string]any{"startX": a.Points[0], "startY": a.Points[1], "endX": a.Points[2], "endY": a.Points[3]})
+		case "scroll":
+			return one("browser_scroll", map[string]any{"direction": "down"})
+		}
+	case Playwright:
+		switch a.Kind {
+		case "click":
+			return one("browser_click", map[string]any{"target": a.Ref, "element": a.Element})
+		case "type":
+			return one("browser_type", map[string]any{"target": a.Ref, "element": a.Element, "text": a.Text, "submit": a.Submit})
+		case "press":
+			return one("browser_press_key", map[string]any{"key": a.Key})
+		case "drag":
+			return one("browser_drag", map[string]any{"startTarget": a.Ref, "startElement": a.Element, "endTarget": a.ToRef, "endElement": a.ToElement})
+		case "clickxy":
+			return one("browser_mouse_click_xy", map[string]any{"x": a.Points[0], "y": a.Points[1]})
+		case "dragxy":
+			return one("browser_mouse_drag_xy", map[string]any{"startX": a.Points[0], "startY": a.Points[1], "endX": a.Points[2], "endY": a.Points[3]})
+		case "scroll":
+			return one("browser_mouse_wheel", map[string]any{"deltaX": 0, "deltaY": 600})
+		}
+	case ChromeDevtools:
+		switch a.Kind {
+		case "click":
+			return one("click", map[string]any{"uid": a.Ref})
+		case "type":
+			calls := []Call{{Tool: "fill", Args: s.with(map[string]any{"uid": a.Ref, "value": a.Text})}}
+			if a.Submit {
+				calls = append(calls, Call{Tool: "press_key", Args: s.with(map[string]any{"key": "Enter"})})
+			}
+			return calls, nil
+		case "press":
+			return one("press_key", map[string]any{"key": a.Key})
+		case "drag":
+			return one("drag", map[string]any{"from_uid": a.Ref, "to_uid": a.ToRef})
+		case "scroll":
+			// No scroll tool: the key a person would press.
+			return one("press_key", map[string]any{"key": "PageDown"})
+		case "clickxy", "dragxy":
+			return nil, fmt.Errorf("%s has no tool that acts at a viewport point", s.Label)
+		}
+	}
+	return nil, fmt.Errorf("%s: no mapping for the action %q", s.Label, a.Kind)
+}
+
+// Call is one tool call.
+type Call struct {
+	Tool string
+	Args map[string]any
+}
+
+// AppLaunch adjusts the launch for the apps corpus: Playwright MCP gets its
+// coordinate tools (--caps=vision) and monkbrowse its optional coordinates
+// group (--caps coordinates), as a person driving canvas apps with either
+// would configure it.
+func (s *Server) AppLaunch() {
+	switch s.Key {
+	case Playwright:
+		s.Launch.Args = append(s.Launch.Args, "--caps=vision")
+	case Monkbrowse:
+		s.Launch.Args = append(s.Launch.Args, "--caps", "coordinates")
+	}
+}
+
+// monkbrowseKey writes a Playwright key name the way browser_press_key
+// reads it (Control+b → Ctrl+B).
+func monkbrowseKey(k string) string {
+	parts := strings.Split(k, "+")
+	for i, p := range parts {
+		switch {
+		case p == "Control":
+			parts[i] = "Ctrl"
+		case i == len(parts)-1 && len(parts) > 1 && len(p) == 1:
+			parts[i] = strings.ToUpper(p)
+		}
+	}
+	return strings.Join(parts, "+")
+}
