@@ -11,8 +11,8 @@ import "@material/web/switch/switch.js";
 const root = document.getElementById("root");
 root.innerHTML = `<h1>Account</h1>` +
   `<md-tabs id="tabs" aria-label="Account sections"><md-primary-tab>Profile</md-primary-tab><md-primary-tab>Billing</md-primary-tab><md-primary-tab>Security</md-primary-tab></md-tabs>` +
-  `<p><md-outlined-select id="plan" label="Plan"><md-select-option value="free" selected><div slot="headline">Free</div></md-select-option>` +
-  `<md-select-option value="pro"><div slot="headline">Pro</div></md-select-option><md-select-option value="team"><div slot="headline">Team</div></md-select-option></md-outlined-select></p>` +
+  `<div style="margin:16px 0"><md-outlined-select id="plan" label="Plan"><md-select-option value="free" selected><div slot="headline">Free</div></md-select-option>` +
+  `<md-select-option value="pro"><div slot="headline">Pro</div></md-select-option><md-select-option value="team"><div slot="headline">Team</div></md-select-option></md-outlined-select></div>` +
   `<p><md-switch id="tfa" aria-label="Two-factor sign-in"></md-switch> Two-factor sign-in</p>`;
 const tabs = document.getElementById("tabs");
 const plan = document.getElementById("plan");
