@@ -185,6 +185,7 @@ func cmdReport(args []string) error {
 	profiles := fs.String("profiles", filepath.Join(root, "bench-results"), "directory with profile-large-*.txt and serverbench-pprof.txt")
 	notes := fs.String("notes", filepath.Join(root, "bench", "NOTES.md"), "hand-written analysis included in the report")
 	out := fs.String("out", filepath.Join(root, "BENCHMARKS.md"), "the report to write")
+	appsIn := fs.String("apps", filepath.Join(root, "bench-results", "apps.json"), "results of monkbench apps (left out when missing)")
 	_ = fs.Parse(args)
 	res, err := run.Load(*in)
 	if err != nil {
@@ -200,6 +201,10 @@ func cmdReport(args []string) error {
 		}
 	}
 	md := report.Write(res, string(bs), report.ParseMachine(string(mach)), string(nt), prof...)
+	// The apps corpus (monkbench apps), when it was run, before the per-step tables.
+	if apps, err := run.LoadApps(*appsIn); err == nil {
+		md = strings.Replace(md, "## Per step\n\n", report.AppsTable(apps)+"\n## Per step\n\n", 1)
+	}
 	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
 		return err
 	}

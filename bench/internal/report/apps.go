@@ -28,7 +28,7 @@ func AppsTable(r *run.AppResults) string {
 		by[[2]string{s.Server, s.Task}] = s
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "### apps corpus: tasks completed, text per task\n\n")
+	fmt.Fprintf(&b, "## Apps corpus: tasks completed, text per task\n\n")
 	fmt.Fprintf(&b, "%d tasks on the pages of `e2e/libpages` (tasks in `e2e/libpages/apps.json`), each driven as an AI would "+
 		"(snapshot, then an action by ref or viewport point) and judged by the app's own state; monkbrowse with its defaults "+
 		"(no debugger). Text: every byte of text the task's calls returned (navigation included), with the number of calls. "+
