@@ -40,6 +40,7 @@ var appTasks = []struct {
 	{name: "prosemirror-bold-last-word", knownFailure: "Ctrl+Shift+ArrowLeft selects nothing (synthetic keys get no default action), so Ctrl+B bolds nothing"},
 	{name: "prosemirror-item-after-second", knownFailure: "the snapshot has no refs for the list items inside an editor"},
 	{name: "lexical-list-keys"},
+	{name: "codemirror6-comment-first-line"},
 	{name: "quill-bold-toolbar"},
 	{name: "konva-draw-rectangle"},
 	{name: "konva-move-shape"},
