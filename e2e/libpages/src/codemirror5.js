@@ -7,7 +7,8 @@ import "codemirror/lib/codemirror.css"; // esbuild writes it to codemirror5.css,
 
 const root = document.getElementById("root");
 root.innerHTML = `<h1>Code editor</h1><div id="mount"></div>`;
-sheet.onload = sheet.onerror = start;
+// The stylesheet is linked in the head, so it applies before this script runs.
+start();
 
 function start() {
   const cm = CodeMirror(document.getElementById("mount"), {
