@@ -216,7 +216,7 @@ func cmdApps(args []string) error {
 	root := repoRoot()
 	fs := flag.NewFlagSet("apps", flag.ExitOnError)
 	rf := addRunFlags(fs, root)
-	srvList := fs.String("servers", "monkbrowse,playwright,chrome-devtools", "servers to run")
+	srvList := fs.String("servers", "monkbrowse,monkbrowse-debugger,playwright,chrome-devtools", "servers to run (monkbrowse-debugger: monkbrowse with the debugger switch on)")
 	_ = fs.Parse(args)
 	cfg, err := rf.config(root)
 	if err != nil {

@@ -15,11 +15,14 @@ import (
 func AppsTable(r *run.AppResults) string {
 	var keys []string
 	label := map[string]string{}
-	for _, k := range []string{servers.Monkbrowse, servers.Playwright, servers.ChromeDevtools} {
+	for _, k := range []string{servers.Monkbrowse, servers.MonkbrowseDebugger, servers.Playwright, servers.ChromeDevtools} {
 		for _, s := range r.Servers {
 			if s.Key == k {
 				keys = append(keys, k)
 				label[k] = shortLabel(s)
+				if k == servers.MonkbrowseDebugger {
+					label[k] = "monkbrowse, debugger on"
+				}
 			}
 		}
 	}
@@ -31,7 +34,7 @@ func AppsTable(r *run.AppResults) string {
 	fmt.Fprintf(&b, "## Apps corpus: tasks completed, text per task\n\n")
 	fmt.Fprintf(&b, "%d tasks on the pages of `e2e/libpages` (tasks in `e2e/libpages/apps.json`), each driven as an AI would "+
 		"(snapshot, then an action by ref or viewport point) and judged by the app's own state; monkbrowse with its defaults "+
-		"(no debugger). Text: every byte of text the task's calls returned (navigation included), with the number of calls. "+
+		"(no debugger) and, where run, with the person's debugger switch on. Text: every byte of text the task's calls returned (navigation included), with the number of calls. "+
 		"✔ done, ✘ not done (why: below).\n\n", len(r.Tasks))
 	fmt.Fprintf(&b, "| task | libraries | %s |\n|---|---|%s\n", join(keys, func(k string) string { return label[k] }), strings.Repeat("---|", len(keys)))
 	done := map[string]int{}

@@ -128,7 +128,7 @@ func RunApps(ctx context.Context, cfg Config) (*AppResults, error) {
 	defer fx.Close()
 	keys := cfg.Servers
 	if len(keys) == 0 {
-		keys = []string{servers.Monkbrowse, servers.Playwright, servers.ChromeDevtools}
+		keys = []string{servers.Monkbrowse, servers.MonkbrowseDebugger, servers.Playwright, servers.ChromeDevtools}
 	}
 	cfg.Apps = true
 	for _, k := range keys {

@@ -33,7 +33,7 @@ func newServer(cfg Config, key string) (*servers.Server, func(), error) {
 		return servers.NewPlaywright(cfg.Paths, cfg.PlaywrightVersion), func() {}, nil
 	case servers.ChromeDevtools:
 		return servers.NewChromeDevtools(cfg.Paths, cfg.DevtoolsVersion), func() {}, nil
-	case servers.Monkbrowse:
+	case servers.Monkbrowse, servers.MonkbrowseDebugger:
 		ports, err := freePorts(2)
 		if err != nil {
 			return nil, nil, err
@@ -49,7 +49,11 @@ func newServer(cfg Config, key string) (*servers.Server, func(), error) {
 			_ = os.RemoveAll(home)
 			return nil, nil, err
 		}
-		return servers.NewMonkbrowse(cfg.Paths, port, cport, home), func() { _ = os.RemoveAll(home) }, nil
+		srv := servers.NewMonkbrowse(cfg.Paths, port, cport, home)
+		if key == servers.MonkbrowseDebugger {
+			srv.Key, srv.Label = key, "monkbrowse (debugger on)"
+		}
+		return srv, func() { _ = os.RemoveAll(home) }, nil
 	}
 	return nil, nil, fmt.Errorf("unknown server %q (want %s, %s or %s)", key, servers.Monkbrowse, servers.Playwright, servers.ChromeDevtools)
 }
@@ -95,7 +99,7 @@ func startSession(ctx context.Context, cfg Config, key string, fx *fixtures.Serv
 	time.Sleep(time.Second)
 	sr.IdleRSS = procstat.RSS(m.Pid())
 
-	if key == servers.Monkbrowse {
+	if key == servers.Monkbrowse || key == servers.MonkbrowseDebugger {
 		// The person's browser: Chromium with the extension, pointed at this
 		// server's port, one tab shared through the popup.
 		port, _ := strconv.Atoi(srv.Launch.Args[1])
@@ -132,6 +136,13 @@ func startSession(ctx context.Context, cfg Config, key string, fx *fixtures.Serv
 				return nil, err
 			}
 			fmt.Fprintf(cfg.Log, "monkbrowse: no JavaScript switch in this extension build (%v); an older build allows it\n", err)
+		}
+		if key == servers.MonkbrowseDebugger {
+			// The person's switch for trusted input through Chrome's debugger.
+			if err := b.SetUseDebugger(lctx, true); err != nil {
+				s.close()
+				return nil, err
+			}
 		}
 		// Use the tab the browser started with, so no blank tab is left
 		// over to cost memory.

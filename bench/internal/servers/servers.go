@@ -20,6 +20,9 @@ const (
 	Monkbrowse     = "monkbrowse"
 	Playwright     = "playwright"
 	ChromeDevtools = "chrome-devtools"
+	// MonkbrowseDebugger is monkbrowse with the person's debugger switch on
+	// (the apps corpus only).
+	MonkbrowseDebugger = "monkbrowse-debugger"
 )
 
 // Server is one benchmarked server: its launch command and its tool
@@ -248,7 +251,7 @@ func (s *Server) AppCalls(a AppAction) ([]Call, error) {
 		return []Call{{Tool: tool, Args: s.with(args)}}, nil
 	}
 	switch s.Key {
-	case Monkbrowse:
+	case Monkbrowse, MonkbrowseDebugger:
 		switch a.Kind {
 		case "click":
 			return one("browser_click", map[string]any{"ref": a.Ref, "element": a.Element})
@@ -320,7 +323,7 @@ func (s *Server) AppLaunch() {
 	switch s.Key {
 	case Playwright:
 		s.Launch.Args = append(s.Launch.Args, "--caps=vision")
-	case Monkbrowse:
+	case Monkbrowse, MonkbrowseDebugger:
 		s.Launch.Args = append(s.Launch.Args, "--caps", "coordinates")
 	}
 }
