@@ -88,6 +88,14 @@ type appTaskSpec struct {
 	Class string    `json:"class"`
 	Steps []appStep `json:"steps"`
 	Done  string    `json:"done"`
+	Read  []appRead `json:"read"`
+}
+
+// appRead is what the AI must then read of the new state: an element (new
+// since the task started), inside Within's subtree when set.
+type appRead struct {
+	appTarget
+	Within *appTarget `json:"within"`
 }
 
 func loadAppTasks(t *testing.T) map[string]appTaskSpec {
@@ -173,6 +181,9 @@ func TestApps(t *testing.T) {
 				r.step(ctx, t, i, st)
 			}
 			r.appDone(ctx, t, spec.Done)
+			for _, rd := range spec.Read {
+				r.read(ctx, t, rd)
+			}
 		})
 	}
 }
@@ -353,4 +364,63 @@ func (l *libTab) chromiumHas(ctx context.Context, t *testing.T, a appTarget) str
 		}
 	}
 	return fmt.Sprintf("nor has Chromium's own tree by that name; its %d %s nodes: %s", len(near), a.Role, strings.Join(near, ", "))
+}
+
+// appShows reports whether a page text shows the element (inside Within's
+// subtree when set).
+func appShows(text string, rd appRead) bool {
+	lines := harness.ParseSnapshot(text)
+	match := func(ln harness.SnapshotLine, a appTarget) bool {
+		return (a.Role == "" || ln.Role == a.Role) &&
+			(strings.Contains(ln.Name, a.Name) || (ln.Name == "" && strings.Contains(ln.Value, a.Name)))
+	}
+	for i, ln := range lines {
+		if rd.Within == nil {
+			if match(ln, rd.appTarget) {
+				return true
+			}
+			continue
+		}
+		if !match(ln, *rd.Within) {
+			continue
+		}
+		for _, c := range lines[i+1:] {
+			if c.Indent <= ln.Indent {
+				break
+			}
+			if match(c, rd.appTarget) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// read: after the task, the AI reads the new state from what monkbrowse
+// shows it — the action answers and a snapshot. A snapshot answering
+// "unchanged" when nothing shown so far has the new state is a false
+// "unchanged" (issue 41), and fails the task.
+func (r *appRun) read(ctx context.Context, t *testing.T, rd appRead) {
+	t.Helper()
+	what := rd.appTarget.String()
+	if rd.Within != nil {
+		what += " inside " + rd.Within.String()
+	}
+	snap := r.do(ctx, t, "browser_snapshot", map[string]any{})
+	if !strings.Contains(snap, "Unchanged since your last full snapshot") {
+		if !appShows(snap, rd) {
+			t.Fatalf("after the task the snapshot does not show %s:\n%s", what, harness.Clip(snap, 6000))
+		}
+		return
+	}
+	for i := len(r.pages) - 1; i >= 0; i-- {
+		if appShows(r.pages[i], rd) {
+			return
+		}
+	}
+	again := r.do(ctx, t, "browser_snapshot", map[string]any{})
+	if appShows(again, rd) {
+		t.Fatalf("the snapshot answered %q, but no answer so far showed %s, which asking again shows:\n%s", harness.Clip(snap, 120), what, harness.Clip(again, 3000))
+	}
+	t.Fatalf("after the task no answer shows %s:\n%s", what, harness.Clip(again, 6000))
 }

@@ -56,6 +56,14 @@ type AppTask struct {
 	Class string    `json:"class"`
 	Steps []AppStep `json:"steps"`
 	Done  string    `json:"done"`
+	Read  []AppRead `json:"read"`
+}
+
+// AppRead is what the AI must then read of the new state: an element (new
+// since the task started), inside Within's subtree when set.
+type AppRead struct {
+	AppTarget
+	Within *AppTarget `json:"within"`
 }
 
 // AppSample is one server's attempt at one task.
@@ -403,6 +411,12 @@ func runApp(ctx context.Context, s *session, fx *fixtures.Server, t AppTask) App
 		sm.Error = "not done: the app's state is " + clip(state, 300)
 		return sm
 	}
+	for _, rd := range t.Read {
+		if err := d.read(rd); err != nil {
+			sm.Error = "done, but " + err.Error()
+			return sm
+		}
+	}
 	sm.OK = true
 	return sm
 }
@@ -427,4 +441,73 @@ func LoadApps(path string) (*AppResults, error) {
 		return nil, err
 	}
 	return &r, nil
+}
+
+// appShows reports whether a page text shows the element (inside Within's
+// subtree when set; depth from the lines' indentation).
+func appShows(text string, f snapshot.Format, rd AppRead) bool {
+	els := snapshot.Parse(text, f)
+	indent := func(e snapshot.Element) int { return len(e.Line) - len(strings.TrimLeft(e.Line, " ")) }
+	match := func(e snapshot.Element, a AppTarget) bool {
+		inline := ""
+		if i := strings.LastIndex(e.Line, "]:"); i >= 0 {
+			inline = e.Line[i+2:]
+		}
+		return (a.Role == "" || e.Role == a.Role) &&
+			(strings.Contains(e.Name, a.Name) || (e.Name == "" && strings.Contains(inline, a.Name)))
+	}
+	for i, e := range els {
+		if rd.Within == nil {
+			if match(e, rd.AppTarget) {
+				return true
+			}
+			continue
+		}
+		if !match(e, *rd.Within) {
+			continue
+		}
+		for _, c := range els[i+1:] {
+			if indent(c) <= indent(e) {
+				break
+			}
+			if match(c, rd.AppTarget) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// read: the AI reads the new state from what the server showed it (the
+// action answers, then a snapshot; an answer that the page is unchanged
+// sends it to the earlier answers, then to asking again).
+func (d *appDriver) read(rd AppRead) error {
+	srv := d.s.srv
+	what := rd.AppTarget.String()
+	if rd.Within != nil {
+		what += " inside " + rd.Within.String()
+	}
+	text, err := d.call(srv.Tools["snapshot"], srv.SnapshotArgs())
+	if err != nil {
+		return err
+	}
+	if !snapshot.Unchanged(text) {
+		if appShows(text, srv.Format, rd) {
+			return nil
+		}
+		return fmt.Errorf("the snapshot does not show %s", what)
+	}
+	for i := len(d.pages) - 1; i >= 0; i-- {
+		if appShows(d.pages[i], srv.Format, rd) {
+			return nil
+		}
+	}
+	again, err := d.call(srv.Tools["snapshot"], srv.SnapshotArgs())
+	if err != nil {
+		return err
+	}
+	if appShows(again, srv.Format, rd) {
+		return fmt.Errorf("a snapshot answered unchanged while no answer so far showed %s (asking again did)", what)
+	}
+	return fmt.Errorf("no answer shows %s", what)
 }
