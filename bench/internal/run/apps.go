@@ -146,7 +146,14 @@ func RunApps(ctx context.Context, cfg Config) (*AppResults, error) {
 			return nil, fmt.Errorf("starting the %s session: %w", k, err)
 		}
 		for _, t := range tasks {
-			sm := runApp(ctx, s, fx, t)
+			d := &appDriver{ctx: ctx, s: s}
+			sm := d.run(fx, t)
+			if !sm.OK && len(d.pages) > 0 {
+				// The last page text the task saw, to tell why.
+				path := filepath.Join(cfg.OutDir, "apps-failures", k+"-"+t.Name+".txt")
+				_ = os.MkdirAll(filepath.Dir(path), 0o755)
+				_ = os.WriteFile(path, []byte(d.pages[len(d.pages)-1]), 0o644)
+			}
 			res.Samples = append(res.Samples, sm)
 			status := "done"
 			if !sm.OK {
@@ -387,9 +394,10 @@ func (d *appDriver) step(st AppStep) error {
 	return errors.New("a step without an action")
 }
 
-func runApp(ctx context.Context, s *session, fx *fixtures.Server, t AppTask) AppSample {
+func (d *appDriver) run(fx *fixtures.Server, t AppTask) AppSample {
+	s := d.s
 	sm := AppSample{Server: s.srv.Key, Task: t.Name}
-	d := &appDriver{ctx: ctx, s: s, sm: &sm}
+	d.sm = &sm
 	url := fx.URL("/"+t.Page+".html") + "?task=" + t.Name
 	text, err := d.call(s.srv.Tools["navigate"], s.srv.NavigateArgs(url))
 	if err != nil {
@@ -446,6 +454,10 @@ func LoadApps(path string) (*AppResults, error) {
 // appShows reports whether a page text shows the element (inside Within's
 // subtree when set; depth from the lines' indentation).
 func appShows(text string, f snapshot.Format, rd AppRead) bool {
+	if rd.Role == "" && rd.Within == nil && strings.Contains(text, rd.Name) {
+		// Any role: text lines count too (chrome-devtools-mcp's have no role).
+		return true
+	}
 	els := snapshot.Parse(text, f)
 	indent := func(e snapshot.Element) int { return len(e.Line) - len(strings.TrimLeft(e.Line, " ")) }
 	match := func(e snapshot.Element, a AppTarget) bool {

@@ -25,6 +25,9 @@ func TestAppShows(t *testing.T) {
 	if !appShows(uid, snapshot.UID, card) {
 		t.Error("chrome-devtools-mcp's format: the card under Done not found")
 	}
+	if !appShows("uid=1_0 RootWebArea \"x\"\n  uid=28_0 \"Chosen: Contact 150\"\n", snapshot.UID, AppRead{AppTarget: AppTarget{Name: "Chosen: Contact 150"}}) {
+		t.Error("chrome-devtools-mcp's role-less text line not read")
+	}
 	if ref, _, ok := appLookup(moved, snapshot.YAML, AppTarget{Role: "listitem", Name: "Write report"}); !ok || ref != "e2" {
 		t.Errorf("appLookup by inline text = %q, %v", ref, ok)
 	}
