@@ -59,7 +59,7 @@ func (s *Server) handleHello(c *conn) messaging.Handler {
 		}
 		c.pid, c.version = h.PID, h.Version
 		c.nonceForwarder = h.Nonce
-		c.nonceOwner = protocol.NewNonce()
+		c.nonceOwner = s.newNonce()
 		return protocol.FwdHelloAck{
 			OK:      true,
 			Version: s.cfg.Version,

@@ -85,7 +85,11 @@ type Server struct {
 	upgrader websocket.Upgrader
 	hs       *http.Server
 
-	pending  *netguard.Pending  // connections that have not proven themselves yet
+	pending *netguard.Pending // connections that have not proven themselves yet
+	// newNonce draws the owner's nonce of each connection's proof
+	// (protocol.NewNonce): one per connection, so that a fwd_auth recorded
+	// on one connection proves nothing on another.
+	newNonce func() string
 	refusals *netguard.Refusals // every refusal, logged at most once a second
 
 	failMu   sync.Mutex
@@ -151,6 +155,7 @@ func New(cfg Config) *Server {
 		pending:  netguard.NewPending(cfg.MaxPending),
 		refusals: netguard.NewRefusals(log),
 	}
+	s.newNonce = protocol.NewNonce
 	s.upgrader = websocket.Upgrader{
 		// Checked in ServeHTTP already; repeated so that the upgrader can
 		// never fall back to its same-host default.

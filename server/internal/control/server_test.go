@@ -586,3 +586,53 @@ func TestVersionDifferenceNotFatal(t *testing.T) {
 		t.Errorf("Forwarders() = %+v", fw)
 	}
 }
+
+// TestRecordedAuthReplayedOnANewConnectionRefused (issue 40, finding 9): an
+// eavesdropper records a whole, accepted proof exchange (the forwarder's
+// nonce and its fwd_auth proof) and replays it on a new connection. The
+// owner draws a new nonce for that connection, so the recorded proof does
+// not fit and is refused; with one owner nonce per process it would be
+// accepted.
+func TestRecordedAuthReplayedOnANewConnectionRefused(t *testing.T) {
+	ctx := watchdog(t, 10*time.Second)
+	f := start(t)
+	// The recorded exchange: a real forwarder's, accepted.
+	p := f.rawPeer(t, ctx)
+	ack, nonce := hello(t, ctx, p)
+	if !ack.OK {
+		t.Fatalf("fwd_hello: %+v", ack)
+	}
+	proof := protocol.Proof(f.token, protocol.ProofLabelForwarder, nonce, ack.Nonce)
+	raw, err := p.Request(ctx, protocol.MsgFwdAuth, protocol.FwdAuth{Proof: proof})
+	if err != nil || !strings.Contains(string(raw), `"ok":true`) {
+		t.Fatalf("the recorded exchange itself: %s, %v", raw, err)
+	}
+	// The replay: same fwd_hello, same fwd_auth, on a new connection.
+	r := f.rawPeer(t, ctx)
+	raw, err = r.Request(ctx, protocol.MsgFwdHello, protocol.FwdHello{PID: 4242, Version: protocol.Version, Nonce: nonce})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ack2 protocol.FwdHelloAck
+	if err := json.Unmarshal(raw, &ack2); err != nil || !ack2.OK {
+		t.Fatalf("replayed fwd_hello: %s, %v", raw, err)
+	}
+	if ack2.Nonce == ack.Nonce {
+		t.Errorf("the owner sent the same nonce on two connections (%s): its proofs can be replayed", ack.Nonce)
+	}
+	raw, err = r.Request(ctx, protocol.MsgFwdAuth, protocol.FwdAuth{Proof: proof})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var auth protocol.FwdAuthAck
+	if err := json.Unmarshal(raw, &auth); err != nil {
+		t.Fatal(err)
+	}
+	if auth.OK || !strings.Contains(auth.Reason, "wrong control token") {
+		t.Fatalf("a recorded fwd_auth replayed on a new connection was answered %+v, want refused", auth)
+	}
+	waitClosed(t, r)
+	if n := len(f.srv.Forwarders()); n != 1 {
+		t.Fatalf("%d forwarders listed, want only the recorded one", n)
+	}
+}
