@@ -42,7 +42,7 @@ func main() {
 type config struct {
 	port, controlPort, maxProfiles int
 	logLevel, listen               string
-	allowIDs                       listFlag
+	allowIDs                       extensionIDs
 	uploadRoots                    listFlag
 	caps                           listFlag
 	allowFileURLs                  bool
@@ -72,6 +72,24 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
+// extensionIDs is --allow-extension-id: a listFlag of valid Chrome
+// extension ids only (they go into the Origin check and the native host's
+// allowed_origins).
+type extensionIDs listFlag
+
+func (l *extensionIDs) String() string { return (*listFlag)(l).String() }
+func (l *extensionIDs) Set(v string) error {
+	var ids listFlag
+	_ = ids.Set(v)
+	for _, id := range ids {
+		if err := owner.CheckExtensionID(id); err != nil {
+			return err
+		}
+	}
+	*l = append(*l, ids...)
+	return nil
+}
+
 const usageHead = `monkbrowse — let AI apps drive the Chrome tabs you share.
 
 Usage:
@@ -92,7 +110,7 @@ func newFlags(name string, cfg *config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.IntVar(&cfg.port, "port", protocol.DefaultExtensionPort, "`port` on 127.0.0.1 the Chrome extension connects to (set the same port in the extension's options; 0 picks a free one, for tests)")
-	fs.StringVar(&cfg.listen, "listen", "127.0.0.1", "`address` the extension port listens on: loopback by default; another one (0.0.0.0 for a container's published port) lets other machines reach it, and monkbrowse warns")
+	fs.StringVar(&cfg.listen, "listen", "127.0.0.1", "`address` the extension port listens on: 127.0.0.1 (loopback) by default. 0.0.0.0 or :: (for a container's published port) listens on every IPv4 and every IPv6 address of this machine, both: monkbrowse opens one dual-stack socket for either. Any address that is not loopback lets other machines reach the port, and monkbrowse warns")
 	fs.IntVar(&cfg.controlPort, "control-port", protocol.DefaultControlPort, "`port` on 127.0.0.1 where monkbrowse processes of several AI apps find each other")
 	fs.IntVar(&cfg.maxProfiles, "max-profiles", owner.DefaultMaxProfiles, "most Chrome profiles connected at once")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "stderr log `level`: debug, info, warn, error")
@@ -189,7 +207,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		})
 	}
 	if !listenIP.IsLoopback() {
-		log.Warn().Str("listen", cfg.listen).Msg("the extension port listens beyond this machine (--listen is not a loopback address): anyone who can reach it can try to connect. The Host and Origin checks still refuse web pages; keep it behind a firewall, or publish it only to loopback (docker run -p 127.0.0.1:9222:9222)")
+		where := "--listen is not a loopback address"
+		if listenIP.IsUnspecified() {
+			where = "--listen " + cfg.listen + " listens on every IPv4 and every IPv6 address of this machine, both (one dual-stack socket)"
+		}
+		log.Warn().Str("listen", cfg.listen).Msg("the extension port listens beyond this machine (" + where + "): anyone who can reach it can try to connect. The Host and Origin checks still refuse web pages; keep it behind a firewall, or publish it only to loopback (docker run -p 127.0.0.1:9222:9222)")
 	}
 	return serve(ctx, cfg, &log, stdin, stdout, stderr)
 }
@@ -205,7 +227,7 @@ func runInstall(sub string, args []string, stdout, stderr io.Writer) int {
 	if sub == "install" {
 		fs.StringVar(&command, "command", "", "absolute `path` of monkbrowse to configure (default: this program)")
 	}
-	var allowIDs listFlag
+	var allowIDs extensionIDs
 	if sub == "install" {
 		fs.Var(&allowIDs, "allow-extension-id", "also let the extension with this `id` fetch the pairing secret (your own build); repeatable")
 	}

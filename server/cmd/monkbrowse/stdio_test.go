@@ -221,6 +221,24 @@ func TestListenFlag(t *testing.T) {
 		t.Errorf("not bound to 0.0.0.0:\n%s", wide.stderr.String())
 	}
 	waitFor(wide, "listens beyond this machine")
+	// Issue 40: 0.0.0.0 is one dual-stack socket, and the warning says so;
+	// the port really answers on IPv6 loopback.
+	if !strings.Contains(wide.stderr.String(), "every IPv4 and every IPv6 address") {
+		t.Errorf("the warning does not say that 0.0.0.0 serves IPv6 too:\n%s", wide.stderr.String())
+	}
+	var port string
+	for _, l := range strings.Split(wide.stderr.String(), "\n") {
+		if strings.Contains(l, "listening for the monkbrowse extension") {
+			var m struct{ Addr string }
+			_ = json.Unmarshal([]byte(l), &m)
+			_, port, _ = net.SplitHostPort(m.Addr)
+		}
+	}
+	if c, err := net.Dial("tcp", net.JoinHostPort("::1", port)); err != nil {
+		t.Logf("no IPv6 loopback here (%v): the dual-stack claim is not checked", err)
+	} else {
+		c.Close()
+	}
 
 	def := startRaw(t, "--port", "0")
 	waitFor(def, "listening for the monkbrowse extension")
@@ -232,5 +250,39 @@ func TestListenFlag(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "--listen") {
 		t.Errorf("a bad --listen: %v %s", err, out)
+	}
+}
+
+// TestAllowExtensionIDMustBeAnID (issue 40, finding 8): --allow-extension-id
+// takes only Chrome extension ids (32 letters a–p), on the server and on
+// install, with an error that says what an id looks like; nothing else
+// reaches the Origin check or a native host's allowed_origins.
+func TestAllowExtensionIDMustBeAnID(t *testing.T) {
+	// Were a value accepted, the server would start: on ports of its own,
+	// in a HOME of its own, and end at stdin's EOF.
+	t.Setenv("HOME", t.TempDir())
+	ports := []string{"--port", "0", "--control-port", strconv.Itoa(freePort(t))}
+	for _, args := range [][]string{
+		{"--allow-extension-id", "abc"},
+		{"--allow-extension-id", "emkgfnickjohaibbledibfemnfkoamdj,*"},
+		{"--allow-extension-id", "EMKGFNICKJOHAIBBLEDIBFEMNFKOAMDJ"},
+		{"--allow-extension-id", "emkgfnickjohaibbledibfemnfkoamdz"},
+		{"--allow-extension-id", "emkgfnickjohaibbledibfemnfkoamdj/\"*"},
+		{"install", "--native-host-only", "--browser-data-dir", t.TempDir(), "--command", "/bin/true", "--allow-extension-id", "x/\",\"chrome-extension://evil"},
+	} {
+		if args[0] != "install" {
+			args = append(ports, args...)
+		}
+		var out, errb strings.Builder
+		if rc := run(args, strings.NewReader(""), &out, &errb); rc != 2 {
+			t.Errorf("%q: exit %d, want 2 (stderr %q)", args, rc, errb.String())
+		}
+		if !strings.Contains(errb.String(), "is not a Chrome extension id: an id is 32 lower-case letters from a to p") {
+			t.Errorf("%q: stderr %q does not say what an id is", args, errb.String())
+		}
+	}
+	var ids extensionIDs
+	if err := ids.Set("emkgfnickjohaibbledibfemnfkoamdj, abcdefghijklmnopabcdefghijklmnop"); err != nil || len(ids) != 2 {
+		t.Fatalf("valid ids refused: %v %q", err, ids)
 	}
 }

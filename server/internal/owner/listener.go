@@ -110,6 +110,24 @@ func PinnedExtensionIDs() []string {
 	return ids
 }
 
+// CheckExtensionID returns nil when id is a Chrome extension id: exactly 32
+// letters from a to p (Chrome writes the first 128 bits of the SHA-256 of
+// the extension's public key in those letters), and otherwise an error that
+// says so. --allow-extension-id values pass through it before they reach the
+// Origin check or a native host's allowed_origins.
+func CheckExtensionID(id string) error {
+	bad := len(id) != 32
+	for _, r := range id {
+		if r < 'a' || r > 'p' {
+			bad = true
+		}
+	}
+	if bad {
+		return fmt.Errorf("%q is not a Chrome extension id: an id is 32 lower-case letters from a to p, as chrome://extensions shows it (Developer mode on), e.g. %s", protocol.Cut(id, 64), UnpackedExtensionID)
+	}
+	return nil
+}
+
 // checkOrigin applies the Origin policy of DESIGN §8. No Origin (native
 // programs, tests: same-user processes are trusted) and the pinned
 // extension ids plus those given with --allow-extension-id are accepted.
