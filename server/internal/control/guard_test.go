@@ -2,7 +2,6 @@ package control
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -201,15 +200,16 @@ func TestOtherUsersPeerRefused(t *testing.T) {
 		{"unattributable", 0, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := websocket.Dialer{NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-				if err == nil && tc.known {
-					mu.Lock()
-					owner[c.LocalAddr().String()] = tc.uid
-					mu.Unlock()
-				}
-				return c, err
-			}}
+			// The uid is looked up before the connection's first byte is
+			// read, maybe before DialContext returns here: the client's
+			// address is chosen and entered first.
+			local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: freeLocalPort(t)}
+			if tc.known {
+				mu.Lock()
+				owner[local.String()] = tc.uid
+				mu.Unlock()
+			}
+			d := websocket.Dialer{NetDialContext: (&net.Dialer{LocalAddr: local}).DialContext}
 			ws, resp, err := d.DialContext(ctx, f.url(), nil)
 			if tc.refused {
 				if err == nil {
@@ -228,4 +228,16 @@ func TestOtherUsersPeerRefused(t *testing.T) {
 			ws.Close()
 		})
 	}
+}
+
+// freeLocalPort is a port free on 127.0.0.1 right now, for a client's own
+// address.
+func freeLocalPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }

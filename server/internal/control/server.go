@@ -68,6 +68,10 @@ type Config struct {
 	// new one beyond it closes the oldest. 0 means
 	// netguard.DefaultMaxPending.
 	MaxPending int
+	// MaxUnupgraded caps the connections whose WebSocket upgrade is not
+	// done yet (their headers are being read, issue 40); a new one beyond
+	// it closes the oldest. 0 means netguard.DefaultMaxPending.
+	MaxUnupgraded int
 	// PeerUID attributes an accepted connection to its OS user; one of
 	// another user (not UID, not root) is refused before the upgrade
 	// (DESIGN §8). nil means portholder.PeerUID; UID 0 means os.Getuid().
@@ -86,6 +90,7 @@ type Server struct {
 	hs       *http.Server
 
 	pending *netguard.Pending // connections that have not proven themselves yet
+	entry   *netguard.Gate    // connections not yet upgraded; other users' refused
 	// newNonce draws the owner's nonce of each connection's proof
 	// (protocol.NewNonce): one per connection, so that a fwd_auth recorded
 	// on one connection proves nothing on another.
@@ -161,14 +166,16 @@ func New(cfg Config) *Server {
 		// never fall back to its same-host default.
 		CheckOrigin: func(r *http.Request) bool { return len(r.Header.Values("Origin")) == 0 },
 	}
-	s.hs = &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second, ErrorLog: nil}
+	s.entry = netguard.NewGate("control-port", cfg.MaxUnupgraded, cfg.PeerUID, cfg.UID, s.refusals)
+	s.hs = &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second, ErrorLog: nil,
+		MaxHeaderBytes: netguard.ControlMaxHeaderBytes, ConnState: s.entry.ConnState}
 	return s
 }
 
 // Serve accepts forwarders on ln until Leave or Close. It returns
 // http.ErrServerClosed after those.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.hs.Serve(ln)
+	return s.hs.Serve(s.entry.Listener(ln))
 }
 
 // ServeHTTP refuses browsers and plain HTTP and upgrades everything else.
@@ -190,13 +197,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "monkbrowse control port: WebSocket connections from monkbrowse processes only", http.StatusUpgradeRequired)
 		return
 	}
-	// Last of the checks: it reads /proc/net/tcp on Linux.
-	if msg, uid := netguard.CheckPeer(r, s.cfg.PeerUID, s.cfg.UID); msg != "" {
-		s.refusals.Refused("refused a control-port connection from another user's program",
-			func(e *zerolog.Event) { e.Int("uid", uid).Str("remote", r.RemoteAddr) })
-		http.Error(w, msg, http.StatusForbidden)
-		return
-	}
+	// Another user's program was refused before its first byte was read
+	// (netguard.Gate).
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()

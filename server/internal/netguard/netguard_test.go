@@ -2,10 +2,6 @@ package netguard
 
 import (
 	"bytes"
-	"context"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -64,9 +60,9 @@ func TestEvery(t *testing.T) {
 	}
 }
 
-// TestCheckPeer: another user's peer is refused, ours, root's and an
+// TestPeerRefusal: another user's peer is refused, ours, root's and an
 // unattributable one are not (the proof judges those).
-func TestCheckPeer(t *testing.T) {
+func TestPeerRefusal(t *testing.T) {
 	const self = 1000
 	table := map[string]int{"127.0.0.1:40001": 1001, "127.0.0.1:40002": 1000, "127.0.0.1:40003": 0}
 	lookup := func(remote, local string) (int, bool) {
@@ -77,10 +73,7 @@ func TestCheckPeer(t *testing.T) {
 		return uid, ok
 	}
 	for remote, refused := range map[string]bool{"127.0.0.1:40001": true, "127.0.0.1:40002": false, "127.0.0.1:40003": false, "127.0.0.1:40004": false} {
-		r := httptest.NewRequest("GET", "/", nil)
-		r.RemoteAddr = remote
-		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9219}))
-		msg, _ := CheckPeer(r, lookup, self)
+		msg, _ := PeerRefusal(lookup, self, remote, "127.0.0.1:9219")
 		if (msg != "") != refused {
 			t.Errorf("%s: refusal %q, want refused %v", remote, msg, refused)
 		}
@@ -88,7 +81,7 @@ func TestCheckPeer(t *testing.T) {
 			t.Errorf("refusal does not say why: %q", msg)
 		}
 	}
-	if msg, _ := CheckPeer(httptest.NewRequest("GET", "/", nil), nil, self); msg != "" {
+	if msg, _ := PeerRefusal(nil, self, "127.0.0.1:40001", ""); msg != "" {
 		t.Errorf("nil lookup refused: %q", msg)
 	}
 }

@@ -2,8 +2,6 @@ package netguard
 
 import (
 	"fmt"
-	"net"
-	"net/http"
 )
 
 // PeerUID names the OS user owning the other end of a loopback TCP
@@ -18,19 +16,17 @@ type PeerUID func(remote, local string) (uid int, ok bool)
 // neither self nor root (root can read our token anyway).
 func ForeignUser(uid, self int) bool { return uid != self && uid != 0 }
 
-// CheckPeer applies the other-users rule of DESIGN §8 to an HTTP request on
-// one of monkbrowse's ports: it returns a refusal (for a 403 body and the
-// log) when lookup attributes the connection to another user, "" otherwise
-// (ours, root's, or unattributable). A nil lookup checks nothing.
-func CheckPeer(r *http.Request, lookup PeerUID, self int) (refusal string, uid int) {
+// PeerRefusal applies the other-users rule of DESIGN §8 to a connection on
+// one of monkbrowse's ports (remote and local are its addresses): it
+// returns a refusal (for a 403 body and the log) when lookup attributes the
+// connection to another user, "" otherwise (ours, root's, or
+// unattributable). A nil lookup checks nothing. The Gate runs it before
+// the connection's first byte is read.
+func PeerRefusal(lookup PeerUID, self int, remote, local string) (refusal string, uid int) {
 	if lookup == nil {
 		return "", -1
 	}
-	local := ""
-	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		local = a.String()
-	}
-	uid, ok := lookup(r.RemoteAddr, local)
+	uid, ok := lookup(remote, local)
 	if !ok || !ForeignUser(uid, self) {
 		return "", uid
 	}

@@ -55,13 +55,8 @@ func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, reason, http.StatusForbidden)
 		return
 	}
-	// Last of the checks: it reads /proc/net/tcp on Linux.
-	if msg, uid := netguard.CheckPeer(r, o.cfg.PeerUID, o.cfg.UID); msg != "" {
-		o.refusals.Refused("refused an extension-port connection from another user's program",
-			func(e *zerolog.Event) { e.Int("uid", uid).Str("remote", r.RemoteAddr) })
-		http.Error(w, msg, http.StatusForbidden)
-		return
-	}
+	// Another user's program was refused before its first byte was read
+	// (netguard.Gate).
 	up := websocket.Upgrader{
 		HandshakeTimeout: 10 * time.Second,
 		CheckOrigin:      func(*http.Request) bool { return true }, // checked above

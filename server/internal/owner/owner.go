@@ -71,6 +71,10 @@ type Config struct {
 	// MaxPending caps the sockets that have not finished their hello; a
 	// new one beyond it closes the oldest. Zero: netguard.DefaultMaxPending.
 	MaxPending int
+	// MaxUnupgraded caps the connections whose WebSocket upgrade is not
+	// done yet (their headers are being read, issue 40); a new one beyond
+	// it closes the oldest. Zero: netguard.DefaultMaxPending.
+	MaxUnupgraded int
 	// ReadLimit bounds one incoming frame in bytes once the socket's hello
 	// is accepted (before it: protocol.MaxUnprovenFrame, or ReadLimit if
 	// smaller). Zero: 64 MiB.
@@ -189,6 +193,7 @@ type Owner struct {
 	gate *gate
 
 	pending  *netguard.Pending  // sockets without an accepted hello
+	entry    *netguard.Gate     // connections not yet upgraded; other users' refused
 	refusals *netguard.Refusals // every refusal, logged at most once a second
 
 	// stop is closed when Shutdown starts failing work; ctx is cancelled
@@ -246,16 +251,19 @@ func Start(ctx context.Context, cfg Config) (*Owner, error) {
 	o.gate = newGate(o.disp)
 	o.gate.paused = o.reg.pauseOf
 	o.gate.refused = o.tellRefused
+	o.entry = netguard.NewGate("extension-port", cfg.MaxUnupgraded, cfg.PeerUID, cfg.UID, o.refusals)
 	o.srv = &http.Server{
 		Handler:           http.HandlerFunc(o.serveHTTP),
 		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    netguard.ExtensionMaxHeaderBytes,
+		ConnState:         o.entry.ConnState,
 		ErrorLog:          nil,
 		BaseContext:       func(net.Listener) context.Context { return o.ctx },
 	}
 	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
-		if err := o.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := o.srv.Serve(o.entry.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			o.log.Error().Err(err).Msg("extension listener stopped")
 		}
 	}()
