@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -108,6 +110,96 @@ func TestPeakRSSUnderUnprovenFloods(t *testing.T) {
 	t.Logf("peak RSS: %d MiB at start, %d MiB after 8 unfinished 60 MiB frames on each port and a 100 MB stdin line", base>>10, peak>>10)
 	if peak > 256<<10 {
 		t.Errorf("peak RSS %d MiB, want < 256 MiB", peak>>10)
+	}
+}
+
+// TestPeakRSSUnderSlowHeaders (issue 40, a measurement, opt-in with
+// MONKBROWSE_RSS=1): 600 connections, 300 on each port, each send 1 MiB of
+// header lines slowly (16 KiB every 50 ms) and never finish them. The
+// owner's peak RSS (VmHWM) is logged; it must stay below 64 MiB, and the
+// owner must still answer tools/list. (Before the header limit and the cap
+// of connections still sending headers: 15 MiB to 1.4 GiB, issue 40.)
+//
+//	MONKBROWSE_RSS=1 go test -run TestPeakRSSUnderSlowHeaders -v ./cmd/monkbrowse
+func TestPeakRSSUnderSlowHeaders(t *testing.T) {
+	if os.Getenv("MONKBROWSE_RSS") == "" {
+		t.Skip("a measurement: set MONKBROWSE_RSS=1")
+	}
+	extPort, ctlPort := freePort(t), freePort(t)
+	cmd := exec.Command(binPath, "--port", strconv.Itoa(extPort), "--control-port", strconv.Itoa(ctlPort), "--log-level", "error")
+	cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
+	cmd.Stderr = os.Stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	out := bufio.NewReader(stdout)
+	answer := func(id int) map[string]any {
+		t.Helper()
+		for {
+			line, err := out.ReadBytes('\n')
+			if err != nil {
+				t.Fatalf("stdout ended: %v", err)
+			}
+			var m map[string]any
+			if json.Unmarshal(line, &m) == nil && m["id"] == float64(id) {
+				return m
+			}
+		}
+	}
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"rss","version":"1"}}}`)
+	answer(1)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// Both ports are up once the owner answers a tool call.
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"browser_list_tabs","arguments":{}}}`)
+	answer(2)
+	base := vmHWM(t, cmd.Process.Pid)
+
+	const perPort = 300
+	line := "X-Pad: " + strings.Repeat("a", 16<<10-9) + "\r\n" // 16 KiB a line
+	var wg sync.WaitGroup
+	var closed, held atomic.Int64
+	start := time.Now()
+	for _, port := range []int{extPort, ctlPort} {
+		for range perPort {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+				if err != nil {
+					t.Errorf("dial: %v", err)
+					return
+				}
+				defer c.Close()
+				if _, err := fmt.Fprint(c, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"); err != nil {
+					closed.Add(1)
+					return
+				}
+				for range 64 { // 1 MiB, never finished
+					time.Sleep(50 * time.Millisecond)
+					if _, err := fmt.Fprint(c, line); err != nil {
+						closed.Add(1) // the server closed it
+						return
+					}
+				}
+				held.Add(1)
+				time.Sleep(2 * time.Second) // hold the unfinished headers open
+			}()
+		}
+	}
+	wg.Wait()
+	took := time.Since(start)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	if r := answer(3); r["result"] == nil {
+		t.Errorf("tools/list after the flood: %v", r)
+	}
+	peak := vmHWM(t, cmd.Process.Pid)
+	t.Logf("peak RSS: %d MiB before, %d MiB after %d connections (%d a port) sent up to 1 MiB of headers each in %s (%d closed by the server, %d sent it all)",
+		base>>10, peak>>10, 2*perPort, perPort, took.Round(time.Millisecond), closed.Load(), held.Load())
+	if peak > 64<<10 {
+		t.Errorf("peak RSS %d MiB, want < 64 MiB", peak>>10)
 	}
 }
 

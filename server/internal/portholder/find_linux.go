@@ -86,4 +86,17 @@ func readSockets() []socketRow {
 
 func listenerUID(port int) (int, bool) { return findListenerUID(readSockets(), port) }
 
-func peerUID(remote, local string) (int, bool) { return findPeerUID(readSockets(), remote, local) }
+func peerUID(remote, local string) (int, bool) {
+	for _, name := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(name)
+		if err != nil {
+			continue
+		}
+		uid, ok := scanPeerUID(f, remote, local)
+		f.Close()
+		if ok {
+			return uid, true
+		}
+	}
+	return 0, false
+}

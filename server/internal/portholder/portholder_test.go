@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -160,6 +161,14 @@ func TestParseSocketsAndFindUIDs(t *testing.T) {
 		uid, ok := findPeerUID(rows, c.remote, c.local)
 		if uid != c.uid || ok != c.ok {
 			t.Errorf("findPeerUID(%s, %s) = %d %v, want %d %v", c.remote, c.local, uid, ok, c.uid, c.ok)
+		}
+		// The line-by-line scan a port runs for each connection agrees.
+		uid, ok = scanPeerUID(strings.NewReader(sampleTCP), c.remote, c.local)
+		if !ok {
+			uid, ok = scanPeerUID(strings.NewReader(sampleTCP6), c.remote, c.local)
+		}
+		if uid != c.uid || ok != c.ok {
+			t.Errorf("scanPeerUID(%s, %s) = %d %v, want %d %v", c.remote, c.local, uid, ok, c.uid, c.ok)
 		}
 	}
 }

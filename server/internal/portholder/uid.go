@@ -1,8 +1,12 @@
 package portholder
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
+	"io"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -103,4 +107,63 @@ func findListenerUID(rows []socketRow, port int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// scanPeerUID is findPeerUID over a /proc/net/tcp{,6} table read line by
+// line: a lookup runs for every connection a port accepts, before its
+// first byte is read, so it must cost no more than a small buffer whatever
+// the table's size (issue 40: reading and parsing the whole table of a
+// machine with 600 sockets for each of 600 connections cost the owner
+// ~100 MiB). Only a line whose local port is remote's port is parsed.
+func scanPeerUID(table io.Reader, remote, local string) (uid int, ok bool) {
+	r, err1 := netip.ParseAddrPort(remote)
+	l, err2 := netip.ParseAddrPort(local)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	r = netip.AddrPortFrom(r.Addr().Unmap(), r.Port())
+	l = netip.AddrPortFrom(l.Addr().Unmap(), l.Port())
+	port := []byte(":" + strings.ToUpper(strconv.FormatUint(uint64(r.Port())|1<<16, 16)[1:]))
+	br := bufio.NewReaderSize(table, 4096)
+	var f [8][]byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// Not a line of the table: skip the rest of it.
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			continue
+		}
+		if n := fields(line, f[:]); n == len(f) && bytes.HasSuffix(f[1], port) {
+			lo, e1 := parseProcAddr(string(f[1]))
+			re, e2 := parseProcAddr(string(f[2]))
+			if e1 == nil && e2 == nil && lo == r && re == l {
+				u, e3 := strconv.Atoi(string(f[7]))
+				return u, e3 == nil
+			}
+		}
+		if err != nil {
+			return 0, false
+		}
+	}
+}
+
+// fields fills f with the first len(f) space-separated fields of line and
+// returns how many it found.
+func fields(line []byte, f [][]byte) int {
+	n := 0
+	for n < len(f) {
+		line = bytes.TrimLeft(line, " \t")
+		if len(line) == 0 || line[0] == '\n' {
+			break
+		}
+		end := bytes.IndexAny(line, " \t\n")
+		if end < 0 {
+			end = len(line)
+		}
+		f[n], line = line[:end], line[end:]
+		n++
+	}
+	return n
 }
