@@ -149,7 +149,7 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 	var ack protocol.FwdHelloAck
 	if err := json.Unmarshal(raw, &ack); err != nil || (ack.Version == "" && !ack.OK && ack.Reason == "") {
 		c.Close()
-		return nil, &NotOwnerError{Port: o.Port, Detail: "its answer to fwd_hello is not a monkbrowse fwd_hello ack: " + truncate(string(raw), 120)}
+		return nil, &NotOwnerError{Port: o.Port, Detail: "its answer to fwd_hello is not a monkbrowse fwd_hello ack; " + protocol.QuoteUnverified(o.Port, string(raw))}
 	}
 	if ack.Auth == "" {
 		// An owner older than the proof answers a hello without a token
@@ -159,7 +159,9 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 	}
 	if !ack.OK {
 		c.Close()
-		return nil, &RejectedError{Port: o.Port, Reason: ack.Reason}
+		// Before the owner's proof: the reason is the words of whatever
+		// holds the port.
+		return nil, &RejectedError{Port: o.Port, Reason: ack.Reason, Unproven: true}
 	}
 	if ack.Auth != protocol.AuthScheme || !protocol.CheckProof(token, protocol.ProofLabelOwner, nonce, ack.Nonce, ack.Proof) {
 		c.Close()
@@ -175,7 +177,7 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 	var auth protocol.FwdAuthAck
 	if err := json.Unmarshal(raw, &auth); err != nil {
 		c.Close()
-		return nil, &NotOwnerError{Port: o.Port, Detail: "its answer to fwd_auth is not a monkbrowse fwd_auth ack: " + truncate(string(raw), 120)}
+		return nil, &NotOwnerError{Port: o.Port, Detail: "its answer to fwd_auth is not a monkbrowse fwd_auth ack: " + strconv.Quote(protocol.Cut(string(raw), 120))}
 	}
 	if !auth.OK {
 		c.Close()
@@ -201,7 +203,12 @@ func handshakeError(ctx context.Context, port int, msg string, err error) error 
 	var re *messaging.RemoteError
 	switch {
 	case errors.As(err, &re):
-		return &NotOwnerError{Port: port, Detail: "it answered " + msg + " with an error: " + re.Message}
+		if msg == protocol.MsgFwdHello {
+			// Nothing has proven itself yet: the words of whatever
+			// holds the port.
+			return &NotOwnerError{Port: port, Detail: "it answered " + msg + " with an error; " + protocol.QuoteUnverified(port, re.Message)}
+		}
+		return &NotOwnerError{Port: port, Detail: "it answered " + msg + " with an error: " + strconv.Quote(protocol.Cut(re.Message, protocol.MaxQuoted))}
 	case errors.Is(err, messaging.ErrClosed):
 		// A monkbrowse owner that is leaving closes sockets; so does a
 		// program that does not speak the protocol. Treat it as a lost
@@ -223,7 +230,8 @@ func dialError(ctx context.Context, port int, resp *http.Response, err error) er
 		return fmt.Errorf("%w on 127.0.0.1:%d (the owner is shutting down)", ErrNoOwner, port)
 	}
 	if resp != nil {
-		return &NotOwnerError{Port: port, Detail: fmt.Sprintf("it answered HTTP %s instead of a WebSocket upgrade", resp.Status)}
+		// The status code only: the reason phrase is the holder's words.
+		return &NotOwnerError{Port: port, Detail: fmt.Sprintf("it answered HTTP %d instead of a WebSocket upgrade", resp.StatusCode)}
 	}
 	if neterr.IsConnRefused(err) {
 		return fmt.Errorf("%w on 127.0.0.1:%d", ErrNoOwner, port)
@@ -238,11 +246,4 @@ func dialError(ctx context.Context, port int, resp *http.Response, err error) er
 		return &NotOwnerError{Port: port, Silent: true, Detail: "it accepted the connection but did not answer the WebSocket upgrade"}
 	}
 	return &NotOwnerError{Port: port, Detail: "the WebSocket upgrade failed: " + err.Error()}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

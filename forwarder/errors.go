@@ -92,10 +92,12 @@ type OutdatedOwnerError struct {
 }
 
 func (e *OutdatedOwnerError) Error() string {
-	return fmt.Sprintf("update: an AI app is running an older monkbrowse (version %s) that owns the browser connection on 127.0.0.1:%d "+
+	// The version is the holder's word: it has proven nothing.
+	return fmt.Sprintf("update: an AI app is running an older monkbrowse that owns the browser connection on 127.0.0.1:%d "+
 		"and asks other monkbrowse processes for the control token itself, which this one (version %s) no longer sends. "+
-		"Update monkbrowse for every AI app and restart them (or quit the app running the old one); until then this AI app cannot use the browser.",
-		e.Version, e.Port, protocol.Version)
+		"Update monkbrowse for every AI app and restart them (or quit the app running the old one); until then this AI app cannot use the browser. "+
+		"Its version: %s.",
+		e.Port, protocol.Version, protocol.QuoteUnverified(e.Port, e.Version))
 }
 
 // RejectedError reports that a monkbrowse owner refused fwd_hello, normally
@@ -104,9 +106,17 @@ func (e *OutdatedOwnerError) Error() string {
 type RejectedError struct {
 	Port   int
 	Reason string
+	// Unproven: the refusal came before the owner's proof (a refused
+	// fwd_hello), so whatever holds the port may have written Reason; it
+	// is quoted as its words, cut and marked unverified (issue 40).
+	Unproven bool
 }
 
 func (e *RejectedError) Error() string {
+	if e.Unproven {
+		return fmt.Sprintf("the program on 127.0.0.1:%d refused this process before proving that it is your monkbrowse owner; %s "+
+			"(is it running as another user or with another HOME?)", e.Port, protocol.QuoteUnverified(e.Port, e.Reason))
+	}
 	return fmt.Sprintf("the monkbrowse owner on 127.0.0.1:%d refused this process: %s "+
 		"(is it running as another user or with another HOME?)", e.Port, e.Reason)
 }

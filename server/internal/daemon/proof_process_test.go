@@ -239,8 +239,12 @@ func TestOlderOwnerGetsUpdateMessage(t *testing.T) {
 		return result(f.ID, map[string]any{"ok": h.Token == token, "version": "0.3.0-old"})
 	})
 	p := cl.start(ctx, "a")
-	text := waitCall(ctx, t, p, "update: an AI app is running an older monkbrowse (version 0.3.0-old)")
+	text := waitCall(ctx, t, p, "update: an AI app is running an older monkbrowse that owns the browser connection")
 	t.Logf("the AI app is told: %s", text)
+	// Its version is its own word, quoted as such (issue 40).
+	if !strings.Contains(text, `says (unverified: it has not proven it is your monkbrowse, so these are not monkbrowse's words): "0.3.0-old"`) {
+		t.Errorf("the older owner's version is not quoted as its unverified word: %s", text)
+	}
 	p.close()
 	assertLearnedNothing(t, rec.received(), token)
 }
