@@ -29,6 +29,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/server/internal/daemon"
 	"github.com/monkbrowse/monkbrowse/server/internal/doctor"
 	"github.com/monkbrowse/monkbrowse/server/internal/install"
+	"github.com/monkbrowse/monkbrowse/server/internal/logwriter"
 	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
 	"github.com/monkbrowse/monkbrowse/server/internal/owner"
 	"github.com/monkbrowse/monkbrowse/tools"
@@ -177,8 +178,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "monkbrowse: --log-level %q: use debug, info, warn or error\n", cfg.logLevel)
 		return 2
 	}
-	// Logs go to stderr only: stdout belongs to MCP.
-	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Logger()
+	// Logs go to stderr only: stdout belongs to MCP. Through a queue that
+	// never blocks (logwriter): an AI app that stops reading our stderr
+	// must not stop the owner answering; at exit the last lines get a
+	// second to be read.
+	lw := logwriter.New(stderr, 0)
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = lw.Close(ctx)
+	}()
+	log := zerolog.New(lw).Level(lvl).With().Timestamp().Logger()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
