@@ -9,10 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 )
 
 // Failed fwd_hello or fwd_auth attempts (no nonce, an older monkbrowse, a
@@ -135,7 +134,7 @@ func (s *Server) rejectAuth(ctx context.Context, c *conn, arrived time.Time, rea
 	}
 	s.failMu.Unlock()
 	s.refusals.Refused("refused a control-port connection (failed attempts are answered after 250 ms, at most 20 a second; refusals are logged at most once a second)",
-		func(e *zerolog.Event) { e.Str("reason", what).Int("pid", c.pid) })
+		func(e netguard.Fields) { e.Str("reason", what).Int("pid", c.pid) })
 	if wait > maxFailWait {
 		// Too many failures queued: no answer, just a closed socket after
 		// the delay.

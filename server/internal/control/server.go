@@ -182,13 +182,13 @@ func (s *Server) Serve(ln net.Listener) error {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !netguard.LoopbackHost(r.Host) {
 		s.refusals.Refused("refused a control-port request whose Host is not a loopback name",
-			func(e *zerolog.Event) { e.Str("host", r.Host).Str("remote", r.RemoteAddr) })
+			func(e netguard.Fields) { e.Str("host", r.Host).Str("remote", r.RemoteAddr) })
 		http.Error(w, netguard.HostRefusal, http.StatusForbidden)
 		return
 	}
 	if len(r.Header.Values("Origin")) > 0 {
 		s.refusals.Refused("refused a control-port connection from a browser origin",
-			func(e *zerolog.Event) { e.Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr) })
+			func(e netguard.Fields) { e.Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr) })
 		http.Error(w, "monkbrowse control port: connections from browsers (with an Origin header) are refused", http.StatusForbidden)
 		return
 	}

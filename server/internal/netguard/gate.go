@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/rs/zerolog"
 )
 
 // The header limits of the two ports (issue 40: Go's default of 1 MiB let
@@ -124,7 +122,7 @@ func (c *gateConn) judge() {
 	c.refused = true
 	remote := c.RemoteAddr().String()
 	c.g.refusals.Refused("refused a "+c.g.port+" connection from another user's program",
-		func(e *zerolog.Event) { e.Int("uid", uid).Str("remote", remote) })
+		func(e Fields) { e.Int("uid", uid).Str("remote", remote) })
 	refuseRaw(c.Conn, msg)
 }
 

@@ -94,7 +94,7 @@ func TestRefusalsLogOneLineASecond(t *testing.T) {
 	r := NewRefusals(zerolog.New(&buf))
 	start := time.Now()
 	for range 2000 {
-		r.Refused("refused", func(e *zerolog.Event) { e.Str("why", "test") })
+		r.Refused("refused", func(e Fields) { e.Str("why", "test") })
 	}
 	lines := strings.Count(buf.String(), "\n")
 	if max := 1 + int(time.Since(start)/time.Second); lines < 1 || lines > max {

@@ -5,7 +5,30 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
 )
+
+// MaxLogField bounds each string field of a refusal line (issue 40: a Host
+// or Origin header of ~900 KiB went whole into the AI app's log).
+const MaxLogField = 256
+
+// Fields adds the fields of one refusal line. Every string is cut to
+// MaxLogField bytes (protocol.Cut): what an unproven client sent never
+// goes into the log whole.
+type Fields struct{ e *zerolog.Event }
+
+// Str adds a string field, cut.
+func (f Fields) Str(key, val string) Fields {
+	f.e.Str(key, protocol.Cut(val, MaxLogField))
+	return f
+}
+
+// Int adds an integer field.
+func (f Fields) Int(key string, val int) Fields {
+	f.e.Int(key, val)
+	return f
+}
 
 // Refusals is the one refusal log of a port (issue 23): every refused
 // request, upgrade, hello or proof is counted, and at most one warning line
@@ -25,9 +48,10 @@ func NewRefusals(log zerolog.Logger) *Refusals {
 }
 
 // Refused counts one refusal and, unless a line was written less than a
-// second ago, logs msg with the fields add sets (nil: none), "alsoRefused"
-// (the refusals not logged since the last line) and "refusedSinceStart".
-func (r *Refusals) Refused(msg string, add func(*zerolog.Event)) {
+// second ago, logs msg with the fields add sets (nil: none; each string
+// cut, see Fields), "alsoRefused" (the refusals not logged since the last
+// line) and "refusedSinceStart".
+func (r *Refusals) Refused(msg string, add func(Fields)) {
 	n := r.total.Add(1)
 	ok, held := r.every.Allow()
 	if !ok {
@@ -35,7 +59,7 @@ func (r *Refusals) Refused(msg string, add func(*zerolog.Event)) {
 	}
 	ev := r.log.Warn()
 	if add != nil {
-		add(ev)
+		add(Fields{ev})
 	}
 	ev.Int("alsoRefused", held).Int64("refusedSinceStart", n).Msg(msg)
 }

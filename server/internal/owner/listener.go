@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/rs/zerolog"
 
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
@@ -37,7 +36,7 @@ func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// loopback names are served, on any port (port forwards keep working).
 	if !netguard.LoopbackHost(r.Host) {
 		o.refusals.Refused("refused a request whose Host is not a loopback name",
-			func(e *zerolog.Event) { e.Str("host", r.Host).Str("remote", r.RemoteAddr) })
+			func(e netguard.Fields) { e.Str("host", r.Host).Str("remote", r.RemoteAddr) })
 		http.Error(w, netguard.HostRefusal, http.StatusForbidden)
 		return
 	}
@@ -51,7 +50,7 @@ func (o *Owner) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	foreign, reason := o.checkOrigin(r.Header.Get("Origin"))
 	if reason != "" {
 		o.refusals.Refused("refused a WebSocket from a web page's origin",
-			func(e *zerolog.Event) { e.Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr) })
+			func(e netguard.Fields) { e.Str("origin", r.Header.Get("Origin")).Str("remote", r.RemoteAddr) })
 		http.Error(w, reason, http.StatusForbidden)
 		return
 	}
@@ -146,8 +145,26 @@ func (o *Owner) checkOrigin(origin string) (foreign, reason string) {
 	return u.Host, ""
 }
 
+// ackReason is the reason of a rejected hello's ack, for the log.
+func ackReason(ack any) string {
+	switch a := ack.(type) {
+	case protocol.HelloAck:
+		return a.Reason
+	case protocol.LegacyHelloAck:
+		return a.Reason
+	}
+	return ""
+}
+
 // foreignReason answers the hello of an extension whose id is not trusted.
+// Only a real extension id (32 letters, CheckExtensionID) is named, for the
+// flag that would trust it; anything else an Origin carries is not echoed
+// (issue 40: an Origin is a few KiB of whatever the client wrote).
 func foreignReason(id string) string {
+	if CheckExtensionID(id) != nil {
+		return fmt.Sprintf("This client's origin names no Chrome extension id, and it is not the monkbrowse extension this server trusts (%s), so it may not connect. "+
+			"Install or update the monkbrowse extension.", strings.Join(PinnedExtensionIDs(), ", "))
+	}
 	return fmt.Sprintf("This extension (id %s) is not the monkbrowse extension this server trusts (%s), so it may not connect. "+
 		"Install or update the monkbrowse extension; if this is your own build of it, start monkbrowse with --allow-extension-id %s.",
 		id, strings.Join(PinnedExtensionIDs(), ", "), id)
@@ -183,7 +200,7 @@ func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()
 	if err := o.sendResponse(sock, authID, ack); err != nil || !ack.OK {
 		if !ack.OK {
 			o.refusals.Refused("hello rejected",
-				func(e *zerolog.Event) { e.Str("profile", a.ProfileID).Str("reason", ack.Reason) })
+				func(e netguard.Fields) { e.Str("profile", a.ProfileID).Str("reason", ack.Reason) })
 		}
 		o.reg.drop(c)
 		_ = c.peer.Close()
@@ -275,9 +292,9 @@ func (o *Owner) handshake(sock messaging.PeerSocket, foreign string) (protocol.H
 	if !v.Accept {
 		if foreign != "" {
 			o.refusals.Refused("refused the hello of an extension that is not trusted",
-				func(e *zerolog.Event) { e.Str("extensionId", foreign) })
+				func(e netguard.Fields) { e.Str("extensionId", foreign) })
 		} else {
-			o.refusals.Refused("hello rejected", func(e *zerolog.Event) { e.Interface("ack", v.Ack) })
+			o.refusals.Refused("hello rejected", func(e netguard.Fields) { e.Str("reason", ackReason(v.Ack)) })
 		}
 		if err := o.sendResponse(sock, f.ID, v.Ack); err != nil {
 			return protocol.Hello{}, protocol.Auth{}, "", "", err
@@ -298,9 +315,9 @@ func (o *Owner) handshake(sock messaging.PeerSocket, foreign string) (protocol.H
 	av := protocol.CheckAuth(f.Payload, o.cfg.Version, secret, v.Hello.Nonce, nonceServer)
 	if !av.Accept {
 		if av.Unproven {
-			o.refusals.Refused(UnprovenClient, func(*zerolog.Event) {})
+			o.refusals.Refused(UnprovenClient, nil)
 		} else {
-			o.refusals.Refused("auth rejected", func(e *zerolog.Event) { e.Str("reason", av.Ack.Reason) })
+			o.refusals.Refused("auth rejected", func(e netguard.Fields) { e.Str("reason", av.Ack.Reason) })
 		}
 		if err := o.sendResponse(sock, f.ID, av.Ack); err != nil {
 			return protocol.Hello{}, protocol.Auth{}, "", "", err
@@ -336,7 +353,7 @@ func (o *Owner) pairWithCode(ctx context.Context, sock messaging.PeerSocket, hel
 		key, err = o.cfg.PairingCodes.Lookup(h.CodeID)
 	}
 	if err != nil {
-		o.refusals.Refused("refused a pairing code", func(e *zerolog.Event) { e.Str("why", err.Error()) })
+		o.refusals.Refused("refused a pairing code", func(e netguard.Fields) { e.Str("why", err.Error()) })
 		if serr := o.sendResponse(sock, helloID, protocol.RejectAck(o.cfg.Version, err.Error())); serr != nil {
 			return serr
 		}
@@ -352,14 +369,14 @@ func (o *Owner) pairWithCode(ctx context.Context, sock messaging.PeerSocket, hel
 	if !protocol.CheckPair(f.Payload, key, h.Nonce, nonceServer) {
 		// Not redeemed: whoever sent this knows the code's id, not the
 		// code (an eavesdropper); the person's own paste still works.
-		o.refusals.Refused(UnprovenClient+" (its pairing-code proof is wrong)", func(*zerolog.Event) {})
+		o.refusals.Refused(UnprovenClient+" (its pairing-code proof is wrong)", nil)
 		if err := o.sendResponse(sock, f.ID, protocol.RejectAck(o.cfg.Version, "the extension could not prove it knows this pairing code: paste the code again")); err != nil {
 			return err
 		}
 		return errors.New("pairing-code proof wrong")
 	}
 	if err := o.cfg.PairingCodes.Redeem(h.CodeID); err != nil {
-		o.refusals.Refused("refused a pairing code", func(e *zerolog.Event) { e.Str("why", err.Error()) })
+		o.refusals.Refused("refused a pairing code", func(e netguard.Fields) { e.Str("why", err.Error()) })
 		if serr := o.sendResponse(sock, f.ID, protocol.RejectAck(o.cfg.Version, err.Error())); serr != nil {
 			return serr
 		}
