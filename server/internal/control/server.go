@@ -70,7 +70,7 @@ type Config struct {
 	MaxPending int
 	// MaxUnupgraded caps the connections whose WebSocket upgrade is not
 	// done yet (their headers are being read, issue 40); a new one beyond
-	// it closes the oldest. 0 means netguard.DefaultMaxPending.
+	// it closes the oldest. 0 means netguard.DefaultMaxUnupgraded.
 	MaxUnupgraded int
 	// PeerUID attributes an accepted connection to its OS user; one of
 	// another user (not UID, not root) is refused before the upgrade

@@ -24,6 +24,14 @@ const (
 	ControlMaxHeaderBytes = 4 << 10
 )
 
+// DefaultMaxUnupgraded is how many connections per port may be sending
+// their headers at once. Each holds at most its header limit plus Go's
+// buffers (~32 KiB on the extension port), so 256 cost at most ~8 MiB; the
+// cap is larger than the hello cap because a burst of real connections
+// (an extension reconnecting while a flood runs) must not evict each other
+// before their headers, sent at once, are read.
+const DefaultMaxUnupgraded = 256
+
 // Gate is what one of monkbrowse's ports does to a connection before any
 // of its bytes is read (issue 40):
 //
@@ -49,9 +57,12 @@ type Gate struct {
 
 // NewGate returns the gate of the port named port (for the log), capping
 // max connections that have not been upgraded yet (0 or less:
-// DefaultMaxPending). lookup attributes a connection to its OS user (nil:
+// DefaultMaxUnupgraded). lookup attributes a connection to its OS user (nil:
 // no check); self is our uid; refusals logs refused connections.
 func NewGate(port string, max int, lookup PeerUID, self int, refusals *Refusals) *Gate {
+	if max <= 0 {
+		max = DefaultMaxUnupgraded
+	}
 	return &Gate{port: port, pending: NewPending(max), lookup: lookup, self: self, refusals: refusals}
 }
 

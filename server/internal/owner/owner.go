@@ -73,7 +73,7 @@ type Config struct {
 	MaxPending int
 	// MaxUnupgraded caps the connections whose WebSocket upgrade is not
 	// done yet (their headers are being read, issue 40); a new one beyond
-	// it closes the oldest. Zero: netguard.DefaultMaxPending.
+	// it closes the oldest. Zero: netguard.DefaultMaxUnupgraded.
 	MaxUnupgraded int
 	// ReadLimit bounds one incoming frame in bytes once the socket's hello
 	// is accepted (before it: protocol.MaxUnprovenFrame, or ReadLimit if

@@ -40,14 +40,14 @@ func HeadersOverTheLimit(t *testing.T, addr string) {
 	}
 }
 
-// SlowHeadersCapped opens netguard.DefaultMaxPending+1 connections to addr
+// SlowHeadersCapped opens netguard.DefaultMaxUnupgraded+1 connections to addr
 // that send the start of their headers and then nothing: the first must be
 // closed by the server, and the second must still be open right after.
 // (Without the cap the server closes them only at its header timeout, one
 // right after the other.)
 func SlowHeadersCapped(t *testing.T, addr string) {
 	t.Helper()
-	conns := make([]net.Conn, netguard.DefaultMaxPending+1)
+	conns := make([]net.Conn, netguard.DefaultMaxUnupgraded+1)
 	for i := range conns {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -68,7 +68,7 @@ func SlowHeadersCapped(t *testing.T, addr string) {
 	_ = conns[1].SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 	var ne net.Error
 	if _, err := conns[1].Read(make([]byte, 1)); !errors.As(err, &ne) || !ne.Timeout() {
-		t.Fatalf("the second oldest connection was closed too (%v): the connections were dropped by a timeout, not by a cap of %d", err, netguard.DefaultMaxPending)
+		t.Fatalf("the second oldest connection was closed too (%v): the connections were dropped by a timeout, not by a cap of %d", err, netguard.DefaultMaxUnupgraded)
 	}
 }
 
