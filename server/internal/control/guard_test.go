@@ -13,6 +13,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
+
+	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 )
 
 type lockedBuf struct {
@@ -240,4 +242,25 @@ func freeLocalPort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestControlRefusalLineCut (issue 40, finding 7): a 3 KiB Origin (under
+// the control port's 4 KiB header limit) is refused, and its refusal line
+// carries at most MaxLogField bytes of it.
+func TestControlRefusalLineCut(t *testing.T) {
+	var logs lockedBuf
+	l := zerolog.New(&logs)
+	f := start(t, func(c *Config) { c.Logger = &l })
+	origin := "https://" + strings.Repeat("a", 3<<10) + "TAILMARK.example"
+	_, resp, err := websocket.DefaultDialer.Dial(f.url(), http.Header{"Origin": {origin}})
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a browser Origin: %v", err)
+	}
+	line := logs.String()
+	if !strings.Contains(line, "refused a control-port connection from a browser origin") {
+		t.Fatalf("no refusal line: %.500s", line)
+	}
+	if strings.Contains(line, "TAILMARK") || !strings.Contains(line, "bytes cut") || len(line) > 2*netguard.MaxLogField+400 {
+		t.Fatalf("the refusal line carries the Origin whole (%d bytes): %.500s", len(line), line)
+	}
 }
