@@ -19,6 +19,8 @@ import (
 var displayCalls = map[string]bool{
 	"errors.New": true, "fmt.Errorf": true, "fmt.Sprintf": true, "fmt.Sprint": true,
 	"protocol.ErrorResult": true, "speakSlots": true,
+	// Cut and quoted as an unproven program's words (issue 40).
+	"protocol.QuoteUnverified": true, "protocol.Cut": true,
 }
 
 // matchCalls compare or search a string: passed an error's wording, they
