@@ -125,6 +125,15 @@ func (c *gateConn) Close() error {
 	return c.Conn.Close()
 }
 
+// CloseWrite half-closes the TCP connection, as http.Server does after a
+// 431 or a 400 so that the client reads the answer before the close.
+func (c *gateConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 func (c *gateConn) judge() {
 	msg, uid := PeerRefusal(c.g.lookup, c.g.self, c.RemoteAddr().String(), c.LocalAddr().String())
 	if msg == "" {
