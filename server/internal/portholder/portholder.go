@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // Holder is a process listening on a port.
@@ -30,8 +31,31 @@ type Holder struct {
 var ErrUnknown = errors.New("portholder: the process holding the port is unknown")
 
 // Find returns the process listening on 127.0.0.1:port (or any address on
-// that port).
-func Find(port int) (Holder, error) { return find(port) }
+// that port). Its command names are the process's own choice (a program
+// may name itself "\nmonkbrowse: …"): they come back printable (Printable).
+func Find(port int) (Holder, error) {
+	h, err := find(port)
+	h.Command, h.Parent = Printable(h.Command), Printable(h.Parent)
+	return h, err
+}
+
+// Printable returns a process's self-chosen name fit for a message (issue
+// 40): every character that is not printable (a line break, a control or
+// bidirectional character) becomes '?', and it is cut to 64 bytes.
+func Printable(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if b.Len() >= 64 {
+			b.WriteString("…")
+			break
+		}
+		if !unicode.IsPrint(r) {
+			r = '?'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 // IsMonkbrowse reports whether h looks like a monkbrowse process: its
 // command is monkbrowse, or the base name of this process's executable (a

@@ -203,3 +203,20 @@ func TestPeerUIDOfARealConnection(t *testing.T) {
 }
 
 func littleEndian() bool { return binary.NativeEndian.Uint16([]byte{1, 0}) == 1 }
+
+// TestPrintable (issue 40): a process's self-chosen name cannot start a
+// line of its own in our messages, carry control or bidirectional
+// characters, or run on.
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"nc":                     "nc",
+		"\nmonkbrowse: ok":       "?monkbrowse: ok",
+		"a\u202eb\x1b[2J\u2028c": "a?b?[2J?c",
+		"café":                   "café",
+		strings.Repeat("x", 100): strings.Repeat("x", 64) + "…",
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
