@@ -101,10 +101,10 @@ func (f *Frame) check() error {
 	case "":
 		return fmt.Errorf("%w: no kind (\"k\")", ErrMalformedFrame)
 	default:
-		return fmt.Errorf("%w: unknown kind %q", ErrMalformedFrame, f.K)
+		return fmt.Errorf("%w: unknown kind %.32q", ErrMalformedFrame, f.K)
 	}
 	if missing != "" {
-		return fmt.Errorf("%w: %q frame without %q", ErrMalformedFrame, f.K, missing)
+		return fmt.Errorf("%w: %.32q frame without %q", ErrMalformedFrame, f.K, missing)
 	}
 	return nil
 }

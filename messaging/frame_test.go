@@ -211,3 +211,12 @@ func FuzzDecodeFrame(f *testing.F) {
 		}
 	})
 }
+
+// TestMalformedFrameErrorCutsTheKind (issue 40): an unknown kind of a
+// megabyte is named in the error (which goes to the log) by 32 characters.
+func TestMalformedFrameErrorCutsTheKind(t *testing.T) {
+	_, err := DecodeFrame([]byte(`{"k":"` + strings.Repeat("z", 1<<20) + `"}`))
+	if !errors.Is(err, ErrMalformedFrame) || len(err.Error()) > 200 {
+		t.Fatalf("error of %d bytes: %.200v", len(err.Error()), err)
+	}
+}
