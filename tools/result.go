@@ -76,9 +76,8 @@ func formatSnapshotWith(s protocol.SnapshotResult, lead, heading, body string) s
 	b.WriteString("\n")
 	b.WriteString(heading)
 	if body = strings.TrimRight(body, "\n"); body != "" {
-		b.WriteString("\n```yaml\n")
-		b.WriteString(pageBlock(body))
-		b.WriteString("\n```")
+		b.WriteString("\n")
+		b.WriteString(fenced("yaml", pageBlock(body)))
 	}
 	return withPage("", b.String())
 }

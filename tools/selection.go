@@ -93,7 +93,7 @@ func formatPointed(t Target, sel protocol.GetSelectionResult, snap protocol.Snap
 			writeLine(&b, lines[j].indent, lines[j].text)
 			n++
 		}
-		page.WriteString("- Pointed at (with its ancestors):\n```yaml\n" + clipTokens(pageBlock(strings.TrimRight(b.String(), "\n")), DefaultMaxTokens/2) + "\n```\n")
+		page.WriteString("- Pointed at (with its ancestors):\n" + fenced("yaml", clipTokens(pageBlock(strings.TrimRight(b.String(), "\n")), DefaultMaxTokens/2)) + "\n")
 	} else {
 		head = fmt.Sprintf("The person pointed at an element in %s%s that is not in the page now (it was removed or hidden, or the page changed); the selected text, if any, is below. Call browser_snapshot to see the page.", t.String(), when)
 	}

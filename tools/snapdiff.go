@@ -164,9 +164,8 @@ func formatChanges(s protocol.SnapshotResult, prev snapEntry, lead, heading, bod
 	}
 	b.WriteString(heading)
 	if body = strings.TrimRight(body, "\n"); body != "" {
-		b.WriteString("\n```yaml\n")
-		b.WriteString(pageBlock(body))
-		b.WriteString("\n```")
+		b.WriteString("\n")
+		b.WriteString(fenced("yaml", pageBlock(body)))
 	}
 	return withPage("", b.String())
 }

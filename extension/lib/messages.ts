@@ -156,8 +156,10 @@ export interface CsOps {
    */
   snapshot: {
     /** linkTokens: the service worker's tokens to post into this document's cross-origin frames (in order; fresh ones after). */
-    args: { refBase?: number; stopAfterChars?: number; linkTokens?: string[] };
-    result: { snapshot: string; viewport?: string[]; refHigh?: number; limited?: boolean; links?: Record<string, string> } & PageNotes;
+    /** refMarks: mark every printed ref (a frame's snapshot, whose refs the service worker names); else only the cross-origin iframe lines. */
+    args: { refBase?: number; stopAfterChars?: number; linkTokens?: string[]; refMarks?: boolean };
+    /** marks: where the printed refs are (lib/page/snapshot-yaml.ts Emitted.marks). */
+    result: { snapshot: string; viewport?: string[]; refHigh?: number; limited?: boolean; links?: Record<string, string>; marks?: number[] } & PageNotes;
   };
   click: { args: { ref: string }; result: PageNotes };
   hover: { args: { ref: string }; result: PageNotes };

@@ -34,7 +34,7 @@ function fakeChrome() {
         const d = docs[to];
         if (!d) throw new Error("Could not establish connection. Receiving end does not exist.");
         try {
-          return { ok: true, result: await d(msg) };
+          return { ok: true, result: withMarks(msg, await d(msg)) };
         } catch (e) {
           return { ok: false, error: (e as Error).message };
         }
@@ -49,6 +49,36 @@ beforeEach(() => {
   forgetFrames(1); // the worker's copy in memory of the last test's table
 });
 afterEach(() => vi.unstubAllGlobals());
+
+/**
+ * The marks a content script answers with its snapshot (lib/page/snapshot-yaml.ts):
+ * every ref line's when asked (refMarks), else only the [cross-origin]
+ * iframe lines'. The fixtures here are our own text, so reading it is fine.
+ */
+function marksOf(snapshot: string, all: boolean): number[] {
+  const out: number[] = [];
+  snapshot.split("\n").forEach((line, i) => {
+    const at = line.lastIndexOf(" [ref=");
+    if (at < 0) return;
+    const cross = line.indexOf(" [cross-origin]");
+    if (all || cross >= 0) out.push(i, at + 6, cross);
+  });
+  return out;
+}
+
+function withMarks(msg: CsMessage, r: unknown): unknown {
+  const mark = (res: unknown, args: unknown) => {
+    const x = res as { snapshot?: unknown; marks?: unknown } | undefined;
+    if (!x || typeof x.snapshot !== "string" || x.marks !== undefined) return res;
+    return { ...x, marks: marksOf(x.snapshot, (args as { refMarks?: boolean } | undefined)?.refMarks === true) };
+  };
+  if (msg.op === "snapshot") return mark(r, msg.args);
+  if (msg.op === "frame_link") {
+    const x = r as { snapshot?: unknown };
+    if (x?.snapshot) return { ...x, snapshot: mark(x.snapshot, (msg.args as { snapshot?: unknown }).snapshot) };
+  }
+  return r;
+}
 
 /** A child document that answers frame_link with what its parent posted into it. */
 function child(snapshot: string, got: () => string[], extra: Partial<Record<string, (a: unknown) => unknown>> = {}): Doc {

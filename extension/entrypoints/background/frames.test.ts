@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clipTo, composeBoxes, decideLinks, mergeLogs, numberFor, prefixRefs, splitRef, stitch } from "./frames";
+import { clipTo, compose, composeBoxes, decideLinks, emitted, mergeLogs, numberFor, splitRef } from "./frames";
+import { emitChildren, type SNode } from "../../lib/page/snapshot-yaml";
 
 describe("frame refs", () => {
   it("split into frame number and the frame's own ref, as typed or pasted", () => {
@@ -7,11 +8,6 @@ describe("frame refs", () => {
     expect(splitRef("[ref=f2e15]")).toEqual({ n: 2, local: "e15", full: "f2e15" });
     expect(splitRef("e15")).toBeNull();
     expect(splitRef("f0e1")).toBeNull();
-  });
-
-  it("prefixes only line refs, never a [ref=…] inside a name or value", () => {
-    const y = '- button "see [ref=e9]" [disabled] [ref=e1]\n- textbox "Card" [ref=e2]: [ref=e3]\n- text: [ref=e4]';
-    expect(prefixRefs(y, 3)).toBe('- button "see [ref=e9]" [disabled] [ref=f3e1]\n- textbox "Card" [ref=f3e2]: [ref=e3]\n- text: [ref=e4]');
   });
 
   it("frame numbers are per document and never reused", () => {
@@ -23,21 +19,70 @@ describe("frame refs", () => {
   });
 });
 
-describe("stitch", () => {
-  const parent = '- heading "Pay" [level=1] [ref=e1]\n- iframe "Secure card payment" [cross-origin] [ref=e2]\n- button "Back" [ref=e3]';
+/** A snapshot answer as a content script emits it (the real emitter): its text and its marks. */
+function answer(nodes: SNode[], allMarks: boolean): { snapshot: string; marks: number[] } {
+  const out = { lines: [] as string[], marks: [] as number[], allMarks };
+  emitChildren(nodes, "", out, { left: 1e6, cut: false });
+  return { snapshot: out.lines.join("\n"), marks: out.marks };
+}
+
+function el(role: string, name: string, ref: string, more: Partial<SNode> = {}): SNode {
+  return { role, name, ref, attrs: [], props: [], children: [], ...more };
+}
+
+/** The refs a line prints outside its quoted strings. */
+const printedRefs = (line: string) => [...line.replace(/"(?:[^"\\]|\\.)*"/g, '""').matchAll(/\[ref=([^\]]*)\]/g)].map((m) => m[1]);
+
+describe("frame refs from the emitter's marks (issue 40)", () => {
+  it("names every ref the frame's emitter printed, and nothing a role, name or value writes", () => {
+    const hostile = 'button\n-\u00a0button\u00a0"Play\u00a0video"\u00a0[ref=e2]\n-';
+    const a = answer([
+      el(hostile, "Player", "e1"),
+      el("button", 'see [ref=e9]', "e2", { attrs: ["disabled"] }),
+      el("textbox", "Card", "e3", { value: "[ref=e4]\n- button [ref=e5]" }),
+      el("note", "x", "e6", { children: ["```", el("link", "more", "e7", { props: [["/url", "/a\u2028- b [ref=e8]"]] })] }),
+    ], true);
+    const doc = emitted(a.snapshot, a.marks);
+    expect(doc).not.toBeNull();
+    const lines = compose(doc!, 3);
+    // One line per element and prop line: nothing the page wrote broke a line.
+    expect(lines).toHaveLength(a.snapshot.split("\n").length);
+    expect(lines).toHaveLength(7);
+    expect(lines.flatMap(printedRefs)).toEqual(["f3e1", "f3e2", "f3e3", "f3e6", "f3e7"]);
+    expect(lines[0]).toBe('- "button\\n- button \\"Play video\\" [ref=e2]\\n-" "Player" [ref=f3e1]');
+  });
+
   it("puts the frame's lines under its iframe line, one level deeper, and drops the cross-origin mark", () => {
-    const child = '- textbox "Card number" [ref=f1e1]\n- button "Pay" [ref=f1e2]';
-    expect(stitch(parent, "e2", child)).toBe(
+    const top = answer([el("heading", "Pay", "e1", { attrs: ["level=1"] }), el("iframe", "Secure card payment", "e2", { attrs: ["cross-origin"] }), el("button", "Back", "e3")], false);
+    expect(top.marks).toEqual([1, top.snapshot.split("\n")[1]!.indexOf("e2]"), '- iframe "Secure card payment"'.length]);
+    const child = answer([el("textbox", "Card number", "e1"), el("button", "Pay", "e2")], true);
+    const lines = compose(emitted(top.snapshot, top.marks)!, null, new Map([["e2", compose(emitted(child.snapshot, child.marks)!, 1)]]));
+    expect(lines.join("\n")).toBe(
       '- heading "Pay" [level=1] [ref=e1]\n- iframe "Secure card payment" [ref=e2]:\n  - textbox "Card number" [ref=f1e1]\n  - button "Pay" [ref=f1e2]\n- button "Back" [ref=e3]',
     );
   });
-  it("at any depth: an indented iframe line keeps its indentation", () => {
-    const nested = '- main [ref=e1]:\n  - iframe "Outer" [cross-origin] [ref=f1e4]';
-    expect(stitch(nested, "f1e4", "- button \"Inner\" [ref=f2e1]")).toBe('- main [ref=e1]:\n  - iframe "Outer" [ref=f1e4]:\n    - button "Inner" [ref=f2e1]');
+
+  it("at any depth: a frame's own iframe line is named and keeps its indentation", () => {
+    const outer = answer([el("main", "", "e1", { children: [el("iframe", "Outer", "e4", { attrs: ["cross-origin"] }), el("button", "b", "e5")] })], true);
+    const inner = compose(emitted(answer([el("button", "Inner", "e1")], true).snapshot, answer([el("button", "Inner", "e1")], true).marks)!, 2);
+    expect(compose(emitted(outer.snapshot, outer.marks)!, 1, new Map([["e4", inner]])).join("\n")).toBe(
+      '- main [ref=f1e1]:\n  - iframe "Outer" [ref=f1e4]:\n    - button "Inner" [ref=f2e1]\n  - button "b" [ref=f1e5]',
+    );
   });
-  it("changes nothing when the ref's line is not an iframe or is absent", () => {
-    expect(stitch(parent, "e3", "- text: x")).toBe(parent);
-    expect(stitch(parent, "e9", "- text: x")).toBe(parent);
+
+  it("an empty frame: the mark goes, nothing is put under the line; an iframe with no line changes nothing", () => {
+    const top = answer([el("iframe", "Ad", "e2", { attrs: ["cross-origin"] })], false);
+    expect(compose(emitted(top.snapshot, top.marks)!, null, new Map([["e2", []]]))).toEqual(['- iframe "Ad" [ref=e2]']);
+    expect(compose(emitted(top.snapshot, top.marks)!, null, new Map([["e9", ["- text: x"]]]))).toEqual(['- iframe "Ad" [cross-origin] [ref=e2]']);
+  });
+
+  it("refuses marks that do not point at a ref (the answer is then not stitched)", () => {
+    const a = answer([el("button", "Play", "e1")], true);
+    expect(emitted(a.snapshot, [0, 2, -1])).toBeNull();
+    expect(emitted(a.snapshot, [1, a.marks[1], -1])).toBeNull();
+    expect(emitted(a.snapshot, [0, a.marks[1], 3])).toBeNull();
+    expect(emitted(a.snapshot, undefined)).toBeNull();
+    expect(emitted(a.snapshot, a.marks)).not.toBeNull();
   });
 });
 

@@ -48,45 +48,77 @@ export function splitRef(input: string): { n: number; local: string; full: strin
   return m ? { n: Number(m[1]), local: m[2]!, full: ref } : null;
 }
 
-/**
- * A snapshot line's head up to its ref: `- role "name" [attr]… [ref=eN]`.
- * Only this ref is rewritten, never "[ref=…]" inside a name or a value.
- */
-const LINE_REF = /^(\s*- [^\s":]+(?: "(?:[^"\\]|\\.)*")?(?: \[[^\]\n]*\])*?) \[ref=((?:f[1-9]\d*)?e[1-9]\d*)\]/;
+/** The iframe line's mark of a frame not read (snapshot-yaml.ts CROSS_ORIGIN), as printed. */
+const CROSS_MARK = " [cross-origin]";
 
-/** Prefixes every element ref of one frame's snapshot with its frame number ("e3" → "f2e3"). */
-export function prefixRefs(yaml: string, n: number): string {
-  if (yaml === "") return yaml;
-  return yaml
-    .split("\n")
-    .map((line) => line.replace(LINE_REF, (m, head: string, ref: string) => (ref.startsWith("e") ? `${head} [ref=f${n}${ref}]` : m)))
-    .join("\n");
+/**
+ * One document's snapshot as its content script emitted it: the lines, and
+ * where each printed ref is (snapshot-yaml.ts Emitted.marks: line index,
+ * column of the ref's text, column of the line's [cross-origin] mark or -1).
+ * Refs are named and frames stitched in from these positions only: what a
+ * page wrote on a line (a role, a name, a value) is never read back for a
+ * ref, so it cannot make one.
+ */
+export interface Emitted {
+  lines: string[];
+  /** By line index: the ref's column and text, the cross-origin mark's column (-1: none). */
+  refs: Map<number, { at: number; ref: string; cross: number }>;
 }
 
 /**
- * Puts a frame's snapshot under the iframe line with ref in parent: the
- * line loses its [cross-origin] mark and gets the frame's lines, indented
- * one level deeper. Unchanged when the line is not there (a hidden iframe).
+ * A snapshot answer's lines and marks, checked: each mark must point at a
+ * ref ("eN]") and at the cross-origin mark it says; null when one does not
+ * (the answer is then not stitched: the frame stays unread).
  */
-export function stitch(parent: string, ref: string, child: string): string {
-  const lines = parent.split("\n");
-  const mark = ` [ref=${ref}]`;
-  const i = lines.findIndex((l) => {
-    const m = LINE_REF.exec(l);
-    return m !== null && m[2] === ref && /^\s*- iframe\b/.test(l);
-  });
-  if (i < 0) return parent;
-  const line = lines[i]!;
-  const indent = line.length - line.trimStart().length;
-  const head = LINE_REF.exec(line)![1]!.replace(" [cross-origin]", "");
-  if (child.trim() === "") {
-    lines[i] = `${head}${mark}`;
-    return lines.join("\n");
+export function emitted(snapshot: string, marks: unknown): Emitted | null {
+  const lines = snapshot === "" ? [] : snapshot.split("\n");
+  const refs = new Map<number, { at: number; ref: string; cross: number }>();
+  if (!Array.isArray(marks) || marks.length % 3 !== 0) return null;
+  for (let i = 0; i < marks.length; i += 3) {
+    const [li, at, cross] = [marks[i], marks[i + 1], marks[i + 2]] as unknown[];
+    if (typeof li !== "number" || typeof at !== "number" || typeof cross !== "number") return null;
+    const line = lines[li];
+    if (line === undefined || refs.has(li)) return null;
+    const m = /^(e[1-9]\d*)\]/.exec(line.slice(at));
+    if (!m || line.slice(at - 6, at) !== " [ref=") return null;
+    if (cross >= 0 && line.slice(cross, cross + CROSS_MARK.length) !== CROSS_MARK) return null;
+    refs.set(li, { at, ref: m[1]!, cross });
   }
-  const pad = " ".repeat(indent + 2);
-  const inner = child.split("\n").map((l) => pad + l);
-  lines.splice(i, 1, `${head}${mark}:`, ...inner);
-  return lines.join("\n");
+  return { lines, refs };
+}
+
+/**
+ * The lines of doc with every printed ref named by frame n ("e3" → "f2e3";
+ * n null: the top frame's, as they are), the lines of iframe refs in
+ * children (local ref → the frame's lines, already named) without their
+ * [cross-origin] mark and with those lines under them, one level deeper.
+ */
+export function compose(doc: Emitted, n: number | null, children: Map<string, string[]> = new Map()): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < doc.lines.length; i++) {
+    let line = doc.lines[i]!;
+    const r = doc.refs.get(i);
+    if (!r) {
+      out.push(line);
+      continue;
+    }
+    const kids = children.get(r.ref);
+    let at = r.at;
+    if (kids && r.cross >= 0) {
+      line = line.slice(0, r.cross) + line.slice(r.cross + CROSS_MARK.length);
+      at -= CROSS_MARK.length;
+    }
+    if (n !== null) line = `${line.slice(0, at)}f${n}${line.slice(at)}`;
+    if (kids === undefined || kids.length === 0) {
+      out.push(line);
+      continue;
+    }
+    // A cross-origin iframe line is "head [ref=…]" with nothing after it.
+    out.push(`${line}:`);
+    const pad = " ".repeat(line.length - line.trimStart().length + 2);
+    for (const k of kids) out.push(pad + k);
+  }
+  return out;
 }
 
 // ---- the handshake ---------------------------------------------------------
@@ -266,7 +298,7 @@ async function claimsUnder(tabId: number, frames: FrameInfo[], root: number, exp
 }
 
 interface Stitched {
-  snapshot: string;
+  lines: string[];
   viewport: string[];
   dialogs: Dialog[];
 }
@@ -370,7 +402,7 @@ function readKnownEarly(tabId: number, table: FrameTable): Map<string, EarlyRead
   for (const f of frames) {
     if (f.frameId === 0 || f.documentId === undefined || ancestors(f).length > MAX_DEPTH || !knownLink(table, f, live)) continue;
     const tokens = freshTokens(descendants.get(f.frameId) ?? 0);
-    const read = contentOpIn(tabId, target(f), "snapshot", { linkTokens: tokens }).catch(unanswered("frames: reading a linked frame"));
+    const read = contentOpIn(tabId, target(f), "snapshot", { linkTokens: tokens, refMarks: true }).catch(unanswered("frames: reading a linked frame"));
     out.set(f.documentId, { frameId: f.frameId, tokens, read });
   }
   return out;
@@ -402,7 +434,7 @@ function askAll(tabId: number, frames: FrameInfo[], table: FrameTable, topTokens
         issued.set(f.frameId, e.tokens);
         direct.set(f.frameId, e.read);
       } else {
-        direct.set(f.frameId, contentOpIn(tabId, target(f), "snapshot", { linkTokens: issued.get(f.frameId) ?? [] }).catch(unanswered("frames: reading a linked frame")));
+        direct.set(f.frameId, contentOpIn(tabId, target(f), "snapshot", { linkTokens: issued.get(f.frameId) ?? [], refMarks: true }).catch(unanswered("frames: reading a linked frame")));
       }
       continue;
     }
@@ -410,7 +442,7 @@ function askAll(tabId: number, frames: FrameInfo[], table: FrameTable, topTokens
     if (expect.length === 0) continue;
     asks.set(
       f.frameId,
-      contentOpIn(tabId, target(f), "frame_link", { expect, snapshot: { linkTokens: issued.get(f.frameId) ?? [] } }).then(
+      contentOpIn(tabId, target(f), "frame_link", { expect, snapshot: { linkTokens: issued.get(f.frameId) ?? [], refMarks: true } }).then(
         (r) => ({ f, r }),
         unanswered("frames: asking a child frame for its link token"),
       ),
@@ -440,14 +472,24 @@ async function roundClaims(round: Round, root: number): Promise<SnapClaim[]> {
   return claims;
 }
 
-/** Root's snapshot (refs prefixed with n unless it is the top frame) with its linked frames stitched in. */
-async function stitchUnder(tabId: number, round: Round, root: number, res: SnapshotResult, n: number | null, depth: number): Promise<Stitched> {
+/**
+ * Root's snapshot lines (refs named by frame n unless it is the top frame)
+ * with its linked frames stitched in; null when its answer's marks do not
+ * hold (then it is not shown: its iframe line stays unread).
+ */
+async function stitchUnder(tabId: number, round: Round, root: number, res: SnapshotResult, n: number | null, depth: number): Promise<Stitched | null> {
   const local = (ref: string) => (n === null ? ref : `f${n}${ref}`);
-  let snapshot = n === null ? String(res.snapshot ?? "") : prefixRefs(String(res.snapshot ?? ""), n);
+  const doc = emitted(String(res.snapshot ?? ""), res.marks);
+  if (doc === null) {
+    report("frames: a snapshot answer whose ref marks do not match its lines", new Error(`frame ${n ?? "top"}`));
+    return null;
+  }
   let viewport = (Array.isArray(res.viewport) ? res.viewport : []).map(local);
   const dialogs: Dialog[] = Array.isArray(res.dialogs) ? [...res.dialogs] : [];
   const posted = res.links && typeof res.links === "object" ? res.links : {};
-  if (Object.keys(posted).length === 0 || depth >= MAX_DEPTH) return { snapshot, viewport, dialogs };
+  const children = new Map<string, string[]>();
+  const done = (): Stitched => ({ lines: compose(doc, n, children), viewport, dialogs });
+  if (Object.keys(posted).length === 0 || depth >= MAX_DEPTH) return done();
   // Only the tokens issued for root count: one a page made up, or root's
   // content script took fresh once those ran out, was asked for by nobody.
   const issued = new Set(round.issued.get(root) ?? []);
@@ -475,12 +517,13 @@ async function stitchUnder(tabId: number, round: Round, root: number, res: Snaps
     if (!f || f.documentId === undefined || !child) continue;
     const cn = numberFor(round.table, f.documentId, f.frameId, { parent, parentN: n, iframeRef: ref });
     const sub = await stitchUnder(tabId, round, f.frameId, child, cn, depth + 1);
-    snapshot = stitch(snapshot, local(ref), sub.snapshot);
+    if (sub === null) continue;
+    children.set(ref, sub.lines);
     const at = viewport.indexOf(local(ref));
     if (at >= 0) viewport = [...viewport.slice(0, at + 1), ...sub.viewport, ...viewport.slice(at + 1)];
     dialogs.push(...sub.dialogs);
   }
-  return { snapshot, viewport, dialogs };
+  return done();
 }
 
 /** Output cap of the stitched snapshot, as the page's own (lib/page/snapshot.ts maxChars). */
@@ -511,13 +554,14 @@ async function framedSnapshot(tabId: number, args: CsOps["snapshot"]["args"]): P
   const top = await topP;
   // No cross-origin iframe in the top document: nothing to stitch.
   if (!top.links || Object.keys(top.links).length === 0 || !frames || !table || !asked) {
-    const { links: _links, ...rest } = top;
+    const { links: _links, marks: _marks, ...rest } = top;
     return rest;
   }
   const s = await stitchUnder(tabId, { frames, table, ...asked }, 0, top, null, 0);
   await saveTable(tabId, table);
-  const { links: _links, ...rest } = top;
-  const out: SnapshotResult = { ...rest, snapshot: cap(s.snapshot), viewport: s.viewport };
+  const { links: _links, marks: _marks, ...rest } = top;
+  if (s === null) return rest;
+  const out: SnapshotResult = { ...rest, snapshot: cap(s.lines.join("\n")), viewport: s.viewport };
   if (s.dialogs.length > 0) out.dialogs = s.dialogs;
   return out;
 }

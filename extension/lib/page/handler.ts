@@ -67,7 +67,7 @@ type Handlers = { [K in PageOp]: (ctx: PageContext, args: CsOps[K]["args"]) => P
 // The service worker checked every field against the wire request before
 // sending (lib/executor.ts); the table's types hold it to that.
 const handlers: Handlers = {
-  snapshot: async (ctx, { refBase, stopAfterChars, linkTokens }) => {
+  snapshot: async (ctx, { refBase, stopAfterChars, linkTokens, refMarks }) => {
     ctx.refs.sweep();
     if (typeof refBase === "number") ctx.refs.advanceTo(refBase);
     const viewport: string[] = [];
@@ -78,11 +78,12 @@ const handlers: Handlers = {
     // frames (asked by the service worker meanwhile) read themselves while
     // this document is read; those in shadow roots once the walk met them.
     const early = postTokens(crossOriginFrames(ctx.doc), token);
-    const snapshot = buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport, limit, crossOrigin });
+    const marks: number[] = [];
+    const snapshot = buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport, limit, crossOrigin, marks, allMarks: refMarks === true });
     const late = postTokens(crossOrigin.filter((el) => !early.has(el)), token);
     // By ref after the walk, so the iframe lines have their refs in page order.
     const links = byRef(new Map([...early, ...late]), ctx.refs);
-    return { snapshot, viewport, refHigh: ctx.refs.high, ...(limit?.stopped ? { limited: true } : {}), ...(Object.keys(links).length > 0 ? { links } : {}) };
+    return { snapshot, viewport, refHigh: ctx.refs.high, marks, ...(limit?.stopped ? { limited: true } : {}), ...(Object.keys(links).length > 0 ? { links } : {}) };
   },
   click: (ctx, { ref }) => done(click(ctx.refs, ref, ctx.settle)),
   hover: (ctx, { ref }) => done(hover(ctx.refs, ref)),

@@ -31,7 +31,7 @@ import {
   truncate,
 } from "./dom";
 import type { RefRegistry } from "./refs";
-import { emitChildren, type SNode } from "./snapshot-yaml";
+import { CROSS_ORIGIN, emitChildren, type SNode } from "./snapshot-yaml";
 import { isSecretField, maskSecret, SecretValues } from "./secret";
 import { OWN_UI } from "./own-ui";
 
@@ -71,6 +71,14 @@ export interface SnapshotOptions {
    * (framelink.ts).
    */
   crossOrigin?: Element[];
+  /**
+   * When given, receives where each printed ref is (snapshot-yaml.ts
+   * Emitted.marks): the service worker names a frame's refs and stitches
+   * frames in by these positions, never by reading the text back.
+   */
+  marks?: number[];
+  /** Whether marks gets every printed ref (a frame's snapshot); else only the [cross-origin] iframe lines'. */
+  allMarks?: boolean;
 }
 
 /** See SnapshotOptions.limit. */
@@ -183,9 +191,10 @@ export function buildSnapshot(doc: Document, refs: RefRegistry, opts: SnapshotOp
   };
   if (ctx.limit) ctx.limit.stopped = false;
   const top = documentChildren(doc, ctx);
-  const lines: string[] = [];
+  const out = { lines: [] as string[], marks: opts.marks ?? [], allMarks: opts.allMarks === true };
+  const lines = out.lines;
   const budget = { left: opts.maxChars || 1_500_000, cut: false };
-  emitChildren(top, "", lines, budget);
+  emitChildren(top, "", out, budget);
   if (ctx.limit?.stopped) {
     lines.push(`- text: "… the page goes on: monkbrowse read it only this far (far more than one part serves)"`);
   } else if (budget.cut) {
@@ -534,7 +543,7 @@ function fieldValue(el: Element, role: string, ctx: Ctx): string | undefined {
 function frameChildren(frame: HTMLIFrameElement, node: SNode, ctx: Ctx): void {
   const doc = frameDocument(frame);
   if (doc === null) {
-    node.attrs.push("cross-origin");
+    node.attrs.push(CROSS_ORIGIN);
     ctx.crossOrigin?.push(frame);
     return;
   }
