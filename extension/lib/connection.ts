@@ -6,6 +6,7 @@
 // vitest as it runs in the browser.
 
 import { interpretAck, type AuthProfile } from "./hello";
+import { helloRefusal } from "./refusal";
 import { notPairedReason, notYourMonkbrowse, webCrypto, type PairingCrypto } from "./pairing";
 import { Peer, PeerClosedError, errorText, requestTimeout, type PeerSocket } from "./peer";
 import {
@@ -136,11 +137,12 @@ export class Connection {
     p?.close(reason);
   }
 
-  private setStatus(state: ConnectionState, reason?: string): void {
+  private setStatus(state: ConnectionState, reason?: string, unproven = false): void {
     if (this.last && this.last.state === state && this.last.reason === reason) return;
     this.last = { state, since: this.now(), ...(reason !== undefined ? { reason } : {}) };
     const s: Status = { state, port: this.port, since: this.last.since };
     if (reason !== undefined) s.reason = reason;
+    if (unproven) s.unproven = true;
     this.deps.status(s);
   }
 
@@ -221,12 +223,12 @@ export class Connection {
     });
     this.peer = peer;
 
-    const reject = (reason: string, retryMs: number, why: string) => {
+    const reject = (reason: string, retryMs: number, why: string, unproven = false) => {
       settled = true;
       this.connected = false;
       peer.close(why);
       this.peer = undefined;
-      this.setStatus("rejected", reason);
+      this.setStatus("rejected", reason, unproven);
       this.schedule(retryMs, gen);
     };
     const ask = async (type: string, payload: unknown): Promise<unknown | undefined> => {
@@ -251,7 +253,8 @@ export class Connection {
     if (helloAck === undefined || gen !== this.gen || settled) return;
     const hv = interpretAck(helloAck);
     if (!hv.accepted) {
-      reject(hv.reason, this.backoff.rejected(), "hello rejected");
+      // Nothing proven yet: the program's words are not shown as ours.
+      reject(helloRefusal(hv, info.port), this.backoff.rejected(), "hello rejected", true);
       return;
     }
     let secret: string | undefined;

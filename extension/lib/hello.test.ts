@@ -65,7 +65,8 @@ describe("interpretAck", () => {
 
   it("surfaces the reason of a rejection", () => {
     const r = interpretAck({ ok: false, protocol: PROTOCOL_VERSION, serverVersion: "0.3.0", reason: "profile cap of 20 reached" });
-    expect(r).toEqual({ accepted: false, reason: "profile cap of 20 reached", serverVersion: "0.3.0" });
+    // said: the peer's own words, which a caller without its proof must not show as ours (refusal.ts).
+    expect(r).toEqual({ accepted: false, reason: "profile cap of 20 reached", serverVersion: "0.3.0", said: "profile cap of 20 reached", protocol: PROTOCOL_VERSION });
     const g = goldenResult("hello.res.rejected.json");
     if (g) expect(interpretAck(g)).toMatchObject({ accepted: false, reason: expect.stringContaining("protocol mismatch") });
     expect(interpretAck({ ok: false, protocol: 1, serverVersion: "x" })).toMatchObject({ accepted: false, reason: expect.stringMatching(/refused/) });

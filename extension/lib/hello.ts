@@ -46,7 +46,7 @@ export function buildProfile(input: HelloInput): AuthProfile {
 
 export type AckVerdict =
   | { accepted: true; assignedLabel: string; assignedSlug: string; serverVersion: string; auth: string; nonce: string; proof: string }
-  | { accepted: false; reason: string; serverVersion?: string };
+  | { accepted: false; reason: string; serverVersion?: string; said?: string; protocol?: number };
 
 /** interpretAck reads the result of the hello request (whatever the server sent). */
 export function interpretAck(result: unknown): AckVerdict {
@@ -66,8 +66,10 @@ export function interpretAck(result: unknown): AckVerdict {
     return withVersion("The monkbrowse server sent a malformed answer to hello; update the server and the extension to matching versions.");
   }
   if (o.ok !== true) {
-    const reason = typeof o.reason === "string" && o.reason !== "" ? o.reason : "The monkbrowse server refused this browser profile without saying why.";
-    return withVersion(reason);
+    // The peer's own words (said): a caller that has no proof from it yet
+    // must not show them as ours (refusal.ts unprovenRefusal).
+    if (typeof o.reason === "string" && o.reason !== "") return { ...withVersion(o.reason), said: o.reason, protocol: o.protocol } as AckVerdict;
+    return withVersion("The monkbrowse server refused this browser profile without saying why.");
   }
   if (o.protocol !== PROTOCOL_VERSION) {
     const side =

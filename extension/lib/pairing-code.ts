@@ -12,6 +12,7 @@
 // (lib/storage.ts KEY_PAIRED) and the connection proves with it as usual.
 
 import { interpretAck } from "./hello";
+import { helloRefusal } from "./refusal";
 import { Peer, PeerClosedError, errorText, requestTimeout, type PeerSocket } from "./peer";
 import {
   AUTH_SCHEME_CODE,
@@ -154,7 +155,8 @@ export async function pairWithCode(deps: CodePairingDeps, port: number, pasted: 
     const first = await ask(MSG_HELLO, hello);
     if ("error" in first) return first;
     const hv = interpretAck(first.result);
-    if (!hv.accepted) return { error: `monkbrowse refused the code: ${hv.reason}` };
+    // Refused before it proved it knows the code: its words are not ours.
+    if (!hv.accepted) return { error: helloRefusal(hv, port) };
     if (hv.auth !== AUTH_SCHEME_CODE || !(await checkProof(key, PROOF_LABEL_CODE_SERVER, nonce, hv.nonce, hv.proof))) {
       return { error: codeNotProven(port) };
     }

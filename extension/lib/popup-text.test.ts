@@ -11,6 +11,10 @@ describe("popup text", () => {
       reason: "update the server",
     });
     expect(describeStatus({ state: "disconnected", port: 9222, since: 1 }, 9222).headline).toContain("Not connected");
+    // A refused hello: nothing says the program on the port is monkbrowse.
+    expect(describeStatus({ state: "rejected", reason: "r", unproven: true, port: 9300, since: 1 }, 9222).headline).toBe(
+      "The program on 127.0.0.1:9300 refused this browser (it has not proven it is monkbrowse)",
+    );
   });
 
   it("shows label and slug", () => {

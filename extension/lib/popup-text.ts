@@ -17,7 +17,7 @@ export function describeStatus(
       headline = `Connecting to the monkbrowse server on ${where}…`;
       break;
     case "rejected":
-      headline = "The monkbrowse server refused this browser";
+      headline = status.unproven ? `The program on ${where} refused this browser (it has not proven it is monkbrowse)` : "The monkbrowse server refused this browser";
       break;
     case "disconnected":
       headline = `Not connected (retrying ${where})`;

@@ -56,6 +56,8 @@ export type ConnectionState = "connecting" | "connected" | "rejected" | "disconn
 export interface Status {
   state: ConnectionState;
   reason?: string;
+  /** The refusal came from a program that had not proven it is monkbrowse (a refused hello). */
+  unproven?: boolean;
   port: number;
   since: number;
 }
@@ -161,5 +163,6 @@ export function normalizeStatus(v: unknown, port = DEFAULT_EXTENSION_PORT): Stat
     since: typeof o.since === "number" ? o.since : 0,
   };
   if (typeof o.reason === "string" && o.reason !== "") s.reason = o.reason;
+  if (o.unproven === true) s.unproven = true;
   return s;
 }
