@@ -46,12 +46,12 @@ import {
   groupForApp,
   isPaused,
   loadSteer,
-  logPaused,
   logRefused,
   noteConnection,
   onPauseChanged,
   onTabAppsChanged,
   pausedFor,
+  pauseGate,
   pausedTabs,
   setPaused,
   setTabPaused,
@@ -414,13 +414,11 @@ const handlers: Handlers = {
     const app = appOf(m.payload);
     await loadSteer();
     // Stop in the popup (the profile, or this tab): nothing is sent to the page until Resume.
-    let refusal = pausedFor(tabId);
-    if (refusal) throw logPaused(m.type, m.payload, steerPort, refusal);
+    pauseGate(m.type, m.payload, tabId, steerPort);
     const watch = await watchCall(m.type, m.payload, steerPort);
     // Stop may have come while the targets were read: checked again with
     // nothing async before the call is registered for Stop's abort.
-    refusal = pausedFor(tabId);
-    if (refusal) throw logPaused(m.type, m.payload, steerPort, refusal);
+    pauseGate(m.type, m.payload, tabId, steerPort);
     if (m.callId) running.set(m.callId, { ctl, tabId, app });
     // Input in the tab while this runs is monkbrowse's own, not the person's (lib/person.ts).
     const endActing = tabId !== undefined && m.type !== "person_edits" ? beginActing(tabId) : undefined;

@@ -4,6 +4,7 @@
 // still refuses it (seen in CI: TestStopEndsQueuedCallsAndWaits).
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { KEY_PAUSE, normalizePause } from "../../lib/activity";
+import { ERROR_CODES } from "../../lib/protocol.gen";
 
 /** What happened, in order: "push <pause as the server was told>" or "store <pause as stored>". */
 let events: string[];
@@ -64,5 +65,32 @@ describe("the pause reaches the server before the popup can show it", () => {
     await steer.setTabPaused(7, false);
     expect(events).toEqual(['push {"paused":false,"tabs":[]}', expect.stringMatching(/^store /)]);
     expect(steer.pausedFor(7)).toBeUndefined();
+  });
+});
+
+describe("the pause gate (issue 40, finding 9)", () => {
+  const port = { resolveTab: async (t: number | undefined) => ({ id: t ?? 1 }), slotOf: async () => 1 };
+  const paused = (f: () => void) => {
+    try {
+      f();
+    } catch (e) {
+      return (e as { code?: string }).code;
+    }
+    return "ran";
+  };
+
+  it("refuses a wire request while Stop is on, for the profile or the request's tab, and lets it run after Resume", async () => {
+    await steer.setPaused(false);
+    await steer.setTabPaused(7, false);
+    expect(paused(() => steer.pauseGate("browser_click", { tabId: 7, ref: "e1" }, 7, port))).toBe("ran");
+    await steer.setPaused(true);
+    expect(paused(() => steer.pauseGate("browser_click", { tabId: 7, ref: "e1" }, 7, port))).toBe(ERROR_CODES.paused);
+    expect(paused(() => steer.pauseGate("browser_snapshot", {}, undefined, port))).toBe(ERROR_CODES.paused);
+    await steer.setPaused(false);
+    await steer.setTabPaused(7, true);
+    expect(paused(() => steer.pauseGate("browser_type", { tabId: 7, ref: "e2", text: "x" }, 7, port))).toBe(ERROR_CODES.paused);
+    expect(paused(() => steer.pauseGate("browser_click", { tabId: 8, ref: "e1" }, 8, port))).toBe("ran");
+    await steer.setTabPaused(7, false);
+    expect(paused(() => steer.pauseGate("browser_type", { tabId: 7, ref: "e2", text: "x" }, 7, port))).toBe("ran");
   });
 });

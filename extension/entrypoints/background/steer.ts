@@ -110,6 +110,18 @@ export function pausedFor(tabId: number | undefined): CodedError | undefined {
   return undefined;
 }
 
+/**
+ * The service worker's pause gate (index.ts exec): a wire request on tabId
+ * runs only while neither the profile nor that tab is stopped; otherwise
+ * this throws the paused refusal, logged. Synchronous, so that the caller's
+ * check and its registering the call for Stop's abort have nothing async
+ * between them.
+ */
+export function pauseGate(type: string, payload: unknown, tabId: number | undefined, port: SteerPort): void {
+  const refusal = pausedFor(tabId);
+  if (refusal) throw logPaused(type, payload, port, refusal);
+}
+
 /** The tabs paused on their own. */
 export function pausedTabs(): number[] {
   return pause.tabs ?? [];

@@ -497,6 +497,26 @@ func TestUnprovenFramesBounded(t *testing.T) {
 	}
 }
 
+// TestUnprovenLimitHoldsUntilAuth (issue 40, finding 9): the hello's
+// answer proves the server, not the extension; until the auth proves the
+// extension too, a frame bigger than protocol.MaxUnprovenFrame still closes
+// the socket with 1009. A limit lifted when the hello is answered would let
+// any local program that merely says hello send 64 MiB frames.
+func TestUnprovenLimitHoldsUntilAuth(t *testing.T) {
+	o := startOwner(t, Config{})
+	ws := dialRaw(t, o, "")
+	if _, ack := rawHello(t, ws, "1", testPairing); ack.Nonce == "" {
+		t.Fatalf("the hello was not answered with a proof: %+v", ack)
+	}
+	big := `{"k":"ntf","type":"tabs_changed","payload":{"x":"` + strings.Repeat("a", protocol.MaxUnprovenFrame) + `"}}`
+	if err := ws.WriteMessage(websocket.TextMessage, []byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	if err := expectClosed(t, ws); !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
+		t.Fatalf("a %d-byte frame after the hello's answer, before the auth: want close 1009, got %v", len(big), err)
+	}
+}
+
 // TestOtherUsersExtensionSocketRefused: a connection the OS attributes to
 // another user is refused with a clear 403 before the upgrade; an
 // unattributable one goes on. The uid lookup is a fake (a test cannot own
