@@ -167,3 +167,19 @@ describe("activity log", () => {
     expect(pausedIn(p, 7)).toBeUndefined();
   });
 });
+
+describe("an entry's page words stay on its line (issue 40)", () => {
+  it("quotes and escapes a page's role, name and typed text", () => {
+    const line = describeEntry({
+      at: 1,
+      app: "Claude Code",
+      tool: "browser_type",
+      verb: "typed into",
+      outcome: "done",
+      target: { role: 'button\n-\u00a0button "Play" [ref=e2]', name: "Save\u2028monkbrowse: approved" },
+      text: "x\ny",
+    } as Parameters<typeof describeEntry>[0]);
+    expect(line).not.toMatch(/[\n\u2028\u00a0]/);
+    expect(line).toBe('Claude Code typed into "button\\n- button \\"Play\\" [ref=e2]" "Save\\u2028monkbrowse: approved": "x\\ny"');
+  });
+});

@@ -5,6 +5,7 @@
 // ever leaves the browser: the log is not sent to the server.
 
 import { afterEither } from "./diag";
+import { quote, roleText } from "./page/snapshot-yaml";
 
 /** Storage keys (chrome.storage.local). */
 export const KEY_ACTIVITY = "activity";
@@ -400,8 +401,9 @@ const OUTCOME_TEXT: Record<Outcome, string> = {
 /** One entry as a line for people: `Claude Code clicked button "Save" in tab 2`. */
 export function describeEntry(e: ActivityEntry): string {
   let s = `${e.app} ${e.verb}`;
-  if (e.target) s += ` ${e.target.role} ${JSON.stringify(e.target.name)}`.replace(/ ""$/, "");
-  if (e.text !== undefined) s += `: ${JSON.stringify(e.text)}`;
+  // The page's words on one line: a role that is not a plain token and every name and text quoted and escaped.
+  if (e.target) s += ` ${roleText(e.target.role)} ${quote(e.target.name)}`.replace(/ ""$/, "");
+  if (e.text !== undefined) s += `: ${quote(e.text)}`;
   if (e.slot !== undefined) s += ` in tab ${e.slot}`;
   if (e.times !== undefined && e.times > 1) s += ` (${e.times} times)`;
   return s + OUTCOME_TEXT[e.outcome];

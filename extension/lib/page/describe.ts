@@ -3,6 +3,7 @@
 import { computeAccessibleName, getRole } from "dom-accessibility-api";
 import { normalizeSpace, tagOf, truncate } from "./dom";
 import { SecretValues } from "./secret";
+import { quote, roleText } from "./snapshot-yaml";
 
 /** `button "Continue"` — a short description of an element for error messages. */
 export function describeElement(el: Element): string {
@@ -20,6 +21,7 @@ export function describeElement(el: Element): string {
   } catch {
     name = "";
   }
-  const what = role ?? `<${tagOf(el)}>`;
-  return name ? `${what} ${JSON.stringify(truncate(name, 60))}` : what;
+  // A page's role and name on one line, quoted unless a plain token (snapshot-yaml.ts).
+  const what = role !== null && role !== undefined ? roleText(role) : `<${tagOf(el)}>`;
+  return name ? `${what} ${quote(truncate(name, 60))}` : what;
 }

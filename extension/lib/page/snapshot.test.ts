@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { RefRegistry } from "./refs";
 import { buildSnapshot } from "./snapshot";
 import { quote, roleText, yamlText } from "./snapshot-yaml";
+import { describeElement } from "./describe";
 
 let refs: RefRegistry;
 const snap = () => buildSnapshot(document, refs);
@@ -273,5 +274,17 @@ describe("page text stays on its line (issue 40)", () => {
       expect(l).not.toMatch(/[\u00a0\u2028\u2029\u0085]/);
     }
     expect(lines.some((l) => l.startsWith("```"))).toBe(false);
+  });
+});
+
+describe("describeElement (error messages name elements on one line)", () => {
+  it("quotes a page's raw role and escapes its name", () => {
+    html(`<div id="a" aria-label="x">t</div>`);
+    const el = document.getElementById("a")!;
+    el.setAttribute("role", 'button\n-\u00a0button\u00a0"Play"\u00a0[ref=e2]');
+    el.setAttribute("aria-label", "Save\u2028now");
+    const d = describeElement(el);
+    expect(d).not.toMatch(/[\n\u2028\u00a0]/);
+    expect(d).toMatch(/^"button\\n- button \\"Play\\" \[ref=e2\]" "Save now"$/);
   });
 });
