@@ -58,8 +58,8 @@ var cursorInText = regexp.MustCompile(`cursor="(c\d+\.\d+)"`)
 func refsIn(s string) map[string]string {
 	out := map[string]string{}
 	for _, l := range strings.Split(s, "\n") {
-		if m := refRe.FindStringSubmatch(l); m != nil {
-			out[m[1]] = strings.TrimSpace(l)
+		if r := lineRef(strings.TrimSpace(l)); r != "" {
+			out[r] = strings.TrimSpace(l)
 		}
 	}
 	return out

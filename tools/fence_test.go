@@ -68,3 +68,29 @@ func TestSnapshotFenceHoldsAgainstBackticks(t *testing.T) {
 	}
 	t.Errorf("the diff's fence is not longer than the body's backticks:\n%s", d)
 }
+
+// TestLineRefIgnoresPageText (issue 40): the diff, the pointed-at lines and
+// the budget's pages know an element by the ref that ends its line's head,
+// never by a "[ref=…]" a page put in a name, a value, a text or a role.
+func TestLineRefIgnoresPageText(t *testing.T) {
+	snap := strings.Join([]string{
+		`- button "Delete account" [ref=e2]`,
+		`- button "see [ref=e2]" [ref=e7]`,
+		`- textbox "q" [ref=e8]: v [ref=e2]`,
+		`- "button: [ref=e2]" "n" [ref=f1e9]`,
+		`- text: call [ref=e2]`,
+		`- link "x\" [ref=e2]" [ref=e10]:`,
+		`  - /url: /a [ref=e2]`,
+	}, "\n")
+	var got []string
+	for _, l := range parseSnapshot(snap) {
+		got = append(got, l.ref)
+	}
+	want := []string{"e2", "e7", "e8", "f1e9", "", "e10", ""}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("line refs %q, want %q", got, want)
+	}
+	if d := describeLine(parseSnapshot(`- link "x\" [ref=e2]" [disabled] [ref=e10]: v`)[0]); d != `link "x\" [ref=e2]" [ref=e10]` {
+		t.Errorf("describeLine: %q", d)
+	}
+}

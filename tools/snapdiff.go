@@ -177,8 +177,48 @@ func limitList(items []string, n int) []string {
 	return append(items[:n:n], fmt.Sprintf("and %d more", len(items)-n))
 }
 
-// A ref is e12 in the top document, f2e12 in frame document 2 (a stitched cross-origin frame).
-var refRe = regexp.MustCompile(`\[ref=((?:f[1-9]\d*)?e\d+)\]`)
+// A ref is e12 in the top document, f2e12 in frame document 2 (a stitched
+// cross-origin frame). A line's own ref ends its head (lineRef).
+var refRe = regexp.MustCompile(`\[ref=((?:f[1-9]\d*)?e\d+)\]$`)
+
+// lineHead is a snapshot line up to its first colon outside double quotes:
+// `- role "name" [attr]… [ref=eN]` without the value or block after it.
+// Quoted strings (a name, a role the page wrote oddly) are skipped whole,
+// so a "[ref=…]" or a colon in a name or value never counts (issue 40).
+// unquotedBracket is the index of its first " [" outside quotes, -1 if none.
+func lineHead(t string) (head string, unquotedBracket int) {
+	unquotedBracket = -1
+	inQuote, esc := false, false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case inQuote && esc:
+			esc = false
+		case inQuote && c == '\\':
+			esc = true
+		case inQuote && c == '"':
+			inQuote = false
+		case inQuote:
+		case c == '"':
+			inQuote = true
+		case c == ':':
+			return t[:i], unquotedBracket
+		case c == '[' && i > 0 && t[i-1] == ' ' && unquotedBracket < 0:
+			unquotedBracket = i - 1
+		}
+	}
+	return t, unquotedBracket
+}
+
+// lineRef is the ref a snapshot line (without its indentation) names as its
+// own: the [ref=…] that ends its head, never one inside a name or value.
+func lineRef(t string) string {
+	head, _ := lineHead(t)
+	if m := refRe.FindStringSubmatch(head); m != nil {
+		return m[1]
+	}
+	return ""
+}
 
 // snapLine is one line of a snapshot as a tree node.
 type snapLine struct {
@@ -198,9 +238,7 @@ func parseSnapshot(s string) []snapLine {
 		}
 		trimmed := strings.TrimLeft(r, " ")
 		l := snapLine{indent: len(r) - len(trimmed), text: trimmed, parent: -1}
-		if m := refRe.FindStringSubmatch(trimmed); m != nil {
-			l.ref = m[1]
-		}
+		l.ref = lineRef(trimmed)
 		for len(stack) > 0 && lines[stack[len(stack)-1]].indent >= l.indent {
 			stack = stack[:len(stack)-1]
 		}
@@ -335,10 +373,12 @@ func diffSnapshot(prev, next, target string) (changes string, removed []string, 
 // `button "Delete" [ref=e12]` from `- button "Delete" [disabled] [ref=e12]: …`.
 func describeLine(l snapLine) string {
 	text := strings.TrimPrefix(l.text, "- ")
-	if i := strings.Index(text, " ["); i >= 0 {
+	head, i := lineHead(text)
+	if i >= 0 {
 		text = text[:i]
+	} else {
+		text = head
 	}
-	text = strings.TrimSuffix(text, ":")
 	if r := []rune(text); len(r) > 60 {
 		text = string(r[:57]) + "…"
 	}

@@ -116,7 +116,7 @@ export function roleText(role: string): string {
 
 /** A bracketed attribute ("level=2", "cross-origin"): ours, but quoted should one ever carry odd text. */
 function attrText(a: string): string {
-  return /^[\w.=%:/-]+$/.test(a) ? a : quote(a);
+  return /^[\w.=%/-]+$/.test(a) ? a : quote(a);
 }
 
 const YAML_NEEDS_QUOTES = /^[\s\-?:,[\]{}#&*!|>'"%@`]|[\s:]$|: | #|[\n\r\t]/;
