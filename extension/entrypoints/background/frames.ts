@@ -48,6 +48,9 @@ export function splitRef(input: string): { n: number; local: string; full: strin
   return m ? { n: Number(m[1]), local: m[2]!, full: ref } : null;
 }
 
+/** A ref's text where a mark points (sticky: at that column only). */
+const MARKED_REF = /(e[1-9]\d*)\]/y;
+
 /** The iframe line's mark of a frame not read (snapshot-yaml.ts CROSS_ORIGIN), as printed. */
 const CROSS_MARK = " [cross-origin]";
 
@@ -79,9 +82,10 @@ export function emitted(snapshot: string, marks: unknown): Emitted | null {
     if (typeof li !== "number" || typeof at !== "number" || typeof cross !== "number") return null;
     const line = lines[li];
     if (line === undefined || refs.has(li)) return null;
-    const m = /^(e[1-9]\d*)\]/.exec(line.slice(at));
-    if (!m || line.slice(at - 6, at) !== " [ref=") return null;
-    if (cross >= 0 && line.slice(cross, cross + CROSS_MARK.length) !== CROSS_MARK) return null;
+    MARKED_REF.lastIndex = at;
+    const m = MARKED_REF.exec(line);
+    if (!m || !line.startsWith(" [ref=", at - 6)) return null;
+    if (cross >= 0 && !line.startsWith(CROSS_MARK, cross)) return null;
     refs.set(li, { at, ref: m[1]!, cross });
   }
   return { lines, refs };
