@@ -94,3 +94,35 @@ describe("the pause gate (issue 40, finding 9)", () => {
     expect(paused(() => steer.pauseGate("browser_type", { tabId: 7, ref: "e2", text: "x" }, 7, port))).toBe("ran");
   });
 });
+
+describe("the service worker runs every wire request through the pause gate", () => {
+  it("index.ts exec: the gate before the targets are read, again after, and before the request runs", async () => {
+    const { readFileSync } = await import("node:fs");
+    const ts = (await import("typescript")).default;
+    const file = new URL("./index.ts", import.meta.url);
+    const src = ts.createSourceFile("index.ts", readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+    let exec: import("typescript").Node | undefined;
+    const find = (n: import("typescript").Node): void => {
+      if (ts.isPropertyAssignment(n) && n.name.getText(src) === "exec") exec = n;
+      else ts.forEachChild(n, find);
+    };
+    find(src);
+    expect(exec, "index.ts has an exec handler").toBeDefined();
+    // The calls of the handler itself, in source order (not those in nested functions).
+    const calls: string[] = [];
+    const walk = (n: import("typescript").Node): void => {
+      if (ts.isCallExpression(n)) calls.push(n.expression.getText(src));
+      if (!ts.isArrowFunction(n) || n.parent === exec) ts.forEachChild(n, walk);
+    };
+    ts.forEachChild(exec!, walk);
+    const at = (name: string, from = 0) => calls.indexOf(name, from);
+    const first = at("pauseGate");
+    const watch = at("watchCall");
+    const second = at("pauseGate", watch + 1);
+    const run = at("executor.execute");
+    expect(first, calls.join(", ")).toBeGreaterThanOrEqual(0);
+    expect(watch).toBeGreaterThan(first);
+    expect(second).toBeGreaterThan(watch);
+    expect(run).toBeGreaterThan(second);
+  });
+});
