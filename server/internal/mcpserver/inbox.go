@@ -274,7 +274,7 @@ func (ib *inbox) route(line []byte) bool {
 		if len(e.ID) == 0 || string(e.ID) == "null" {
 			return false
 		}
-		ib.enqueue(&call{readAt: time.Now(), id: idKey(e.ID), rawID: e.ID, msg: append(json.RawMessage(nil), bytes.TrimSpace(line)...), key: queueKey(e.Params.Name, e.Params.Arguments)})
+		ib.enqueue(&call{readAt: time.Now(), id: idKey(e.ID), rawID: e.ID, msg: append(json.RawMessage(nil), bytes.TrimSpace(line)...), key: QueueKey(e.Params.Name, e.Params.Arguments)})
 		return true
 	case string(mcp.MethodNotificationRootsListChanged):
 		// Applied here, in read order: a browser_upload_file read after it
@@ -307,12 +307,15 @@ func idKey(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// queueKey is the FIFO a call joins: the tab its arguments name, exactly as
+// QueueKey is the FIFO a call joins: the tab its arguments name, exactly as
 // written (profile case-folded). Calls that name the same tab differently
 // (tab omitted vs its number) are in different FIFOs and meet again, in the
 // order they get there, in the owner's per-tab queue. Tools that take no
 // tab's turn (listing tabs, opening one, a plain sleep) join no FIFO.
-func queueKey(name string, rawArgs json.RawMessage) string {
+//
+// Exported for the HTTP transport (internal/httpmcp), which keeps the same
+// per-tab order.
+func QueueKey(name string, rawArgs json.RawMessage) string {
 	switch name {
 	case "browser_list_tabs", "browser_new_tab":
 		return ""

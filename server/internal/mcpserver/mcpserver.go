@@ -137,9 +137,9 @@ func New(c protocol.Caller, opts *Options) *Server {
 	// tools/list shows the chosen tools only. Every tool stays registered,
 	// so a call to one left out reaches handle, which says which --caps
 	// would turn it on, instead of mcp-go's bare "tool not found".
-	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+	hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
 		if res != nil {
-			res.Tools = s.chosen(res.Tools)
+			res.Tools = s.chosen(ctx, res.Tools)
 		}
 	})
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
@@ -191,6 +191,12 @@ func (s *Server) appName(ctx context.Context) string {
 		client = info.ClientInfo.Name
 	}
 	if strings.TrimSpace(client) == "" {
+		// The session's own name: over HTTP one Server has many clients.
+		if sess, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+			client = sess.GetClientInfo().Name
+		}
+	}
+	if strings.TrimSpace(client) == "" {
 		client = s.ClientName()
 	}
 	return protocol.AppDisplayName(client, os.Getpid())
@@ -213,11 +219,30 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	return err
 }
 
+// capsKey is the context key of a request's own tool groups.
+type capsKey struct{}
+
+// WithCaps returns ctx carrying the optional tool groups of the AI app
+// making the request, in place of Options.Caps: over HTTP one Server
+// serves several apps, each with its own choice (issue 45).
+func WithCaps(ctx context.Context, caps protocol.CapSet) context.Context {
+	return context.WithValue(ctx, capsKey{}, caps)
+}
+
+// caps is the tool groups of the app making the request in ctx.
+func (s *Server) caps(ctx context.Context) protocol.CapSet {
+	if c, ok := ctx.Value(capsKey{}).(protocol.CapSet); ok {
+		return c
+	}
+	return s.opts.Caps
+}
+
 // chosen keeps the tools this AI app's --caps switched on.
-func (s *Server) chosen(all []mcp.Tool) []mcp.Tool {
+func (s *Server) chosen(ctx context.Context, all []mcp.Tool) []mcp.Tool {
+	caps := s.caps(ctx)
 	out := make([]mcp.Tool, 0, len(all))
 	for _, t := range all {
-		if pt, ok := protocol.LookupTool(t.Name); !ok || s.opts.Caps.Has(pt) {
+		if pt, ok := protocol.LookupTool(t.Name); !ok || caps.Has(pt) {
 			out = append(out, t)
 		}
 	}
@@ -267,7 +292,7 @@ func AllTools() []mcp.Tool {
 
 func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
-	if t, ok := protocol.LookupTool(name); ok && !s.opts.Caps.Has(t) {
+	if t, ok := protocol.LookupTool(name); ok && !s.caps(ctx).Has(t) {
 		return mcp.NewToolResultError(notChosen(t)), nil
 	}
 	var args json.RawMessage
