@@ -28,6 +28,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/server/internal/control"
 	"github.com/monkbrowse/monkbrowse/server/internal/daemon"
 	"github.com/monkbrowse/monkbrowse/server/internal/doctor"
+	"github.com/monkbrowse/monkbrowse/server/internal/httpmcp"
 	"github.com/monkbrowse/monkbrowse/server/internal/install"
 	"github.com/monkbrowse/monkbrowse/server/internal/logwriter"
 	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
@@ -103,6 +104,11 @@ Usage:
   monkbrowse pair             print a one-time code to paste into the extension's options
                               (for a monkbrowse in WSL, a container or over SSH)
   monkbrowse pair --reset     replace this user's pairing secret (every extension pairs again)
+  monkbrowse serve --http [ADDR] [flags]
+                              serve MCP over HTTP at http://ADDR/mcp (default 127.0.0.1:9220)
+                              for AI apps that cannot start monkbrowse themselves
+  monkbrowse http-token [--rotate]
+                              print (or replace) the token every HTTP request must carry
 
 Flags:
 `
@@ -142,11 +148,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runInstall(args[0], args[1:], stdout, stderr)
 		case "pair":
 			return runPair(args[1:], stdout, stderr)
+		case "serve":
+			sub, args = "serve", args[1:]
+		case "http-token":
+			return runHTTPToken(args[1:], stdout, stderr)
 		}
 	}
 	var cfg config
 	fs := newFlags("monkbrowse", &cfg, stderr)
-	if err := fs.Parse(args); err != nil {
+	var httpAddr httpFlag
+	if sub == "serve" {
+		fs.Var(&httpAddr, "http", "serve MCP over streamable HTTP at `[ADDR]` (host:port, default "+httpmcp.DefaultAddr+"), path "+httpmcp.Path+"; every request needs the token monkbrowse http-token prints")
+	}
+	if err := parseServeFlags(fs, args, &httpAddr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			fs.Usage()
@@ -215,6 +229,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				return install.CheckHost(install.DefaultHostTargets(env, install.OSRegistry()), self)
 			},
 		})
+	}
+	if sub == "serve" {
+		return serveHTTP(ctx, cfg, httpAddr.addr, &log)
 	}
 	if !listenIP.IsLoopback() {
 		where := "--listen is not a loopback address"
@@ -398,13 +415,59 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 	// short at its first log line. Ignored, the write just fails.
 	signal.Ignore(syscall.SIGPIPE)
 	var mcpSrv atomic.Pointer[mcpserver.Server]
-	d := daemon.New(daemon.Config{
-		App: func() string {
-			if s := mcpSrv.Load(); s != nil {
-				return s.ClientName()
-			}
-			return ""
-		},
+	d := newDaemon(cfg, log, func() string {
+		if s := mcpSrv.Load(); s != nil {
+			return s.ClientName()
+		}
+		return ""
+	})
+	dctx, stopDaemon := context.WithCancel(context.Background())
+	defer stopDaemon()
+	ran := make(chan error, 1)
+	go func() { ran <- d.Run(dctx) }()
+
+	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log, UploadRoots: uploadRoots(cfg, log), AllowFileURLs: cfg.allowFileURLs, Caps: cfg.capSet})
+	mcpSrv.Store(srv)
+	serveErr := srv.ServeStdio(ctx, stdin, stdout)
+	stopDaemon() // hand over (as owner) and release the ports
+	if err := <-ran; err != nil {
+		log.Error().Err(err).Msg("shared daemon")
+		return 1
+	}
+	if serveErr != nil {
+		log.Error().Err(serveErr).Msg("MCP stdio stopped")
+		return 1
+	}
+	log.Info().Msg("MCP session ended; bye")
+	return 0
+}
+
+// uploadRoots are the --upload-root folders, absolute. The upload roots
+// and --allow-file-urls are this AI app's own: they are applied in this
+// process whatever its role (DESIGN §8).
+func uploadRoots(cfg config, log *zerolog.Logger) []string {
+	roots := make([]string, 0, len(cfg.uploadRoots))
+	for _, r := range cfg.uploadRoots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			log.Warn().Err(err).Str("root", r).Msg("--upload-root ignored")
+			continue
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			log.Warn().Str("root", abs).Msg("--upload-root is not an existing folder; it allows nothing until it exists")
+		}
+		roots = append(roots, abs)
+	}
+	return roots
+}
+
+// newDaemon is this process's shared daemon, whatever its MCP transport
+// (stdio or HTTP): it elects the process owner (it binds the extension
+// port) or forwarder (it sends tool calls to the owner). app names the AI
+// app this process serves, for the other processes.
+func newDaemon(cfg config, log *zerolog.Logger, app func() string) *daemon.Daemon {
+	return daemon.New(daemon.Config{
+		App:         app,
 		ControlPort: cfg.controlPort,
 		Logger:      log,
 		StartOwner: func(ctx context.Context) (daemon.Owner, error) {
@@ -468,39 +531,6 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 			}, nil
 		},
 	})
-	dctx, stopDaemon := context.WithCancel(context.Background())
-	defer stopDaemon()
-	ran := make(chan error, 1)
-	go func() { ran <- d.Run(dctx) }()
-
-	// The upload roots and --allow-file-urls are this AI app's own: they are
-	// applied in this process whatever its role (DESIGN §8).
-	roots := make([]string, 0, len(cfg.uploadRoots))
-	for _, r := range cfg.uploadRoots {
-		abs, err := filepath.Abs(r)
-		if err != nil {
-			log.Warn().Err(err).Str("root", r).Msg("--upload-root ignored")
-			continue
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			log.Warn().Str("root", abs).Msg("--upload-root is not an existing folder; it allows nothing until it exists")
-		}
-		roots = append(roots, abs)
-	}
-	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log, UploadRoots: roots, AllowFileURLs: cfg.allowFileURLs, Caps: cfg.capSet})
-	mcpSrv.Store(srv)
-	serveErr := srv.ServeStdio(ctx, stdin, stdout)
-	stopDaemon() // hand over (as owner) and release the ports
-	if err := <-ran; err != nil {
-		log.Error().Err(err).Msg("shared daemon")
-		return 1
-	}
-	if serveErr != nil {
-		log.Error().Err(serveErr).Msg("MCP stdio stopped")
-		return 1
-	}
-	log.Info().Msg("MCP session ended; bye")
-	return 0
 }
 
 // profileStatus converts the owner's profiles for the control port's status.

@@ -1,0 +1,437 @@
+// Package httpmcp serves monkbrowse's MCP endpoint over the streamable HTTP
+// transport (issue 45): `monkbrowse serve --http`, for AI apps that cannot
+// start a process where Chrome runs (a container, WSL, another session).
+//
+// It is a guard in front of mark3labs/mcp-go's StreamableHTTPServer, which
+// serves the same mcpserver.Server as stdio (same tools, caps, progress,
+// app names, the daemon's Caller). Every request passes, in this order:
+//
+//  1. the connection cap (connLimit), before a byte is read;
+//  2. net/http's header bound (MaxHeaderBytes) and header timeout;
+//  3. no Origin header (a web page's fetch has one): 403;
+//  4. a Host this endpoint answers to (DNS rebinding): 403;
+//  5. the path /mcp: 404;
+//  6. the bearer token, compared in constant time: 401;
+//  7. the body, read under http.MaxBytesReader: 413;
+//  8. per-tab order: a tools/call waits for the calls before it on its
+//     tab (mcpserver.QueueKey), as over stdio; a call whose request ends
+//     while it waits never runs.
+//
+// Nothing before step 6 reads the body or keeps state per request, so an
+// unauthenticated flood costs a bounded number of connections with
+// bounded headers.
+package httpmcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	stdlog "log"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/rs/zerolog"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
+)
+
+// DefaultAddr is where `monkbrowse serve --http` listens by default.
+const DefaultAddr = "127.0.0.1:9220"
+
+// Path is the MCP endpoint's path.
+const Path = "/mcp"
+
+// Defaults of Options' bounds.
+const (
+	DefaultMaxConns       = 64
+	DefaultMaxHeaderBytes = 8 << 10
+	DefaultMaxBody        = int64(mcpserver.MaxLine)
+	DefaultSessionIdle    = 30 * time.Minute
+	// headerTimeout bounds reading a request's headers: a client that
+	// opens connections and sends nothing holds a slot this long at most.
+	headerTimeout = 10 * time.Second
+	// bodyTimeout bounds reading an authenticated request's body.
+	bodyTimeout = 60 * time.Second
+	idleTimeout = 2 * time.Minute
+)
+
+// Options configures an Endpoint. Zero fields are the defaults.
+type Options struct {
+	// Server is the MCP server to serve; required.
+	Server *mcpserver.Server
+	// Token returns the bearer token every request must carry; required.
+	// It is called for each request, so a rotated token file takes effect
+	// at once.
+	Token func() (string, error)
+	// Logger receives refusals and mcp-go's transport errors; nil discards.
+	Logger *zerolog.Logger
+	// MaxConns bounds the open connections, authenticated or not; a
+	// connection over it is answered 503 and closed.
+	MaxConns int
+	// MaxHeaderBytes bounds a request's headers.
+	MaxHeaderBytes int
+	// MaxBody bounds an authenticated request's body.
+	MaxBody int64
+	// SessionIdle ends an MCP session (Mcp-Session-Id) idle this long.
+	SessionIdle time.Duration
+}
+
+// Endpoint is the HTTP MCP endpoint on one listener.
+type Endpoint struct {
+	opts    Options
+	log     zerolog.Logger
+	ln      *connLimit
+	hosts   hostCheck
+	mcp     *server.StreamableHTTPServer
+	srv     *http.Server
+	turns   *turns
+	handler http.Handler
+}
+
+// Listen binds addr (host:port; port 0 picks a free one).
+func Listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("monkbrowse cannot listen for HTTP on %s: %w (is another monkbrowse serve --http running? give another address with --http HOST:PORT)", addr, err)
+	}
+	return ln, nil
+}
+
+// New returns the endpoint that will serve on ln.
+func New(ln net.Listener, opts Options) *Endpoint {
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	if opts.MaxHeaderBytes <= 0 {
+		opts.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
+	e := &Endpoint{opts: opts, log: zerolog.Nop(), turns: newTurns()}
+	if opts.Logger != nil {
+		e.log = *opts.Logger
+	}
+	e.ln = newConnLimit(ln, opts.MaxConns)
+	e.hosts = newHostCheck(ln.Addr())
+	e.mcp = server.NewStreamableHTTPServer(opts.Server.MCPServer(),
+		// Sessions are real (an unknown or ended id is refused with 404)
+		// and end when idle.
+		server.WithStateful(true),
+		server.WithSessionIdleTTL(opts.SessionIdle),
+		server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(logWriter{e.log}, nil))),
+		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+			if c, ok := r.Context().Value(capsKey{}).(protocol.CapSet); ok {
+				ctx = mcpserver.WithCaps(ctx, c)
+			}
+			return ctx
+		}),
+	)
+	e.handler = http.HandlerFunc(e.serveHTTP)
+	e.srv = &http.Server{
+		Handler:           e.handler,
+		MaxHeaderBytes:    opts.MaxHeaderBytes,
+		ReadHeaderTimeout: headerTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          stdlog.New(logWriter{e.log}, "http: ", 0),
+	}
+	return e
+}
+
+// Addr is the listening address.
+func (e *Endpoint) Addr() net.Addr { return e.ln.Addr() }
+
+// URL is the endpoint's URL as a client on this machine reaches it.
+func (e *Endpoint) URL() string {
+	host, port, _ := net.SplitHostPort(e.ln.Addr().String())
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + Path
+}
+
+// Serve serves until ctx ends, then stops taking requests, ends the
+// sessions and waits (a little) for the requests in flight.
+func (e *Endpoint) Serve(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- e.srv.Serve(e.ln) }()
+	select {
+	case err := <-errc:
+		e.mcp.Shutdown(context.Background())
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	e.mcp.Shutdown(sctx) // ends the idle sweeper and the sessions
+	if err := e.srv.Shutdown(sctx); err != nil {
+		e.srv.Close() // streams still open (a waiting hand-off): cut them
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Handler is the guarded endpoint, for tests that serve it themselves.
+func (e *Endpoint) Handler() http.Handler { return e.handler }
+
+type capsKey struct{}
+
+// refuse answers status with one sentence for the person or AI app that
+// sent the request.
+func (e *Endpoint) refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	e.log.Debug().Int("status", status).Str("remote", r.RemoteAddr).Str("host", r.Host).Msg("refused an HTTP request: " + msg)
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="monkbrowse"`)
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(status)
+	io.WriteString(w, msg+"\n")
+}
+
+func (e *Endpoint) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, ok := r.Header["Origin"]; ok {
+		e.refuse(w, r, http.StatusForbidden, "monkbrowse refuses requests from web pages (this one has an Origin header): only AI apps may use this endpoint.")
+		return
+	}
+	if !e.hosts.ok(r.Host) {
+		e.refuse(w, r, http.StatusForbidden, fmt.Sprintf("monkbrowse does not answer to the host name %q (a DNS rebinding guard): use %s.", r.Host, e.URL()))
+		return
+	}
+	if r.URL.Path != Path {
+		e.refuse(w, r, http.StatusNotFound, "monkbrowse serves MCP at "+Path+" only.")
+		return
+	}
+	if !e.authorized(r) {
+		e.refuse(w, r, http.StatusUnauthorized, "monkbrowse needs its HTTP token: send the header Authorization: Bearer <token>, where the token is what `monkbrowse http-token` prints on the machine running monkbrowse.")
+		return
+	}
+	ctx := r.Context()
+	if q, ok := r.URL.Query()["caps"]; ok {
+		var names []string
+		for _, v := range q {
+			names = append(names, strings.Split(v, ",")...)
+		}
+		caps, err := protocol.ParseCaps(names)
+		if err != nil {
+			e.refuse(w, r, http.StatusBadRequest, fmt.Sprintf("monkbrowse: the caps in the URL: %v", err))
+			return
+		}
+		ctx = context.WithValue(ctx, capsKey{}, caps)
+	}
+	if r.Method != http.MethodPost {
+		e.mcp.ServeHTTP(w, r.WithContext(ctx))
+		return
+	}
+	if r.ContentLength > e.opts.MaxBody {
+		e.refuse(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("monkbrowse takes MCP messages of at most %d MiB over HTTP; this one was not read.", e.opts.MaxBody>>20))
+		return
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.opts.MaxBody))
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			e.refuse(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("monkbrowse takes MCP messages of at most %d MiB over HTTP; this one was not read.", e.opts.MaxBody>>20))
+			return
+		}
+		e.refuse(w, r, http.StatusBadRequest, fmt.Sprintf("monkbrowse could not read the request's body: %v.", err))
+		return
+	}
+	r = r.WithContext(ctx)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &env) == nil {
+		session := r.Header.Get(server.HeaderKeySessionID)
+		switch env.Method {
+		case "tools/call":
+			if key := mcpserver.QueueKey(env.Params.Name, env.Params.Arguments); key != "" && len(env.ID) > 0 {
+				e.inTurn(w, r, session+"\x00"+key, session+"\x00"+string(env.ID))
+				return
+			}
+		case "notifications/cancelled":
+			// A waiting call is dropped here; a running one is
+			// cancelled by mcp-go, which also gets the notification.
+			e.turns.cancel(session + "\x00" + string(env.Params.RequestID))
+		}
+	}
+	e.mcp.ServeHTTP(w, r)
+}
+
+// inTurn serves a tools/call once the calls before it on its tab are done.
+func (e *Endpoint) inTurn(w http.ResponseWriter, r *http.Request, key, id string) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	done, ok := e.turns.wait(ctx, key, id, cancel)
+	if !ok {
+		// The AI app ended the request (or cancelled the call) while it
+		// waited: it never ran. A client still listening is told so.
+		if r.Context().Err() == nil {
+			e.refuse(w, r, http.StatusConflict, "monkbrowse did not run this tool call: it was cancelled while it waited for the calls before it on its tab.")
+		}
+		return
+	}
+	defer done()
+	e.mcp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// authorized reports whether r carries the bearer token. Both sides are
+// hashed first so the comparison takes the same time whatever the
+// length or content of the guess.
+func (e *Endpoint) authorized(r *http.Request) bool {
+	h := r.Header.Get("Authorization")
+	const scheme = "bearer "
+	if len(h) <= len(scheme) || !strings.EqualFold(h[:len(scheme)], scheme) {
+		return false
+	}
+	want, err := e.opts.Token()
+	if err != nil || want == "" {
+		e.log.Warn().Err(err).Msg("monkbrowse has no HTTP token to check requests against; every request is refused")
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(h[len(scheme):])))
+	exp := sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(got[:], exp[:]) == 1
+}
+
+// hostCheck is the DNS-rebinding guard: the Host names this endpoint
+// answers to. On loopback: the localhost names only; on one address: that
+// address too; on every address (0.0.0.0): any name, since a client on
+// another machine names this one as it knows it (the token still applies,
+// and mcp-go refuses a non-localhost Host on a loopback connection).
+type hostCheck struct {
+	any   bool
+	names map[string]bool
+}
+
+func newHostCheck(a net.Addr) hostCheck {
+	hc := hostCheck{names: map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}}
+	if ta, ok := a.(*net.TCPAddr); ok {
+		switch {
+		case ta.IP.IsUnspecified():
+			hc.any = true
+		case !ta.IP.IsLoopback():
+			hc.names[ta.IP.String()] = true
+		}
+	}
+	return hc
+}
+
+func (hc hostCheck) ok(host string) bool {
+	if hc.any {
+		return true
+	}
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
+	return hc.names[h]
+}
+
+// logWriter turns mcp-go's and net/http's log lines into debug lines.
+type logWriter struct{ log zerolog.Logger }
+
+func (l logWriter) Write(p []byte) (int, error) {
+	l.log.Debug().Msg(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// connLimit is a listener that keeps at most max connections open: one
+// over it is answered 503 at once and closed, before anything is read, so
+// a flood of connections costs a bounded amount of memory.
+type connLimit struct {
+	net.Listener
+	slots   chan struct{}
+	closers chan struct{} // refusals still draining (see refuseConn)
+}
+
+// maxClosers bounds the refused connections drained at once.
+const maxClosers = 256
+
+func newConnLimit(ln net.Listener, max int) *connLimit {
+	return &connLimit{Listener: ln, slots: make(chan struct{}, max), closers: make(chan struct{}, maxClosers)}
+}
+
+var busy = []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: " +
+	strconv.Itoa(len(busyBody)) + "\r\n\r\n" + busyBody)
+
+const busyBody = "monkbrowse has too many open HTTP connections; try again in a moment.\n"
+
+func (l *connLimit) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case l.slots <- struct{}{}:
+			return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
+		default:
+			l.refuseConn(c)
+		}
+	}
+}
+
+// refuseConn answers c 503 and closes it. Closing a socket with unread
+// bytes resets it, which can destroy the answer before the client reads
+// it: so the refusal half-closes, drains up to 64 KiB for a second, then
+// closes; beyond maxClosers of those at once, it just closes.
+func (l *connLimit) refuseConn(c net.Conn) {
+	select {
+	case l.closers <- struct{}{}:
+	default:
+		c.Close()
+		return
+	}
+	go func() {
+		defer func() { <-l.closers }()
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(time.Second))
+		if _, err := c.Write(busy); err != nil {
+			return
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.CloseWrite()
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+	}()
+}
+
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}

@@ -1,0 +1,452 @@
+package httpmcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
+)
+
+const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// gatedCaller answers every call with its tool, app and tab; a call whose
+// "text" argument is "hold" waits until released (or its context ends).
+type gatedCaller struct {
+	started chan protocol.CallTool
+	release chan struct{}
+	ended   chan string // the tab of each call that ended by its context
+}
+
+func newGatedCaller() *gatedCaller {
+	return &gatedCaller{started: make(chan protocol.CallTool, 16), release: make(chan struct{}), ended: make(chan string, 16)}
+}
+
+func (g *gatedCaller) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+	var a struct {
+		Tab  any    `json:"tab"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(call.Args, &a)
+	g.started <- call
+	if a.Text == "hold" {
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+			g.ended <- fmt.Sprint(a.Tab)
+			return protocol.ErrorResult("cancelled"), nil
+		}
+	}
+	return protocol.CallToolResult{Content: []protocol.ContentItem{{Type: "text", Text: fmt.Sprintf("%s by %s on tab %v", call.Name, call.App, a.Tab)}}}, nil
+}
+
+type fixture struct {
+	url   string
+	token atomic.Pointer[string]
+	call  *gatedCaller
+	ep    *Endpoint
+}
+
+// start serves an Endpoint on a free loopback port until the test ends.
+func start(t *testing.T, opts Options) *fixture {
+	t.Helper()
+	f := &fixture{call: newGatedCaller()}
+	tok := testToken
+	f.token.Store(&tok)
+	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel)
+	opts.Server = mcpserver.New(f.call, &mcpserver.Options{Logger: &log})
+	opts.Token = func() (string, error) { return *f.token.Load(), nil }
+	opts.Logger = &log
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ep = New(ln, opts)
+	f.url = f.ep.URL()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.ep.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return f
+}
+
+// connect is an mcp-go streamable HTTP client named name, initialized.
+func (f *fixture) connect(t *testing.T, name, query string, legacy bool) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(f.url+query, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts []client.ClientOption
+	if legacy {
+		//lint:ignore SA1019 the MCP clients AI apps ship today still say initialize; we test that handshake on purpose
+		opts = append(opts, client.WithLegacyProtocolOnly())
+	}
+	c := client.NewClient(tr, opts...)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize over HTTP: %v", err)
+	}
+	return c
+}
+
+func toolNames(t *testing.T, c *client.Client) map[string]bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	out := map[string]bool{}
+	for _, tl := range res.Tools {
+		out[tl.Name] = true
+	}
+	return out
+}
+
+func callText(t *testing.T, ctx context.Context, c *client.Client, name string, args map[string]any) (string, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, ct := range res.Content {
+		if tc, ok := ct.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), nil
+}
+
+// optionalTool is a tool outside the core set, to see caps per client.
+func optionalTool(t *testing.T) string {
+	for _, tl := range protocol.Tools {
+		if tl.Cap != "" {
+			return tl.Name
+		}
+	}
+	t.Skip("no optional tool in the catalog")
+	return ""
+}
+
+func TestInitializeListAndCallOverHTTP(t *testing.T) {
+	f := start(t, Options{})
+	opt := optionalTool(t)
+	for _, legacy := range []bool{true, false} {
+		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
+			core := f.connect(t, "Alpha App", "", legacy)
+			all := f.connect(t, "Beta App", "?caps=all", legacy)
+			names := toolNames(t, core)
+			if !names["browser_snapshot"] || names[opt] {
+				t.Fatalf("core client's tools/list: snapshot %v, optional %s %v; want the core tools only", names["browser_snapshot"], opt, names[opt])
+			}
+			if !toolNames(t, all)[opt] {
+				t.Fatalf("a client with ?caps=all does not list %s", opt)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			// Each client's calls carry its own name (its app identity).
+			for c, want := range map[*client.Client]string{core: "Alpha App", all: "Beta App"} {
+				got, err := callText(t, ctx, c, "browser_snapshot", map[string]any{"tab": 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := "browser_snapshot by " + want + " on tab 1"; got != want {
+					t.Fatalf("result %q, want %q", got, want)
+				}
+				<-f.call.started
+			}
+			// The core client's call to an optional tool is refused before
+			// the Caller.
+			got, err := callText(t, ctx, core, opt, map[string]any{})
+			if err != nil || !strings.Contains(got, "--caps") {
+				t.Fatalf("core client's %s = %q, %v; want the refusal naming --caps", opt, got, err)
+			}
+			select {
+			case c := <-f.call.started:
+				t.Fatalf("the Caller got %s from a client that did not switch it on", c.Name)
+			default:
+			}
+		})
+	}
+}
+
+// raw sends one request with the given headers and body; host overrides
+// the Host header.
+func raw(t *testing.T, method, url, host string, hdr map[string]string, body io.Reader) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+func TestRefusals(t *testing.T) {
+	f := start(t, Options{MaxBody: 1 << 16})
+	auth := "Bearer " + testToken
+	json := "application/json"
+	accept := "application/json, text/event-stream"
+	cases := []struct {
+		name   string
+		host   string
+		hdr    map[string]string
+		body   string
+		status int
+		says   string
+	}{
+		{"no token", "", map[string]string{"Content-Type": json, "Accept": accept}, initBody, 401, "monkbrowse http-token"},
+		{"wrong token", "", map[string]string{"Authorization": "Bearer " + strings.Repeat("0", 64), "Content-Type": json, "Accept": accept}, initBody, 401, "Authorization: Bearer"},
+		{"token as basic", "", map[string]string{"Authorization": "Basic " + testToken, "Content-Type": json, "Accept": accept}, initBody, 401, "Bearer"},
+		{"a web page (Origin), even with the token", "", map[string]string{"Authorization": auth, "Origin": "http://evil.example", "Content-Type": json, "Accept": accept}, initBody, 403, "web pages"},
+		{"a rebinding Host", "evil.example:9220", map[string]string{"Authorization": auth, "Content-Type": json, "Accept": accept}, initBody, 403, "DNS rebinding"},
+		{"another path", "", map[string]string{"Authorization": auth}, "", 404, "/mcp"},
+		{"oversized body", "", map[string]string{"Authorization": auth, "Content-Type": json, "Accept": accept}, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 1<<16) + `"}}`, 413, "at most"},
+		{"unknown caps", "", map[string]string{"Authorization": auth, "Content-Type": json, "Accept": accept}, initBody, 400, "caps"},
+		{"the token, localhost", "localhost:1", map[string]string{"Authorization": auth, "Content-Type": json, "Accept": accept}, initBody, 200, `"serverInfo"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			url := f.url
+			switch tc.name {
+			case "another path":
+				url = strings.TrimSuffix(f.url, "/mcp") + "/other"
+			case "unknown caps":
+				url += "?caps=nonsense"
+			}
+			var body io.Reader
+			if tc.body != "" {
+				body = strings.NewReader(tc.body)
+			}
+			status, got := raw(t, http.MethodPost, url, tc.host, tc.hdr, body)
+			if status != tc.status || !strings.Contains(got, tc.says) {
+				t.Fatalf("status %d body %q; want %d saying %q", status, got, tc.status, tc.says)
+			}
+		})
+	}
+	// A body without a length (chunked) is bounded while it is read.
+	t.Run("oversized chunked body", func(t *testing.T) {
+		pr, pw := io.Pipe()
+		go func() {
+			pw.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"`))
+			for i := 0; i < 64; i++ {
+				if _, err := pw.Write([]byte(strings.Repeat("a", 4096))); err != nil {
+					return
+				}
+			}
+			pw.Close()
+		}()
+		status, got := raw(t, http.MethodPost, f.url, "", map[string]string{"Authorization": auth, "Content-Type": json, "Accept": accept}, pr)
+		if status != 413 {
+			t.Fatalf("status %d %q, want 413", status, got)
+		}
+	})
+}
+
+func TestRotatedTokenRefusedAtOnce(t *testing.T) {
+	f := start(t, Options{})
+	hdr := map[string]string{"Authorization": "Bearer " + testToken, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	if status, _ := raw(t, http.MethodPost, f.url, "", hdr, strings.NewReader(initBody)); status != 200 {
+		t.Fatalf("status %d with the token, want 200", status)
+	}
+	fresh := strings.Repeat("f", 64)
+	f.token.Store(&fresh)
+	if status, _ := raw(t, http.MethodPost, f.url, "", hdr, strings.NewReader(initBody)); status != 401 {
+		t.Fatalf("status %d with the old token after rotation, want 401", status)
+	}
+}
+
+func TestConnectionCapBeforeAuthentication(t *testing.T) {
+	const max = 4
+	f := start(t, Options{MaxConns: max})
+	addr := strings.TrimSuffix(strings.TrimPrefix(f.url, "http://"), "/mcp")
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := 0; i < max; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	// The listener takes connections in order: once the cap is reached a
+	// new one is answered 503 without being read (without the cap, this
+	// request would be answered 401).
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}"); err != nil {
+		t.Logf("writing to the connection over the cap: %v (it may be closed already)", err)
+	}
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	b, _ := io.ReadAll(c)
+	if !strings.HasPrefix(string(b), "HTTP/1.1 503") {
+		t.Fatalf("connection over the cap got %q, want a 503", b)
+	}
+	// A slot freed is a slot usable again.
+	conns[0].Close()
+	conns = conns[1:]
+	hdr := map[string]string{"Authorization": "Bearer " + testToken, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	// The slot is freed when the server sees the close: until then a new
+	// connection may still be refused (a 503, or the 503 read before the
+	// request is written, an error), so retry without sleeping.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(initBody))
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		if err == nil && resp.StatusCode == 200 {
+			break
+		}
+		if err == nil && resp.StatusCode != 503 {
+			t.Fatalf("status %d after a slot was freed, want 200", resp.StatusCode)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still refused 20 s after a slot was freed: %v", err)
+		}
+	}
+}
+
+func TestHeadersBounded(t *testing.T) {
+	f := start(t, Options{})
+	hdr := map[string]string{"X-Big": strings.Repeat("a", 4*DefaultMaxHeaderBytes)}
+	if status, _ := raw(t, http.MethodPost, f.url, "", hdr, strings.NewReader("{}")); status != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("status %d for %d KiB of headers, want 431", status, 4*DefaultMaxHeaderBytes>>10)
+	}
+}
+
+// Calls for one tab run one after another in the order they were read; a
+// call for another tab runs meanwhile; a waiting call whose request ends
+// never runs.
+func TestPerTabOrderAndCancelOverHTTP(t *testing.T) {
+	f := start(t, Options{})
+	c := f.connect(t, "Order App", "", true)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	results := make(chan string, 4)
+	call := func(ctx context.Context, args map[string]any) {
+		defer wg.Done()
+		got, err := callText(t, ctx, c, "browser_wait", args)
+		if err != nil {
+			results <- "error: " + err.Error()
+			return
+		}
+		results <- got
+	}
+	wg.Add(1)
+	go call(ctx, map[string]any{"tab": 1, "text": "hold"})
+	<-f.call.started // tab 1's first call runs and holds
+	// A second call for tab 1 waits behind it; cancelled while it waits.
+	cctx, ccancel := context.WithCancel(ctx)
+	wg.Add(1)
+	go call(cctx, map[string]any{"tab": 1, "text": "second"})
+	waitWaiting(t, f.ep.turns, 1)
+	// A third call for tab 1 queues behind the second.
+	wg.Add(1)
+	go call(ctx, map[string]any{"tab": 1, "text": "third"})
+	waitWaiting(t, f.ep.turns, 2)
+	// Another tab is not held up by tab 1.
+	got, err := callText(t, ctx, c, "browser_wait", map[string]any{"tab": 2, "text": "other"})
+	if err != nil || !strings.Contains(got, "tab 2") {
+		t.Fatalf("tab 2's call = %q, %v while tab 1 was busy", got, err)
+	}
+	if s := <-f.call.started; !strings.Contains(string(s.Args), `"other"`) {
+		t.Fatalf("the Caller got %s before tab 2's call", s.Args)
+	}
+	ccancel()
+	waitWaiting(t, f.ep.turns, 1)
+	select {
+	case s := <-f.call.started:
+		t.Fatalf("a call started while tab 1's first held: %s", s.Args)
+	default:
+	}
+	close(f.call.release)
+	if s := <-f.call.started; !strings.Contains(string(s.Args), `"third"`) {
+		t.Fatalf("after the first call the Caller got %s, want the third (the second was cancelled)", s.Args)
+	}
+	wg.Wait()
+	close(results)
+	n := 0
+	for r := range results {
+		if strings.HasPrefix(r, "browser_wait") {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d calls answered, want 2 (the first and the third)", n)
+	}
+}
+
+// waitWaiting waits until n calls wait for their turn.
+func waitWaiting(t *testing.T, tu *turns, n int) {
+	t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		ch := tu.Changed()
+		if tu.Waiting() == n {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timeout:
+			t.Fatalf("%d calls wait for their turn after 20 s, want %d", tu.Waiting(), n)
+		}
+	}
+}
