@@ -50,6 +50,14 @@ import (
 // DefaultAddr is where `monkbrowse serve --http` listens by default.
 const DefaultAddr = "127.0.0.1:9220"
 
+// LogCallWaits is the debug line of a tools/call that waits for the one
+// before it on its tab (tests wait on it).
+const LogCallWaits = "a tool call over HTTP waits behind the running call on its tab"
+
+// LogWaitingCallCancelled is the debug line of a tools/call dropped while
+// it waited for its turn: it never runs.
+const LogWaitingCallCancelled = "a waiting tool call over HTTP was cancelled: it will never run"
+
 // Path is the MCP endpoint's path.
 const Path = "/mcp"
 
@@ -127,6 +135,7 @@ func New(ln net.Listener, opts Options) *Endpoint {
 	if opts.Logger != nil {
 		e.log = *opts.Logger
 	}
+	e.turns.waits = func() { e.log.Debug().Msg(LogCallWaits) }
 	e.ln = newConnLimit(ln, opts.MaxConns)
 	e.hosts = newHostCheck(ln.Addr())
 	e.mcp = server.NewStreamableHTTPServer(opts.Server.MCPServer(),
@@ -290,6 +299,7 @@ func (e *Endpoint) inTurn(w http.ResponseWriter, r *http.Request, key, id string
 	defer cancel()
 	done, ok := e.turns.wait(ctx, key, id, cancel)
 	if !ok {
+		e.log.Debug().Msg(LogWaitingCallCancelled)
 		// The AI app ended the request (or cancelled the call) while it
 		// waited: it never ran. A client still listening is told so.
 		if r.Context().Err() == nil {

@@ -15,6 +15,8 @@ type turns struct {
 	last    map[string]chan struct{}      // the newest turn of each key, closed when done
 	waiting map[string]context.CancelFunc // waiting calls by session and JSON-RPC id
 	changed chan struct{}                 // closed and replaced when waiting changes
+	// waits, if set, is called when a call has to wait for its turn.
+	waits func()
 }
 
 // Changed returns a channel closed at the next change of the waiting calls
@@ -71,6 +73,13 @@ func (t *turns) wait(ctx context.Context, key, id string, cancel context.CancelF
 		delete(t.waiting, id)
 		t.signal()
 		t.mu.Unlock()
+	}
+	if t.waits != nil {
+		select {
+		case <-prev:
+		default:
+			t.waits()
+		}
 	}
 	select {
 	case <-prev:
