@@ -148,3 +148,13 @@ func runHTTPToken(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// httpTokenState is doctor's view of the HTTP token file: its path, or why
+// there is none (it is not created here).
+func httpTokenState() (string, error) {
+	_, path, err := control.ReadHTTPToken("")
+	if errors.Is(err, control.ErrNoHTTPToken) {
+		return "", fmt.Errorf("none yet in %s: monkbrowse serve --http (or monkbrowse http-token) creates it", path)
+	}
+	return path, err
+}

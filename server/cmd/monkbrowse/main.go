@@ -228,6 +228,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				self, _ := os.Executable()
 				return install.CheckHost(install.DefaultHostTargets(env, install.OSRegistry()), self)
 			},
+			HTTPURL:   "http://" + httpmcp.DefaultAddr + httpmcp.Path,
+			HTTPToken: httpTokenState,
 		})
 	}
 	if sub == "serve" {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/httpmcp"
 	"github.com/monkbrowse/monkbrowse/server/internal/portholder"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
@@ -49,6 +50,11 @@ type Options struct {
 	// NativeHost reports the pairing host's manifests that are right and
 	// the problems of the others (nil: not checked).
 	NativeHost func() (ok, problems []string)
+	// HTTPURL is where `monkbrowse serve --http` serves MCP ("": not
+	// checked); HTTPToken reports the HTTP token's file, or why there is
+	// none.
+	HTTPURL   string
+	HTTPToken func() (path string, err error)
 }
 
 // Run prints the diagnosis and returns the exit code: 0 when everything
@@ -166,6 +172,19 @@ func Run(ctx context.Context, o Options) int {
 		}
 	}
 
+	// 5. MCP over HTTP (serve --http), for AI apps that reach monkbrowse
+	// by a URL: optional, so it only adds a step when its token is broken.
+	if o.HTTPURL != "" {
+		fmt.Fprintf(w, "HTTP endpoint:  %s %s\n", o.HTTPURL, probeHTTP(ctx, o.HTTPURL, o.Timeout))
+	}
+	if o.HTTPToken != nil {
+		if path, err := o.HTTPToken(); err != nil {
+			fmt.Fprintf(w, "HTTP token:     %v\n", err)
+		} else {
+			fmt.Fprintf(w, "HTTP token:     in %s (monkbrowse http-token prints it, --rotate replaces it)\n", path)
+		}
+	}
+
 	if !ctlHeld && !extHeld {
 		next = append(next, "Nothing is running, which is normal when no AI app is open. Add monkbrowse to your AI apps with `monkbrowse install` (or by hand: command = the path of monkbrowse), start the app, then run monkbrowse doctor again.")
 	}
@@ -192,6 +211,26 @@ func Run(ctx context.Context, o Options) int {
 		fmt.Fprintf(w, "  * %s\n", n)
 	}
 	return 1
+}
+
+// probeHTTP says who answers at url: a request without the token must
+// get serve --http's 401.
+func probeHTTP(ctx context.Context, url string, timeout time.Duration) string {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+	if err != nil {
+		return fmt.Sprintf("(not checked: %v)", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "is not served (monkbrowse serve --http serves it, for AI apps that cannot start monkbrowse themselves)"
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized && resp.Header.Get("WWW-Authenticate") == httpmcp.Realm {
+		return "is served by monkbrowse serve --http (it refuses requests without the token)"
+	}
+	return fmt.Sprintf("answers %d, not as monkbrowse serve --http does: another program holds that address", resp.StatusCode)
 }
 
 // held reports whether something listens on 127.0.0.1:port.

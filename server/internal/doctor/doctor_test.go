@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/monkbrowse/monkbrowse/server/internal/httpmcp"
 	"github.com/monkbrowse/monkbrowse/server/internal/owner"
 )
 
@@ -117,5 +119,35 @@ func TestDoctorChecksPairing(t *testing.T) {
 	})
 	if s := out.String(); !strings.Contains(s, "secret in /h/.monkbrowse/pairing-secret") || !strings.Contains(s, "registered for 2 browser(s)") {
 		t.Errorf("output:\n%s", s)
+	}
+}
+
+// TestDoctorShowsTheHTTPEndpoint: doctor says whether serve --http answers
+// at its URL (recognised by its 401), and where the token is or why not.
+func TestDoctorShowsTheHTTPEndpoint(t *testing.T) {
+	served := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("WWW-Authenticate", httpmcp.Realm)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer served.Close()
+	other := httptest.NewServer(http.NotFoundHandler())
+	defer other.Close()
+	free := fmt.Sprintf("http://127.0.0.1:%d/mcp", freePort(t))
+	for _, c := range []struct {
+		url   string
+		token func() (string, error)
+		want  []string
+	}{
+		{served.URL + "/mcp", func() (string, error) { return "/h/.monkbrowse/http-token", nil }, []string{"is served by monkbrowse serve --http", "HTTP token:     in /h/.monkbrowse/http-token"}},
+		{other.URL + "/mcp", func() (string, error) { return "", errors.New("no HTTP token yet") }, []string{"answers 404", "another program", "HTTP token:     no HTTP token yet"}},
+		{free, nil, []string{free + " is not served"}},
+	} {
+		var out bytes.Buffer
+		Run(context.Background(), Options{Port: freePort(t), ControlPort: freePort(t), Out: &out, Timeout: 2 * time.Second, HTTPURL: c.url, HTTPToken: c.token})
+		for _, w := range c.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("doctor with %s lacks %q:\n%s", c.url, w, out.String())
+			}
+		}
 	}
 }

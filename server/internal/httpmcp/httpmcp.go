@@ -58,6 +58,10 @@ const LogCallWaits = "a tool call over HTTP waits behind the running call on its
 // it waited for its turn: it never runs.
 const LogWaitingCallCancelled = "a waiting tool call over HTTP was cancelled: it will never run"
 
+// Realm is the WWW-Authenticate header of a 401 (doctor recognises
+// monkbrowse by it).
+const Realm = `Bearer realm="monkbrowse"`
+
 // Path is the MCP endpoint's path.
 const Path = "/mcp"
 
@@ -207,7 +211,7 @@ type capsKey struct{}
 func (e *Endpoint) refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	e.log.Debug().Int("status", status).Str("remote", r.RemoteAddr).Str("host", r.Host).Msg("refused an HTTP request: " + msg)
 	if status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="monkbrowse"`)
+		w.Header().Set("WWW-Authenticate", Realm)
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Connection", "close")
