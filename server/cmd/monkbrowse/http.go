@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/rs/zerolog"
@@ -37,6 +38,26 @@ func (h *httpFlag) Set(v string) error {
 			return fmt.Errorf("give host:port, such as %s: %v", httpmcp.DefaultAddr, err)
 		}
 		*h = httpFlag{addr: v}
+	}
+	return nil
+}
+
+// urlFlag is install's --http with an optional URL: alone it means the
+// default endpoint.
+type urlFlag string
+
+func (u *urlFlag) String() string   { return string(*u) }
+func (u *urlFlag) IsBoolFlag() bool { return true }
+func (u *urlFlag) Set(v string) error {
+	switch {
+	case v == "true":
+		*u = urlFlag("http://" + httpmcp.DefaultAddr + httpmcp.Path)
+	case v == "false":
+		*u = ""
+	case strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://"):
+		*u = urlFlag(v)
+	default:
+		return fmt.Errorf("give the endpoint's URL, such as http://%s%s", httpmcp.DefaultAddr, httpmcp.Path)
 	}
 	return nil
 }

@@ -260,6 +260,10 @@ func runInstall(sub string, args []string, stdout, stderr io.Writer) int {
 	if sub == "install" {
 		fs.Var(&allowIDs, "allow-extension-id", "also let the extension with this `id` fetch the pairing secret (your own build); repeatable")
 	}
+	var httpURL urlFlag
+	if sub == "install" {
+		fs.Var(&httpURL, "http", "configure the clients that take a URL with monkbrowse serve --http's `[URL]` (default "+"http://"+httpmcp.DefaultAddr+httpmcp.Path+") and this user's HTTP token, instead of the command")
+	}
 	browserDir := fs.String("browser-data-dir", "", "register the pairing host only in this browser user-data `folder` (its NativeMessagingHosts), not in every browser found")
 	hostOnly := fs.Bool("native-host-only", false, "change only the pairing host, no AI app's configuration")
 	fs.Usage = func() {
@@ -318,11 +322,23 @@ func runInstall(sub string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "monkbrowse install: pairing host: %v\n", herr)
 			err = install.ErrSomeFailed
 		}
+		if httpURL != "" {
+			tok, _, terr := control.EnsureHTTPToken("")
+			if terr != nil {
+				fmt.Fprintf(stderr, "monkbrowse install --http: %v\n", terr)
+				return 1
+			}
+			o.HTTPURL, o.HTTPToken = string(httpURL), tok
+		}
 		if !*hostOnly {
 			err = errors.Join(err, install.Install(o))
 		}
 		if err == nil && !*dry && !*hostOnly {
-			fmt.Fprintln(stdout, "Restart the AI app(s) to pick the change up, then run monkbrowse doctor.")
+			if httpURL != "" {
+				fmt.Fprintln(stdout, "Run monkbrowse serve --http on this computer (these apps reach it by its URL), restart the AI app(s), then run monkbrowse doctor.")
+			} else {
+				fmt.Fprintln(stdout, "Restart the AI app(s) to pick the change up, then run monkbrowse doctor.")
+			}
 		}
 	}
 	if err != nil {

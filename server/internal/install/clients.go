@@ -88,6 +88,15 @@ type Client struct {
 	CLI string
 	// entry renders the server entry for the command.
 	entry func(command string) []field
+	// httpEntry renders an entry for `monkbrowse serve --http` (install
+	// --http): the URL and the token's header. Nil: the client takes no
+	// URL in its configuration.
+	httpEntry func(url, token string) []field
+}
+
+// bearer is the headers object of an HTTP entry.
+func bearer(token string) map[string]any {
+	return map[string]any{"Authorization": "Bearer " + token}
 }
 
 type field struct {
@@ -112,18 +121,22 @@ func Clients(e Env) []Client {
 			Marker: filepath.Join(e.Home, ".claude"), CLI: "claude",
 			entry: func(c string) []field {
 				return []field{{"type", "stdio"}, {"command", c}, {"args", []any{}}, {"env", map[string]any{}}}
-			}},
+			},
+			httpEntry: func(u, t string) []field { return []field{{"type", "http"}, {"url", u}, {"headers", bearer(t)}} }},
 		{Name: "claude-desktop", Title: "Claude Desktop", File: filepath.Join(cfg, "Claude", "claude_desktop_config.json"), Format: "json", Key: "mcpServers",
 			Marker: filepath.Join(cfg, "Claude"), entry: plain},
 		{Name: "cursor", Title: "Cursor", File: filepath.Join(e.Home, ".cursor", "mcp.json"), Format: "json", Key: "mcpServers",
-			Marker: filepath.Join(e.Home, ".cursor"), entry: plain},
+			Marker: filepath.Join(e.Home, ".cursor"), entry: plain,
+			httpEntry: func(u, t string) []field { return []field{{"url", u}, {"headers", bearer(t)}} }},
 		{Name: "vscode", Title: "VS Code", File: filepath.Join(cfg, "Code", "User", "mcp.json"), Format: "jsonc", Key: "servers",
-			Marker: filepath.Join(cfg, "Code", "User"),
-			entry:  func(c string) []field { return []field{{"type", "stdio"}, {"command", c}} }},
+			Marker:    filepath.Join(cfg, "Code", "User"),
+			entry:     func(c string) []field { return []field{{"type", "stdio"}, {"command", c}} },
+			httpEntry: func(u, t string) []field { return []field{{"type", "http"}, {"url", u}, {"headers", bearer(t)}} }},
 		{Name: "codex", Title: "Codex", File: filepath.Join(codex, "config.toml"), Format: "toml", Key: "mcp_servers",
 			Marker: codex, entry: plain},
 		{Name: "windsurf", Title: "Windsurf", File: filepath.Join(e.Home, ".codeium", "windsurf", "mcp_config.json"), Format: "json", Key: "mcpServers",
-			Marker: filepath.Join(e.Home, ".codeium", "windsurf"), entry: plain},
+			Marker: filepath.Join(e.Home, ".codeium", "windsurf"), entry: plain,
+			httpEntry: func(u, t string) []field { return []field{{"serverUrl", u}, {"headers", bearer(t)}} }},
 	}
 }
 

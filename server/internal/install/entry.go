@@ -58,7 +58,7 @@ func addEntry(c Client, text, command string) (edit, error) {
 			return edit{}, errPresent
 		}
 		for name, v := range m {
-			if s, ok := v.(map[string]any); ok && s["command"] == command {
+			if s, ok := v.(map[string]any); ok && identity(s) == command {
 				return edit{}, fmt.Errorf("%w (as %q)", errPresent, name)
 			}
 		}
@@ -186,8 +186,18 @@ func extraFields(entry map[string]any, wrote []field) []string {
 func entryCommand(v map[string]any, key string) string {
 	servers, _ := v[key].(map[string]any)
 	entry, _ := servers[ServerName].(map[string]any)
-	s, _ := entry["command"].(string)
-	return s
+	return identity(entry)
+}
+
+// identity is what an entry runs or reaches: its command, or for an HTTP
+// entry (install --http) its URL.
+func identity(entry map[string]any) string {
+	for _, k := range []string{"command", "url", "serverUrl"} {
+		if s, ok := entry[k].(string); ok {
+			return s
+		}
+	}
+	return ""
 }
 
 func quote(s string) string {
@@ -231,7 +241,7 @@ func ourEntry(servers map[string]any, command string) (map[string]any, error) {
 		return nil, errAbsent
 	}
 	e, _ := entry.(map[string]any)
-	if cmd, _ := e["command"].(string); cmd != command {
+	if cmd := identity(e); cmd != command {
 		return nil, &changedCommandError{cmd}
 	}
 	return e, nil

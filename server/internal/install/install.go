@@ -37,6 +37,10 @@ type Options struct {
 	// State is the record of what install added (default
 	// ~/.monkbrowse/installed.json).
 	State string
+	// HTTPURL and HTTPToken, when HTTPURL is set (install --http), make
+	// the entries `monkbrowse serve --http`'s URL with the token's header,
+	// in the clients that take one, instead of a command.
+	HTTPURL, HTTPToken string
 }
 
 // selectClients resolves --client names (all found ones when empty).
@@ -86,7 +90,9 @@ var ErrSomeFailed = errors.New("some clients were not changed (see above)")
 
 // Install adds monkbrowse to each selected client.
 func Install(o Options) error {
-	if !filepath.IsAbs(o.Command) {
+	if o.HTTPURL != "" {
+		o.Command = o.HTTPURL
+	} else if !filepath.IsAbs(o.Command) {
 		return fmt.Errorf("the monkbrowse command must be an absolute path, not %q", o.Command)
 	}
 	clients, err := selectClients(&o)
@@ -138,6 +144,14 @@ func (o *Options) loadState() (*state, error) {
 
 func installOne(o *Options, c Client) (*record, error) {
 	now := o.Env.now().UTC().Format(time.RFC3339)
+	http := o.HTTPURL != ""
+	if http {
+		if c.httpEntry == nil {
+			fmt.Fprintf(o.Out, "- %s: takes no URL in its configuration; left as it is (give it monkbrowse's command with monkbrowse install)\n", c.Title)
+			return nil, nil
+		}
+		c.entry = func(string) []field { return c.httpEntry(o.HTTPURL, o.HTTPToken) }
+	}
 	if o.hasCLI(c) {
 		cli, _ := o.Env.lookPath(c.CLI)
 		if err := exec.Command(cli, "mcp", "get", ServerName).Run(); err == nil {
@@ -145,16 +159,21 @@ func installOne(o *Options, c Client) (*record, error) {
 			return nil, nil
 		}
 		args := []string{"mcp", "add", "--scope", "user", ServerName, "--", o.Command}
+		shown := args
+		if http {
+			args = []string{"mcp", "add", "--scope", "user", "--transport", "http", ServerName, o.HTTPURL, "--header", "Authorization: Bearer " + o.HTTPToken}
+			shown = append(slices.Clone(args[:len(args)-1]), "Authorization: Bearer <token>")
+		}
 		if o.DryRun {
-			fmt.Fprintf(o.Out, "~ %s: would run: %s %s\n", c.Title, c.CLI, strings.Join(args, " "))
+			fmt.Fprintf(o.Out, "~ %s: would run: %s %s\n", c.Title, c.CLI, strings.Join(shown, " "))
 			return nil, nil
 		}
 		out, err := exec.Command(cli, args...).CombinedOutput()
 		if err != nil {
-			return nil, fmt.Errorf("`%s %s` failed: %v: %s", c.CLI, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+			return nil, fmt.Errorf("`%s %s` failed: %v: %s", c.CLI, strings.Join(shown, " "), err, redact(strings.TrimSpace(string(out)), o.HTTPToken))
 		}
-		fmt.Fprintf(o.Out, "+ %s: added with `%s %s`\n", c.Title, c.CLI, strings.Join(args, " "))
-		return &record{Client: c.Name, Via: "cli", Command: o.Command, At: now}, nil
+		fmt.Fprintf(o.Out, "+ %s: added with `%s %s`\n", c.Title, c.CLI, strings.Join(shown, " "))
+		return &record{Client: c.Name, Via: "cli", Command: o.Command, HTTP: http, At: now}, nil
 	}
 
 	target, err := resolveFile(o.Env.Home, c.File)
@@ -179,7 +198,11 @@ func installOne(o *Options, c Client) (*record, error) {
 		if !existed {
 			verb = "would create"
 		}
-		fmt.Fprintf(o.Out, "~ %s: %s %s:\n%s\n", c.Title, verb, c.File, indentLines(strings.Trim(ed.added, "\n,"), "    "))
+		added := ed.added
+		if http && o.HTTPToken != "" {
+			added = strings.ReplaceAll(added, o.HTTPToken, "<token>")
+		}
+		fmt.Fprintf(o.Out, "~ %s: %s %s:\n%s\n", c.Title, verb, c.File, indentLines(strings.Trim(added, "\n,"), "    "))
 		return nil, nil
 	}
 	if existed {
@@ -191,7 +214,11 @@ func installOne(o *Options, c Client) (*record, error) {
 	} else if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(target, []byte(ed.after), fileMode(target)); err != nil {
+	mode := fileMode(target)
+	if http {
+		mode &^= 0o077 // the file now holds the token: the owner's only
+	}
+	if err := writeFileAtomic(target, []byte(ed.after), mode); err != nil {
 		return nil, err
 	}
 	where := c.File
@@ -199,8 +226,16 @@ func installOne(o *Options, c Client) (*record, error) {
 		where += " (a link: edited at " + target + ")"
 	}
 	fmt.Fprintf(o.Out, "+ %s: added %q to %s\n", c.Title, ServerName, where)
-	return &record{Client: c.Name, Via: "file", File: c.File, Command: o.Command, Created: !existed,
+	return &record{Client: c.Name, Via: "file", File: c.File, Command: o.Command, HTTP: http, Created: !existed,
 		CreatedTable: ed.createdTable, Added: ed.added, Offset: ed.offset, SHA256: hashOf([]byte(ed.after)), At: now}, nil
+}
+
+// redact hides secret in s.
+func redact(s, secret string) string {
+	if secret == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, secret, "<token>")
 }
 
 func indentLines(s, prefix string) string {
@@ -266,6 +301,9 @@ func Uninstall(o Options) error {
 }
 
 func uninstallOne(o *Options, c Client, r record) error {
+	if r.HTTP && c.httpEntry != nil {
+		c.entry = func(string) []field { return c.httpEntry(r.Command, "") }
+	}
 	switch r.Via {
 	case "cli":
 		return uninstallCLI(o, c)

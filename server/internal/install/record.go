@@ -37,8 +37,11 @@ type record struct {
 	File string `json:"file,omitempty"`
 	// Key is the Windows registry key (under HKCU) of a "registry"
 	// record (HostClient): its default value names File.
-	Key     string `json:"key,omitempty"`
+	Key string `json:"key,omitempty"`
+	// Command is the entry's command, or its URL for an HTTP entry.
 	Command string `json:"command"`
+	// HTTP: the entry is `serve --http`'s URL and token (install --http).
+	HTTP bool `json:"http,omitempty"`
 	// Created: install created the file; CreatedTable: it created the
 	// servers object (JSON) the entry went into.
 	Created      bool `json:"created,omitempty"`
