@@ -68,7 +68,7 @@ func start(t *testing.T, opts Options) *fixture {
 	tok := testToken
 	f.token.Store(&tok)
 	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel)
-	opts.Server = mcpserver.New(f.call, &mcpserver.Options{Logger: &log})
+	opts.Server = mcpserver.New(f.call, &mcpserver.Options{Logger: &log, ProgressEvery: time.Millisecond})
 	opts.Token = func() (string, error) { return *f.token.Load(), nil }
 	opts.Logger = &log
 	ln, err := Listen("127.0.0.1:0")
@@ -448,5 +448,85 @@ func waitWaiting(t *testing.T, tu *turns, n int) {
 		case <-timeout:
 			t.Fatalf("%d calls wait for their turn after 20 s, want %d", tu.Waiting(), n)
 		}
+	}
+}
+
+// A browser_ask_user waiting for the person sends notifications/progress
+// on its HTTP stream, as over stdio (clients reset their timeout on it).
+func TestProgressOverHTTP(t *testing.T) {
+	f := start(t, Options{})
+	for _, legacy := range []bool{true, false} {
+		c := f.connect(t, "Progress App", "", legacy)
+		got := make(chan mcp.JSONRPCNotification, 16)
+		c.OnNotification(func(n mcp.JSONRPCNotification) {
+			if n.Method == "notifications/progress" {
+				select {
+				case got <- n:
+				default:
+				}
+			}
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		done := make(chan error, 1)
+		go func() {
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "browser_ask_user"
+			req.Params.Arguments = map[string]any{"message": "Sign in", "text": "hold"}
+			req.Params.Meta = &mcp.Meta{ProgressToken: "tok-http"}
+			_, err := c.CallTool(ctx, req)
+			done <- err
+		}()
+		select {
+		case n := <-got:
+			if tok := n.Params.AdditionalFields["progressToken"]; tok != "tok-http" {
+				t.Fatalf("legacy=%v: progress for token %v, want tok-http", legacy, tok)
+			}
+		case err := <-done:
+			t.Fatalf("legacy=%v: the call ended (%v) before any progress", legacy, err)
+		case <-ctx.Done():
+			t.Fatalf("legacy=%v: no notifications/progress over HTTP while browser_ask_user waited", legacy)
+		}
+		<-f.call.started
+		f.call.release <- struct{}{}
+		if err := <-done; err != nil {
+			t.Fatalf("legacy=%v: %v", legacy, err)
+		}
+		cancel()
+	}
+}
+
+// Sessions are real: an unknown session id, or one the client ended
+// (DELETE), is refused with 404; the idle sweeper ends them the same way.
+func TestSessionsEnd(t *testing.T) {
+	f := start(t, Options{})
+	hdr := map[string]string{"Authorization": "Bearer " + testToken, "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Session-Id": "mcp-session-00000000-0000-4000-8000-000000000000", "Mcp-Protocol-Version": "2025-06-18"}
+	if status, body := raw(t, http.MethodPost, f.url, "", hdr, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)); status != http.StatusNotFound {
+		t.Fatalf("an unknown session: %d %q, want 404", status, body)
+	}
+	req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(initBody))
+	for k, v := range hdr {
+		if k != "Mcp-Session-Id" {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	id := resp.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatal("initialize gave no session id")
+	}
+	hdr["Mcp-Session-Id"] = id
+	if status, body := raw(t, http.MethodPost, f.url, "", hdr, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)); status != 200 {
+		t.Fatalf("the session's tools/list: %d %q", status, body)
+	}
+	if status, _ := raw(t, http.MethodDelete, f.url, "", hdr, nil); status != 200 {
+		t.Fatalf("DELETE of the session: %d", status)
+	}
+	if status, _ := raw(t, http.MethodPost, f.url, "", hdr, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)); status != http.StatusNotFound {
+		t.Fatalf("the ended session: %d, want 404", status)
 	}
 }
