@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -282,6 +283,55 @@ func TestHTTPTransport(t *testing.T) {
 			t.Errorf("Host %q auth %v: %d %q, want %d", c.host, c.auth != "", resp.StatusCode, b, c.want)
 		}
 	}
+
+	// A hand-off answered while its HTTP stream waits: App Two asks the
+	// person; the popup names App Two; the person's trusted click on Done
+	// answers the same call.
+	tabID, err := pr.popup.ChromeTabID(ctx, pr.tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	progress := make(chan struct{}, 64)
+	two.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/progress" {
+			select {
+			case progress <- struct{}{}:
+			default:
+			}
+		}
+	})
+	asked := make(chan string, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "browser_ask_user"
+		req.Params.Arguments = map[string]any{"tab": pr.slot, "message": "Please check the counter, then press Done."}
+		req.Params.Meta = &mcp.Meta{ProgressToken: "http-ask"}
+		res, err := two.CallTool(ctx, req)
+		if err != nil {
+			asked <- "error: " + err.Error()
+			return
+		}
+		var b strings.Builder
+		for _, ct := range res.Content {
+			if tc, ok := ct.(mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		asked <- b.String()
+	}()
+	waitJS(ctx, t, pr.tab, `!!document.querySelector('monkbrowse-ask')`)
+	if err := pr.popup.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#ask-list').textContent.includes('HTTP App Two asks you')`)
+	dx, dy := bannerButton(ctx, t, pr, tabID, "done")
+	if err := pr.tab.Do(ctx, chromedp.MouseClickXY(dx, dy)); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-asked; !strings.Contains(got, "pressed Done (in the page)") {
+		t.Fatalf("App Two's browser_ask_user over HTTP: %s", got)
+	}
+	t.Logf("the hand-off over HTTP was answered in the same call (%d progress notifications meanwhile)", len(progress))
 
 	// The serving process dies: the stdio app takes over and clicks.
 	_ = serve.Process.Signal(syscall.SIGKILL)
