@@ -6,7 +6,9 @@
 // serves the same mcpserver.Server as stdio (same tools, caps, progress,
 // app names, the daemon's Caller). Every request passes, in this order:
 //
-//  1. the connection cap (connLimit), before a byte is read;
+//  1. the connection caps (connLimit): before a byte is read, a cap of
+//     connections without the token that closes the oldest; after the
+//     token, a cap of AI app connections;
 //  2. net/http's header bound (MaxHeaderBytes) and header timeout;
 //  3. no Origin header (a web page's fetch has one): 403;
 //  4. a Host this endpoint answers to (DNS rebinding): 403;
@@ -35,7 +37,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +46,7 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
+	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 )
 
 // DefaultAddr is where `monkbrowse serve --http` listens by default.
@@ -89,9 +91,12 @@ type Options struct {
 	Token func() (string, error)
 	// Logger receives refusals and mcp-go's transport errors; nil discards.
 	Logger *zerolog.Logger
-	// MaxConns bounds the open connections, authenticated or not; a
-	// connection over it is answered 503 and closed.
+	// MaxConns bounds the connections that have carried the token; a
+	// request with the token beyond it is answered 503.
 	MaxConns int
+	// MaxPending bounds the connections that have not (yet) carried the
+	// token: beyond it the oldest one is closed (netguard.Pending).
+	MaxPending int
 	// MaxHeaderBytes bounds a request's headers.
 	MaxHeaderBytes int
 	// MaxBody bounds an authenticated request's body.
@@ -126,6 +131,9 @@ func New(ln net.Listener, opts Options) *Endpoint {
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = DefaultMaxConns
 	}
+	if opts.MaxPending <= 0 {
+		opts.MaxPending = netguard.DefaultMaxUnupgraded
+	}
 	if opts.MaxHeaderBytes <= 0 {
 		opts.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
@@ -140,7 +148,7 @@ func New(ln net.Listener, opts Options) *Endpoint {
 		e.log = *opts.Logger
 	}
 	e.turns.waits = func() { e.log.Debug().Msg(LogCallWaits) }
-	e.ln = newConnLimit(ln, opts.MaxConns)
+	e.ln = newConnLimit(ln, opts.MaxConns, opts.MaxPending)
 	e.hosts = newHostCheck(ln.Addr())
 	e.mcp = server.NewStreamableHTTPServer(opts.Server.MCPServer(),
 		// Sessions are real (an unknown or ended id is refused with 404)
@@ -162,6 +170,9 @@ func New(ln net.Listener, opts Options) *Endpoint {
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          stdlog.New(logWriter{e.log}, "http: ", 0),
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c)
+		},
 	}
 	return e
 }
@@ -234,6 +245,10 @@ func (e *Endpoint) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !e.authorized(r) {
 		e.refuse(w, r, http.StatusUnauthorized, "monkbrowse needs its HTTP token: send the header Authorization: Bearer <token>, where the token is what `monkbrowse http-token` prints on the machine running monkbrowse.")
+		return
+	}
+	if c := connOf(r.Context()); c != nil && !c.admit() {
+		e.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("monkbrowse has %d AI app connections open already; close one, or try again in a moment.", e.opts.MaxConns))
 		return
 	}
 	ctx := r.Context()
@@ -377,75 +392,83 @@ func (l logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// connLimit is a listener that keeps at most max connections open: one
-// over it is answered 503 at once and closed, before anything is read, so
-// a flood of connections costs a bounded amount of memory.
+// connLimit is the listener's bound on open connections, in two parts.
+// A connection that has not yet sent a request with the token is pending
+// (netguard.Pending: beyond its cap the oldest pending connection is
+// closed, so a flood of idle or slow connections holds a bounded number of
+// header buffers and an AI app, which sends its request at once, still gets
+// through). Once a request on it carries the token it leaves the pending
+// cap and takes one of max authenticated slots; beyond them the request is
+// answered 503.
 type connLimit struct {
 	net.Listener
+	pending *netguard.Pending
 	slots   chan struct{}
-	closers chan struct{} // refusals still draining (see refuseConn)
 }
 
-// maxClosers bounds the refused connections drained at once.
-const maxClosers = 256
-
-func newConnLimit(ln net.Listener, max int) *connLimit {
-	return &connLimit{Listener: ln, slots: make(chan struct{}, max), closers: make(chan struct{}, maxClosers)}
+func newConnLimit(ln net.Listener, max, maxPending int) *connLimit {
+	return &connLimit{Listener: ln, pending: netguard.NewPending(maxPending), slots: make(chan struct{}, max)}
 }
-
-var busy = []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: " +
-	strconv.Itoa(len(busyBody)) + "\r\n\r\n" + busyBody)
-
-const busyBody = "monkbrowse has too many open HTTP connections; try again in a moment.\n"
 
 func (l *connLimit) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		select {
-		case l.slots <- struct{}{}:
-			return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
-		default:
-			l.refuseConn(c)
-		}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
 	}
-}
-
-// refuseConn answers c 503 and closes it. Closing a socket with unread
-// bytes resets it, which can destroy the answer before the client reads
-// it: so the refusal half-closes, drains up to 64 KiB for a second, then
-// closes; beyond maxClosers of those at once, it just closes.
-func (l *connLimit) refuseConn(c net.Conn) {
-	select {
-	case l.closers <- struct{}{}:
-	default:
-		c.Close()
-		return
-	}
-	go func() {
-		defer func() { <-l.closers }()
-		defer c.Close()
-		_ = c.SetDeadline(time.Now().Add(time.Second))
-		if _, err := c.Write(busy); err != nil {
-			return
-		}
-		if tc, ok := c.(*net.TCPConn); ok {
-			_ = tc.CloseWrite()
-		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
-	}()
+	lc := &limitedConn{Conn: c, l: l}
+	lc.unpend = l.pending.Add(func() { c.Close() })
+	return lc, nil
 }
 
 type limitedConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	l      *connLimit
+	unpend func()
+	mu     sync.Mutex
+	authed bool // holds a slot
+	closed bool
+}
+
+// admit moves c from the pending cap to an authenticated slot; false when
+// every slot is taken.
+func (c *limitedConn) admit() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.authed {
+		return true
+	}
+	if c.closed {
+		return false
+	}
+	select {
+	case c.l.slots <- struct{}{}:
+		c.authed = true
+		c.unpend()
+		return true
+	default:
+		return false
+	}
 }
 
 func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		c.closed = true
+		c.unpend()
+		if c.authed {
+			<-c.l.slots
+		}
+	}
 	return err
+}
+
+type connKey struct{}
+
+// connOf is the connection a request came on (nil in tests that serve the
+// handler without the listener).
+func connOf(ctx context.Context) *limitedConn {
+	c, _ := ctx.Value(connKey{}).(*limitedConn)
+	return c
 }

@@ -3,6 +3,7 @@ package httpmcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -302,64 +303,61 @@ func TestRotatedTokenRefusedAtOnce(t *testing.T) {
 }
 
 func TestConnectionCapBeforeAuthentication(t *testing.T) {
-	const max = 4
-	f := start(t, Options{MaxConns: max})
+	const maxPending = 4
+	f := start(t, Options{MaxPending: maxPending, MaxConns: 1})
 	addr := strings.TrimSuffix(strings.TrimPrefix(f.url, "http://"), "/mcp")
-	var conns []net.Conn
+	// A flood of idle connections without the token: beyond the cap the
+	// oldest are closed, before anything is read from them.
+	var idle []net.Conn
 	defer func() {
-		for _, c := range conns {
+		for _, c := range idle {
 			c.Close()
 		}
 	}()
-	for i := 0; i < max; i++ {
+	for i := 0; i < maxPending; i++ {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		conns = append(conns, c)
+		idle = append(idle, c)
 	}
-	// The listener takes connections in order: once the cap is reached a
-	// new one is answered 503 without being read (without the cap, this
-	// request would be answered 401).
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := io.WriteString(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}"); err != nil {
-		t.Logf("writing to the connection over the cap: %v (it may be closed already)", err)
-	}
-	c.SetReadDeadline(time.Now().Add(20 * time.Second))
-	b, _ := io.ReadAll(c)
-	if !strings.HasPrefix(string(b), "HTTP/1.1 503") {
-		t.Fatalf("connection over the cap got %q, want a 503", b)
-	}
-	// A slot freed is a slot usable again.
-	conns[0].Close()
-	conns = conns[1:]
+	// An AI app's request still gets through, on a new connection: the
+	// oldest idle connection makes room.
 	hdr := map[string]string{"Authorization": "Bearer " + testToken, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-	// The slot is freed when the server sees the close: until then a new
-	// connection may still be refused (a 503, or the 503 read before the
-	// request is written, an error), so retry without sleeping.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	tr := &http.Transport{MaxConnsPerHost: 1}
+	defer tr.CloseIdleConnections()
+	app := &http.Client{Transport: tr}
+	post := func(c *http.Client) int {
 		req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(initBody))
 		for k, v := range hdr {
 			req.Header.Set(k, v)
 		}
-		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
-		if err == nil {
-			resp.Body.Close()
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if err == nil && resp.StatusCode == 200 {
-			break
-		}
-		if err == nil && resp.StatusCode != 503 {
-			t.Fatalf("status %d after a slot was freed, want 200", resp.StatusCode)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still refused 20 s after a slot was freed: %v", err)
-		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if status := post(app); status != 200 {
+		t.Fatalf("an AI app's request during the flood: %d, want 200", status)
+	}
+	// Closed when the app's connection was accepted (on a goroutine of
+	// its own: a few seconds are plenty).
+	idle[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+	var ne net.Error
+	if n, err := idle[0].Read(make([]byte, 1)); err == nil || n != 0 || errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the oldest idle connection is still open (read %d, %v)", n, err)
+	}
+	// The app's connection (kept alive) holds the one slot for AI app
+	// connections: another connection with the token is answered 503.
+	other := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	if status := post(other); status != http.StatusServiceUnavailable {
+		t.Fatalf("a second AI app connection over MaxConns: %d, want 503", status)
+	}
+	if status := post(app); status != 200 {
+		t.Fatalf("the app's own connection after the refusal: %d, want 200", status)
 	}
 }
 
