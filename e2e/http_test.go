@@ -285,12 +285,8 @@ func TestHTTPTransport(t *testing.T) {
 	}
 
 	// A hand-off answered while its HTTP stream waits: App Two asks the
-	// person; the popup names App Two; the person's trusted click on Done
-	// answers the same call.
-	tabID, err := pr.popup.ChromeTabID(ctx, pr.tab)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// person; the popup names App Two; the person's click on Done in the
+	// popup answers the same call.
 	progress := make(chan struct{}, 64)
 	two.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == "notifications/progress" {
@@ -323,12 +319,11 @@ func TestHTTPTransport(t *testing.T) {
 	if err := pr.popup.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#ask-list').textContent.includes('HTTP App Two asks you')`)
-	dx, dy := bannerButton(ctx, t, pr, tabID, "done")
-	if err := pr.tab.Do(ctx, chromedp.MouseClickXY(dx, dy)); err != nil {
+	waitJS(ctx, t, pr.popup.Tab, `!document.querySelector('#asks').hidden && document.querySelector('#ask-list').textContent.includes('HTTP App Two asks you')`)
+	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#ask-list button.done"))); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-asked; !strings.Contains(got, "pressed Done (in the page)") {
+	if got := <-asked; !strings.Contains(got, "pressed Done (in the monkbrowse popup)") {
 		t.Fatalf("App Two's browser_ask_user over HTTP: %s", got)
 	}
 	t.Logf("the hand-off over HTTP was answered in the same call (%d progress notifications meanwhile)", len(progress))
