@@ -37,6 +37,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
+	"github.com/monkbrowse/monkbrowse/server/internal/portholder"
 )
 
 // DefaultAddr is where `monkbrowse serve --http` listens by default.
@@ -103,6 +105,13 @@ type Options struct {
 	MaxBody int64
 	// SessionIdle ends an MCP session (Mcp-Session-Id) idle this long.
 	SessionIdle time.Duration
+	// PeerUID attributes a connection to its OS user before anything is
+	// read: another user's program is answered 403 (DESIGN §8), as on the
+	// other ports. Nil: portholder.PeerUID (connections it cannot
+	// attribute, from other machines, pass on to the token check).
+	PeerUID netguard.PeerUID
+	// UID is this process's user (0 with PeerUID nil: os.Getuid()).
+	UID int
 }
 
 // Endpoint is the HTTP MCP endpoint on one listener.
@@ -131,6 +140,9 @@ func New(ln net.Listener, opts Options) *Endpoint {
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = DefaultMaxConns
 	}
+	if opts.PeerUID == nil {
+		opts.PeerUID, opts.UID = portholder.PeerUID, os.Getuid()
+	}
 	if opts.MaxPending <= 0 {
 		opts.MaxPending = netguard.DefaultMaxUnupgraded
 	}
@@ -149,6 +161,15 @@ func New(ln net.Listener, opts Options) *Endpoint {
 	}
 	e.turns.waits = func() { e.log.Debug().Msg(LogCallWaits) }
 	e.ln = newConnLimit(ln, opts.MaxConns, opts.MaxPending)
+	e.ln.judge = func(c net.Conn) bool {
+		msg, uid := netguard.PeerRefusal(opts.PeerUID, opts.UID, c.RemoteAddr().String(), c.LocalAddr().String())
+		if msg == "" {
+			return true
+		}
+		e.log.Warn().Int("uid", uid).Str("remote", c.RemoteAddr().String()).Msg("refused an HTTP connection from another user's program")
+		refuseRaw(c, msg)
+		return false
+	}
 	e.hosts = newHostCheck(ln.Addr())
 	e.mcp = server.NewStreamableHTTPServer(opts.Server.MCPServer(),
 		// Sessions are real (an unknown or ended id is refused with 404)
@@ -404,6 +425,9 @@ type connLimit struct {
 	net.Listener
 	pending *netguard.Pending
 	slots   chan struct{}
+	// judge runs before a connection's first byte is read; false: it was
+	// refused (answered and to be closed).
+	judge func(net.Conn) bool
 }
 
 func newConnLimit(ln net.Listener, max, maxPending int) *connLimit {
@@ -422,11 +446,47 @@ func (l *connLimit) Accept() (net.Conn, error) {
 
 type limitedConn struct {
 	net.Conn
-	l      *connLimit
-	unpend func()
-	mu     sync.Mutex
-	authed bool // holds a slot
-	closed bool
+	l       *connLimit
+	unpend  func()
+	judged  sync.Once
+	refused bool // set once, under judged
+	mu      sync.Mutex
+	authed  bool // holds a slot
+	closed  bool
+}
+
+// Read runs the listener's judge first (on the connection's goroutine,
+// not the accept loop: on Linux it reads /proc/net/tcp).
+func (c *limitedConn) Read(p []byte) (int, error) {
+	c.judged.Do(func() { c.refused = c.l.judge != nil && !c.l.judge(c.Conn) })
+	if c.refused {
+		return 0, io.EOF
+	}
+	return c.Conn.Read(p)
+}
+
+// CloseWrite half-closes the TCP connection, as http.Server does after a
+// 431 or a 400 so that the client reads the answer before the close.
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// refuseRaw answers a connection whose request was never read with a 403
+// carrying msg, then drops what the peer sends (at most 64 KiB, for at
+// most a second) so that the close does not reset the connection before
+// the peer has read the answer.
+func refuseRaw(c net.Conn, msg string) {
+	body := msg + "\n"
+	_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = fmt.Fprintf(c, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_ = c.SetReadDeadline(time.Now().Add(time.Second))
+	_, _ = io.CopyN(io.Discard, c, 64<<10)
 }
 
 // admit moves c from the pending cap to an authenticated slot; false when

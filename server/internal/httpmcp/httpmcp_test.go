@@ -532,3 +532,19 @@ func TestSessionsEnd(t *testing.T) {
 		t.Fatalf("the ended session: %d, want 404", status)
 	}
 }
+
+// A connection from another OS user's program is answered 403 before its
+// request is read, even with the token (as on the other ports).
+func TestAnotherUsersConnectionRefused(t *testing.T) {
+	f := start(t, Options{PeerUID: func(string, string) (int, bool) { return 4242, true }, UID: 1000})
+	hdr := map[string]string{"Authorization": "Bearer " + testToken, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	status, body := raw(t, http.MethodPost, f.url, "", hdr, strings.NewReader(initBody))
+	if status != http.StatusForbidden || !strings.Contains(body, "another user") {
+		t.Fatalf("another user's connection: %d %q, want 403 naming another user", status, body)
+	}
+	// Root, and connections it cannot attribute, go on to the token.
+	g := start(t, Options{PeerUID: func(string, string) (int, bool) { return 0, true }, UID: 1000})
+	if status, body := raw(t, http.MethodPost, g.url, "", hdr, strings.NewReader(initBody)); status != 200 {
+		t.Fatalf("root's connection: %d %q, want 200", status, body)
+	}
+}
