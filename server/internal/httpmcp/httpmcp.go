@@ -8,7 +8,8 @@
 //
 //  1. the connection caps (connLimit): before a byte is read, a cap of
 //     connections without the token that closes the oldest; after the
-//     token, a cap of AI app connections;
+//     token, a cap of AI app connections; and at the first read, another
+//     OS user's program answered 403 (netguard.PeerRefusal);
 //  2. net/http's header bound (MaxHeaderBytes) and header timeout;
 //  3. no Origin header (a web page's fetch has one): 403;
 //  4. a Host this endpoint answers to (DNS rebinding): 403;
