@@ -163,7 +163,7 @@ func runHTTPToken(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, tok)
 	if *rotate {
-		fmt.Fprintf(stderr, "monkbrowse http-token: replaced the token in %s; the old one is refused from now on. Give AI apps the new one (monkbrowse install --http rewrites their configurations).\n", path)
+		fmt.Fprintf(stderr, "monkbrowse http-token: replaced the token in %s; the old one is refused from now on. Give AI apps the new one (for those monkbrowse install --http configured: monkbrowse uninstall, then monkbrowse install --http).\n", path)
 	} else {
 		fmt.Fprintf(stderr, "monkbrowse http-token: the token in %s; send it as the header Authorization: Bearer <token> to monkbrowse serve --http.\n", path)
 	}
