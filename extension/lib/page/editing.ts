@@ -5,6 +5,7 @@
 import { editingHost, isTextArea, isTextField, supportsSelection, windowOf } from "./dom";
 import { inputEvent } from "./events";
 import { report } from "../diag";
+import { fieldDeleteRange, modifySelection } from "./caret";
 
 export function setNativeValue(el: HTMLInputElement | HTMLTextAreaElement, value: string): void {
   const win = windowOf(el);
@@ -46,24 +47,30 @@ export function insertIntoField(el: HTMLInputElement | HTMLTextAreaElement, text
   return true;
 }
 
-export function deleteInField(el: HTMLInputElement | HTMLTextAreaElement, forward: boolean): void {
+/** What a deletion removes when nothing is selected: a character, a word, or up to the line's edge. */
+export type DeleteUnit = "character" | "word" | "lineboundary";
+
+const DELETE_TYPES: Record<DeleteUnit, [string, string]> = {
+  character: ["deleteContentBackward", "deleteContentForward"],
+  word: ["deleteWordBackward", "deleteWordForward"],
+  lineboundary: ["deleteSoftLineBackward", "deleteSoftLineForward"],
+};
+
+export function deleteInField(el: HTMLInputElement | HTMLTextAreaElement, forward: boolean, unit: DeleteUnit = "character"): void {
   const v = el.value;
   let start: number;
   let end: number;
   if (supportsSelection(el)) {
     start = el.selectionStart ?? v.length;
     end = el.selectionEnd ?? v.length;
-    if (start === end) {
-      if (forward) end = Math.min(v.length, end + 1);
-      else start = Math.max(0, start - 1);
-    }
+    if (start === end) [start, end] = fieldDeleteRange(v, start, unit, forward);
   } else {
     if (forward) return;
     start = Math.max(0, v.length - 1);
     end = v.length;
   }
   if (start === end) return;
-  const inputType = forward ? "deleteContentForward" : "deleteContentBackward";
+  const inputType = DELETE_TYPES[unit][forward ? 1 : 0];
   if (!inputEvent(el, "beforeinput", inputType, null)) return;
   setNativeValue(el, v.slice(0, start) + v.slice(end));
   if (supportsSelection(el)) {
@@ -90,11 +97,11 @@ export function execCommand(doc: Document, cmd: string, value?: string): boolean
  * cancel it), then, when nobody handled it, the browser's own editing
  * (execCommand, which fires the input event), else a DOM edit.
  */
-export function insertIntoEditable(host: HTMLElement, text: string): void {
+export function insertIntoEditable(host: HTMLElement, text: string, lineBreak = false): void {
   const doc = host.ownerDocument;
-  const inputType = text === "\n" ? "insertParagraph" : "insertText";
+  const inputType = text === "\n" ? (lineBreak ? "insertLineBreak" : "insertParagraph") : "insertText";
   if (!inputEvent(host, "beforeinput", inputType, inputType === "insertText" ? text : null)) return;
-  if (inputType === "insertParagraph" ? execCommand(doc, "insertParagraph") : execCommand(doc, "insertText", text)) return;
+  if (inputType === "insertText" ? execCommand(doc, "insertText", text) : execCommand(doc, inputType)) return;
   // Fallback (no execCommand): edit the DOM at the selection and tell the page.
   const sel = doc.getSelection();
   const node = doc.createTextNode(text);
@@ -113,11 +120,16 @@ export function insertIntoEditable(host: HTMLElement, text: string): void {
 }
 
 /** Deletes in a contenteditable as Backspace/Delete would: beforeinput first, then the browser's editing. */
-export function deleteInEditable(host: HTMLElement, forward: boolean): void {
+export function deleteInEditable(host: HTMLElement, forward: boolean, unit: DeleteUnit = "character"): void {
   const doc = host.ownerDocument;
-  const inputType = forward ? "deleteContentForward" : "deleteContentBackward";
+  const inputType = DELETE_TYPES[unit][forward ? 1 : 0];
   if (!inputEvent(host, "beforeinput", inputType, null)) return;
-  if (execCommand(doc, forward ? "forwardDelete" : "delete")) return;
+  if (unit !== "character") {
+    // A word or line deletion: the browser selects what goes, then deletes it.
+    const sel = doc.getSelection();
+    if (sel?.isCollapsed) modifySelection(doc, host, true, forward ? "forward" : "backward", unit);
+  }
+  if (execCommand(doc, forward && unit === "character" ? "forwardDelete" : "delete")) return;
   const sel = doc.getSelection();
   if (sel && sel.rangeCount > 0 && !sel.isCollapsed && host.contains(sel.getRangeAt(0).commonAncestorContainer)) {
     sel.getRangeAt(0).deleteContents();
@@ -146,20 +158,77 @@ export function selectAllIn(el: Element): void {
 
 /**
  * The element with an EditContext (the EditContext API) at or around el:
- * such an editor takes text only from the browser's text input (its
- * textupdate events), never from synthetic events or execCommand.
+ * such an editor draws its own text and takes input only through its
+ * EditContext's textupdate events, never from DOM editing or execCommand.
  */
-export function editContextHost(el: Element): Element | null {
+export function editContextHost(el: Element): HTMLElement | null {
   for (let e: Element | null = el; e; e = e.parentElement) {
-    if ((e as Element & { editContext?: unknown }).editContext) return e;
+    if (editContextOf(e)) return e as HTMLElement;
   }
   return null;
 }
 
-/** The error for input an EditContext editor cannot take without the debugger mode. */
-export function editContextError(what: string): string {
-  return (
-    `${what} is an EditContext editor: it takes text only from real keyboard input, which synthetic events cannot give, so nothing was typed. ` +
-    `Ask the person to switch on "Use Chrome's debugger" in the monkbrowse options (For this Chrome profile); in the debugger mode typing into it works.`
-  );
+/** The parts of an EditContext (Chromium 121+) that text input uses. */
+interface EditContextLike extends EventTarget {
+  readonly text: string;
+  readonly selectionStart: number;
+  readonly selectionEnd: number;
+  updateText(start: number, end: number, text: string): void;
+  updateSelection(start: number, end: number): void;
+}
+
+function editContextOf(el: Element): EditContextLike | null {
+  const ec = (el as Element & { editContext?: unknown }).editContext;
+  return ec && typeof (ec as EditContextLike).updateText === "function" ? (ec as EditContextLike) : null;
+}
+
+/**
+ * Text input into an EditContext editor as the browser gives it for a key:
+ * a cancelable beforeinput on the element, then the EditContext's own text
+ * and selection updated (updateText, updateSelection) and a textupdate
+ * event with the replaced range and the new caret, which is what the
+ * editor's model listens to. text "" with forward/backward deletes: the
+ * selection, else the character (or word) beside the caret. select: the
+ * range to replace instead of the current selection (browser_type replaces
+ * everything). False when the editor refused it (a cancelled beforeinput)
+ * or there was nothing to delete.
+ */
+export function editContextInput(host: Element, text: string, opts: { deleteDir?: "backward" | "forward"; unit?: DeleteUnit; select?: [number, number] } = {}): boolean {
+  const ec = editContextOf(host);
+  if (!ec) return false;
+  const win = windowOf(host);
+  const len = ec.text.length;
+  let start = Math.max(0, Math.min(len, opts.select ? opts.select[0] : Math.min(ec.selectionStart, ec.selectionEnd)));
+  let end = Math.max(start, Math.min(len, opts.select ? opts.select[1] : Math.max(ec.selectionStart, ec.selectionEnd)));
+  let inputType = "insertText";
+  if (opts.deleteDir) {
+    const unit = opts.unit ?? "character";
+    inputType = DELETE_TYPES[unit][opts.deleteDir === "forward" ? 1 : 0];
+    if (start === end) [start, end] = fieldDeleteRange(ec.text, start, unit, opts.deleteDir === "forward");
+    if (start === end) return false;
+  }
+  if (!inputEvent(host, "beforeinput", inputType, opts.deleteDir ? null : text)) return false;
+  const caret = start + text.length;
+  try {
+    ec.updateText(start, end, text);
+    ec.updateSelection(caret, caret);
+  } catch (e) {
+    report("page: updating an EditContext", e);
+  }
+  const Ctor = (win as unknown as { TextUpdateEvent?: new (type: string, init: object) => Event }).TextUpdateEvent;
+  const init = { text, updateRangeStart: start, updateRangeEnd: end, selectionStart: caret, selectionEnd: caret };
+  let ev: Event;
+  if (typeof Ctor === "function") ev = new Ctor("textupdate", init);
+  else {
+    ev = new win.Event("textupdate");
+    for (const [k, v] of Object.entries(init)) Object.defineProperty(ev, k, { value: v });
+  }
+  ec.dispatchEvent(ev);
+  return true;
+}
+
+/** The EditContext's whole text range, for a replacement of everything. */
+export function editContextAll(host: Element): [number, number] {
+  const ec = editContextOf(host);
+  return [0, ec ? ec.text.length : 0];
 }

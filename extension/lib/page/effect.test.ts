@@ -125,15 +125,53 @@ describe("no false success in the debugger mode's real clicks (click_check, inpu
 });
 
 describe("EditContext editors", () => {
-  it("refuse synthetic typing and keys, saying the debugger mode makes it work", async () => {
+  /** An EditContext as Chromium's: text and selection the browser updates, textupdate events for the editor. */
+  class FakeEditContext extends EventTarget {
+    text = "";
+    selectionStart = 0;
+    selectionEnd = 0;
+    updateText(start: number, end: number, t: string): void {
+      this.text = this.text.slice(0, start) + t + this.text.slice(end);
+    }
+    updateSelection(start: number, end: number): void {
+      this.selectionStart = start;
+      this.selectionEnd = end;
+    }
+  }
+
+  it("take typed text and keys through their EditContext's textupdate events", async () => {
     document.body.innerHTML = `<div id="ed" role="textbox" aria-label="Draft" tabindex="0"></div>`;
     const ed = el("#ed") as HTMLElement & { editContext?: unknown };
-    ed.editContext = {};
+    const ec = new FakeEditContext();
+    ec.text = "old";
+    ec.updateSelection(3, 3);
+    ed.editContext = ec;
+    // The editor's model, as the fixture's: changed only by textupdate.
+    let model = "old";
+    const updates: string[] = [];
+    ec.addEventListener("textupdate", (e) => {
+      const u = e as Event & { text: string; updateRangeStart: number; updateRangeEnd: number; selectionStart: number };
+      updates.push(`${u.updateRangeStart}-${u.updateRangeEnd}:${u.text}`);
+      model = model.slice(0, u.updateRangeStart) + u.text + model.slice(u.updateRangeEnd);
+    });
     const ref = ctx.refs.refFor(ed);
-    await expect(handleOp(ctx, "type", { ref, text: "hi" })).rejects.toThrow(/EditContext.*Use Chrome's debugger/);
+    await handleOp(ctx, "type", { ref, text: "hi" });
+    expect(model).toBe("hi");
+    expect(updates).toEqual(["0-3:h", "1-1:i"]);
+    expect(ec.text).toBe("hi");
+    expect([ec.selectionStart, ec.selectionEnd]).toEqual([2, 2]);
     ed.focus();
-    await expect(handleOp(ctx, "press_key", { key: "a" })).rejects.toThrow(/EditContext/);
-    await expect(handleOp(ctx, "press_key", { key: "Tab" })).resolves.toEqual({});
+    await handleOp(ctx, "press_key", { key: "!" });
+    expect(model).toBe("hi!");
+    await handleOp(ctx, "press_key", { key: "Backspace" });
+    expect(model).toBe("hi");
+    expect(updates.at(-1)).toBe("2-3:");
+    // A cancelled beforeinput is the editor's refusal: no textupdate.
+    ed.addEventListener("beforeinput", (e) => e.preventDefault(), { once: true });
+    await handleOp(ctx, "press_key", { key: "x" });
+    expect(model).toBe("hi");
+    await handleOp(ctx, "type", { ref, text: "" });
+    expect(model).toBe("");
     expect(ed.textContent).toBe("");
   });
 });

@@ -3,11 +3,12 @@
 // form submission on Enter, focus moves on Tab, scrolling…).
 
 import { deepActiveElement, editingHost, isContentEditable, isDisabledElement, isInput, isSelect, isTextArea, isTextField, safeMatches, supportsSelection, tagOf, windowOf } from "./dom";
-import { deleteInEditable, deleteInField, editContextError, editContextHost, execCommand, insertIntoEditable, insertIntoField, selectAllIn } from "./editing";
+import { deleteInEditable, deleteInField, editContextHost, editContextInput, execCommand, insertIntoEditable, insertIntoField, selectAllIn, type DeleteUnit } from "./editing";
 import { centerOf, fire, inputEvent, mouse, pageTurn } from "./events";
 import { FocusWatch, moveFocus } from "./focus";
+import { fieldSelectionAfter, modifySelection, type FieldSelection } from "./caret";
+import { isMac, keyAction, type CaretUnit, type EditType, type KeyContext } from "./keyactions";
 import { parseKeyCombo, type KeyPress } from "./keys";
-import { describeElement } from "./describe";
 import { PageError } from "./refs";
 import { scrollPage } from "./scroll";
 import { report } from "../diag";
@@ -46,13 +47,9 @@ export async function pressKey(doc: Document, combo: string): Promise<void> {
   const kp = parseKeyCombo(combo);
   const target = deepActiveElement(doc) ?? doc.body ?? doc.documentElement;
   if (!target) throw new PageError("the page has no document body to send keys to");
-  const editsText = kp.text !== "" || kp.key === "Backspace" || kp.key === "Delete";
-  if (editsText && !kp.modifiers.ctrl && !kp.modifiers.meta && editContextHost(target)) {
-    throw new PageError(editContextError(`the focused element (${describeElement(target)})`));
-  }
   const watch = new FocusWatch(doc);
   try {
-    pressKeyOn(target, kp);
+    pressKeyOn(target, kp, () => watch.sync());
     watch.sync();
     await pageTurn();
   } finally {
@@ -60,7 +57,22 @@ export async function pressKey(doc: Document, combo: string): Promise<void> {
   }
 }
 
-export function pressKeyOn(target: Element, kp: KeyPress): void {
+/**
+ * One key as a browser delivers it (UI Events): the held modifiers' keydowns,
+ * keydown, then unless a listener cancelled it keypress (for a key with
+ * text) and the key's default action (keyactions.ts), then keyup and the
+ * modifiers' keyups. Each event goes to the element focused when it is
+ * fired, as in a browser: a grid whose keydown handler opens an in-cell
+ * editor and focuses it gets the key's text in that editor. synced runs
+ * after keydown (the caller's FocusWatch fires the focus events a focused
+ * window would have).
+ */
+export function pressKeyOn(target: Element, kp: KeyPress, synced?: () => void): void {
+  const doc = target.ownerDocument;
+  const focused = (fallback: Element): Element => {
+    const a = deepActiveElement(doc);
+    return a && a.isConnected && a !== doc.documentElement ? a : fallback.isConnected ? fallback : target;
+  };
   const held = MODIFIER_ORDER.filter(([m, k]) => kp.modifiers[m] && kp.key !== k);
   const mods = { ctrl: false, shift: false, alt: false, meta: false };
   for (const [m, k, code, kc] of held) {
@@ -68,14 +80,20 @@ export function pressKeyOn(target: Element, kp: KeyPress): void {
     key(target, "keydown", { key: k, code, keyCode: kc, modifiers: { ...mods }, text: "" });
   }
   let ok = key(target, "keydown", kp);
-  if (ok && kp.text !== "") ok = key(target, "keypress", kp);
-  if (ok) defaultKeyAction(target, kp);
+  synced?.();
+  // After the keydown listeners ran: they may have moved the focus.
+  let now = focused(target);
+  if (ok && kp.text !== "" && !kp.modifiers.ctrl && !kp.modifiers.meta) {
+    ok = key(now, "keypress", kp);
+    now = focused(now);
+  }
+  if (ok) defaultKeyAction(now, kp);
   // Keyup goes to whatever has focus now (Tab moved it, for example).
-  const upTarget = deepActiveElement(target.ownerDocument) ?? target;
-  key(upTarget.isConnected ? upTarget : target, "keyup", kp);
+  const upTarget = focused(now);
+  key(upTarget, "keyup", kp);
   for (const [m, k, code, kc] of held.reverse()) {
     mods[m] = false;
-    key(upTarget.isConnected ? upTarget : target, "keyup", { key: k, code, keyCode: kc, modifiers: { ...mods }, text: "" });
+    key(upTarget, "keyup", { key: k, code, keyCode: kc, modifiers: { ...mods }, text: "" });
   }
 }
 
@@ -86,53 +104,41 @@ const ACTIVATE_ON_ENTER = (el: Element): boolean => {
   return isInput(el) && ["submit", "button", "reset", "image"].includes(el.type);
 };
 
+/** The kind of element a key lands on, for the default-action table. */
+export function keyContext(target: Element): KeyContext {
+  if (isTextField(target) && !(target as HTMLInputElement).readOnly && !isDisabledElement(target)) return isTextArea(target) ? "textarea" : "field";
+  if (editContextHost(target) || isContentEditable(target)) return "editable";
+  return "other";
+}
+
+/** The browser's default action of kp on target (keyactions.ts's table), performed. */
 function defaultKeyAction(target: Element, kp: KeyPress): void {
-  const m = kp.modifiers;
-  const shortcut = m.ctrl || m.meta || m.alt;
   const doc = target.ownerDocument;
-  const field = isTextField(target) && !(target as HTMLInputElement).readOnly && !isDisabledElement(target) ? target : null;
-  const editable = !field && isContentEditable(target) ? editingHost(target) : null;
-
-  if ((m.ctrl || m.meta) && !m.alt && kp.key.toLowerCase() === "a") {
-    selectAllIn(target);
-    return;
-  }
-  if (kp.key === "Tab" && !m.ctrl && !m.meta && !m.alt) {
-    moveFocus(target, m.shift);
-    return;
-  }
-  // Editing shortcuts a browser performs in a contenteditable the editor did not handle.
-  if (editable && (m.ctrl || m.meta) && !m.alt) {
-    const k = kp.key.toLowerCase();
-    const cmd = EDIT_SHORTCUTS[m.shift && k === "z" ? "Z" : k];
-    if (cmd && inputEvent(editable, "beforeinput", cmd[1], null)) execCommand(doc, cmd[0]);
-    return;
-  }
-  if (shortcut) return;
-  if (editable && (kp.key.startsWith("Arrow") || kp.key === "Home" || kp.key === "End")) {
-    moveSelection(doc, kp.key, m.shift);
-    return;
-  }
-
-  switch (kp.key) {
-    case "Enter":
-      if (field && isTextArea(field)) insertIntoField(field, "\n");
-      else if (field) implicitSubmit(field as HTMLInputElement);
-      else if (editable) insertIntoEditable(editable, "\n");
-      else if (ACTIVATE_ON_ENTER(target)) activate(target);
+  const where = keyContext(target);
+  const isSpace = kp.key === " ";
+  const act = keyAction(kp, where, isMac(windowOf(target)), {
+    activatable: ACTIVATE_ON_ENTER(target) || (isSpace && isInput(target) && ["checkbox", "radio"].includes(target.type)),
+    select: isSelect(target) && !target.multiple,
+  });
+  const field = where === "field" || where === "textarea" ? (target as HTMLInputElement | HTMLTextAreaElement) : null;
+  const ecHost = where === "editable" ? editContextHost(target) : null;
+  const editable = where === "editable" && !ecHost ? editingHost(target) : null;
+  switch (act.kind) {
+    case "none":
       return;
-    case " ":
-      if (field) insertIntoField(field, " ");
-      else if (editable) insertIntoEditable(editable, " ");
-      else if (ACTIVATE_ON_ENTER(target) || (isInput(target) && ["checkbox", "radio"].includes(target.type))) activate(target);
-      else scrollPage(target, 0, m.shift ? -0.875 : 0.875);
+    case "selectAll":
+      selectAllIn(target);
       return;
-    case "Backspace":
-    case "Delete":
-      if (field) deleteInField(field, kp.key === "Delete");
-      else if (editable) deleteInEditable(editable, kp.key === "Delete");
+    case "focus":
+      moveFocus(target, act.backward);
       return;
-    case "Escape": {
+    case "submit":
+      if (isInput(target)) implicitSubmit(target);
+      return;
+    case "activate":
+      activate(target);
+      return;
+    case "cancelDialog": {
       const dialog = target.closest("dialog");
       if (dialog && (dialog as HTMLDialogElement).open && safeMatches(dialog, ":modal")) {
         const win = windowOf(dialog);
@@ -140,82 +146,92 @@ function defaultKeyAction(target: Element, kp: KeyPress): void {
       }
       return;
     }
-    case "ArrowLeft":
-    case "ArrowRight":
-    case "Home":
-    case "End":
-      if (field && supportsSelection(field)) {
-        moveCaret(field, kp.key);
-        return;
+    case "scroll":
+      scrollPage(target, act.dy, act.pages);
+      return;
+    case "selectStep": {
+      const sel = target as HTMLSelectElement;
+      const o = sel.options[sel.selectedIndex + act.delta];
+      if (o && !o.disabled) {
+        o.selected = true;
+        fire(sel, "input");
+        fire(sel, "change");
       }
-      if (!editable && (kp.key === "Home" || kp.key === "End")) scrollPage(target, 0, kp.key === "Home" ? -Infinity : Infinity);
       return;
-    case "ArrowUp":
-    case "ArrowDown":
-      if (isSelect(target) && !target.multiple) {
-        const i = target.selectedIndex + (kp.key === "ArrowDown" ? 1 : -1);
-        const o = target.options[i];
-        if (o && !o.disabled) {
-          o.selected = true;
-          fire(target, "input");
-          fire(target, "change");
-        }
-        return;
-      }
-      if (!field && !editable) scrollPage(target, 40 * (kp.key === "ArrowDown" ? 1 : -1), 0);
+    }
+    case "caret":
+      // An EditContext editor moves its own caret on keydown.
+      if (field && supportsSelection(field)) moveFieldCaret(field, act.dir, act.unit, act.extend);
+      else if (editable) modifySelection(doc, editable, act.extend, act.dir, act.unit);
       return;
-    case "PageUp":
-    case "PageDown":
-      if (!field && !editable) scrollPage(target, 0, kp.key === "PageDown" ? 0.875 : -0.875);
+    case "edit":
+      edit(target, field, editable, ecHost, act.inputType, kp.text);
       return;
-  }
-  if (kp.text !== "" && kp.text !== "\r") {
-    if (field) insertIntoField(field, kp.text);
-    else if (editable) insertIntoEditable(editable, kp.text);
   }
 }
 
-/** Ctrl/Cmd+key in a contenteditable: [execCommand, beforeinput inputType]. */
-const EDIT_SHORTCUTS: Record<string, [string, string]> = {
-  b: ["bold", "formatBold"],
-  i: ["italic", "formatItalic"],
-  u: ["underline", "formatUnderline"],
-  z: ["undo", "historyUndo"],
-  Z: ["redo", "historyRedo"],
-  y: ["redo", "historyRedo"],
+/** Ctrl/Cmd formatting and history in a contenteditable: [inputType → execCommand]. */
+const EDIT_COMMANDS: Record<string, string> = {
+  formatBold: "bold",
+  formatItalic: "italic",
+  formatUnderline: "underline",
+  historyUndo: "undo",
+  historyRedo: "redo",
 };
 
-/** Arrow keys, Home and End in a contenteditable: move (or with Shift extend) the selection. */
-function moveSelection(doc: Document, k: string, extend: boolean): void {
-  const sel = doc.getSelection() as (Selection & { modify?: (a: string, d: string, g: string) => void }) | null;
-  if (!sel?.modify) return;
-  const dir = k === "ArrowLeft" || k === "ArrowUp" || k === "Home" ? "backward" : "forward";
-  const gran = k === "Home" || k === "End" ? "lineboundary" : k === "ArrowUp" || k === "ArrowDown" ? "line" : "character";
+const DELETES: Record<string, [boolean, DeleteUnit]> = {
+  deleteContentBackward: [false, "character"],
+  deleteContentForward: [true, "character"],
+  deleteWordBackward: [false, "word"],
+  deleteWordForward: [true, "word"],
+  deleteSoftLineBackward: [false, "lineboundary"],
+  deleteSoftLineForward: [true, "lineboundary"],
+};
+
+/** An editing command in a field, a contenteditable or an EditContext editor. */
+function edit(target: Element, field: HTMLInputElement | HTMLTextAreaElement | null, editable: HTMLElement | null, ecHost: HTMLElement | null, inputType: EditType, text: string): void {
+  const del = DELETES[inputType];
+  if (ecHost) {
+    // The browser gives an EditContext text and deletions; paragraphs, formatting and history are the editor's (on keydown or beforeinput).
+    if (inputType === "insertText") editContextInput(ecHost, text);
+    else if (del) editContextInput(ecHost, "", { deleteDir: del[0] ? "forward" : "backward", unit: del[1] });
+    else inputEvent(ecHost, "beforeinput", inputType, null);
+    return;
+  }
+  if (field) {
+    if (inputType === "insertText") insertIntoField(field, text);
+    else if (inputType === "insertLineBreak" || inputType === "insertParagraph") insertIntoField(field, "\n");
+    else if (del) deleteInField(field, del[0], del[1]);
+    else if (inputType === "historyUndo" || inputType === "historyRedo") {
+      if (inputEvent(field, "beforeinput", inputType, null)) execCommand(field.ownerDocument, EDIT_COMMANDS[inputType]!);
+    }
+    return;
+  }
+  if (!editable) return;
+  if (inputType === "insertText") insertIntoEditable(editable, text);
+  else if (inputType === "insertParagraph" || inputType === "insertLineBreak") insertIntoEditable(editable, "\n", inputType === "insertLineBreak");
+  else if (del) deleteInEditable(editable, del[0], del[1]);
+  else {
+    const cmd = EDIT_COMMANDS[inputType];
+    if (cmd && inputEvent(editable, "beforeinput", inputType, null)) execCommand(target.ownerDocument, cmd);
+  }
+}
+
+/** A caret or selection key in a text field: the new selection range, set as the browser would. */
+function moveFieldCaret(el: HTMLInputElement | HTMLTextAreaElement, dir: "backward" | "forward", unit: CaretUnit, extend: boolean): void {
+  const len = el.value.length;
+  const sel: FieldSelection = { start: el.selectionStart ?? len, end: el.selectionEnd ?? len, direction: (el.selectionDirection as FieldSelection["direction"]) ?? "none" };
+  const rows = isTextArea(el) ? Math.max(1, el.rows || 2) : 1;
+  const next = fieldSelectionAfter(el.value, sel, dir, unit, extend, isTextArea(el), rows);
   try {
-    sel.modify(extend ? "extend" : "move", dir, gran);
+    el.setSelectionRange(next.start, next.end, next.direction);
   } catch (e) {
-    report("page: moving the selection", e);
+    report("page: moving the caret in a text field", e);
   }
 }
 
 function activate(el: Element): void {
   mouse(el, "click", centerOf(el), { detail: 0 });
-}
-
-function moveCaret(el: HTMLInputElement | HTMLTextAreaElement, k: string): void {
-  const len = el.value.length;
-  const s = el.selectionStart ?? len;
-  const e = el.selectionEnd ?? len;
-  let pos: number;
-  if (k === "Home") pos = 0;
-  else if (k === "End") pos = len;
-  else if (s !== e) pos = k === "ArrowLeft" ? s : e;
-  else pos = Math.max(0, Math.min(len, s + (k === "ArrowLeft" ? -1 : 1)));
-  try {
-    el.setSelectionRange(pos, pos);
-  } catch (e) {
-    report("page: moving the caret in a text field", e);
-  }
 }
 
 /** Enter in a form field: click the default button, or submit a form with one field (HTML implicit submission). */

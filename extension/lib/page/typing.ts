@@ -1,10 +1,10 @@
 // browser_type: replaces a field's or a contenteditable's text key by key,
 // optionally pressing Enter after it.
 
-import { editingHost, isContentEditable, isInput, isSelect, isTextArea, isTextField, supportsSelection, tagOf, truncate, windowOf } from "./dom";
-import { deleteInEditable, deleteInField, editContextError, editContextHost, insertIntoEditable, insertIntoField, selectAllIn, setNativeValue } from "./editing";
+import { deepActiveElement, editingHost, isContentEditable, isInput, isSelect, isTextArea, isTextField, supportsSelection, tagOf, truncate, windowOf } from "./dom";
+import { deleteInEditable, deleteInField, editContextAll, editContextHost, editContextInput, insertIntoEditable, insertIntoField, selectAllIn, setNativeValue } from "./editing";
 import { ensureEnabled, fire, inputEvent, pageTurn } from "./events";
-import { focusElement, FocusWatch } from "./focus";
+import { focusElement, focusTarget, FocusWatch } from "./focus";
 import { key, pressKeyOn } from "./keyboard";
 import { charKey, parseKeyCombo } from "./keys";
 import { PageError, type RefRegistry } from "./refs";
@@ -88,11 +88,12 @@ async function typeInto(refs: RefRegistry, args: { ref: string; text: string; su
   const found = refs.resolve(args.ref);
   const text = String(args.text ?? "");
   const el = textTarget(found);
-  if (editContextHost(el)) throw new PageError(editContextError(`ref ${args.ref} (${describeElement(found)})`));
-  if (isSelect(el)) {
+  const ecHost = editContextHost(el);
+  if (ecHost) {
+    await typeIntoEditContext(ecHost, text, watch);
+  } else if (isSelect(el)) {
     throw new PageError(`ref ${args.ref} (${describeElement(el)}) is a drop-down; use browser_select_option to choose from it`);
-  }
-  if (isTextField(el)) {
+  } else if (isTextField(el)) {
     ensureEnabled(el, args.ref, "typed into");
     if (el.readOnly) {
       throw new PageError(`ref ${args.ref} (${describeElement(el)}) is read-only; it cannot be typed into`);
@@ -122,6 +123,8 @@ async function typeInto(refs: RefRegistry, args: { ref: string; text: string; su
     } else {
       insertIntoEditable(host, text);
     }
+  } else if (takesKeys(el)) {
+    await typeAsKeys(el, text, watch);
   } else {
     throw new PageError(
       `ref ${args.ref} (${describeElement(found)}) does not take text; type into a textbox, searchbox or combobox ref, or click it first and use browser_press_key`,
@@ -130,9 +133,68 @@ async function typeInto(refs: RefRegistry, args: { ref: string; text: string; su
   if (args.submit) {
     // The Enter is a separate task after the last input, as a person's is:
     // frameworks that render in a microtask or task (Preact, Vue) see the text.
+    // It goes to what has the focus now (a grid's cell editor).
     watch.sync();
     await pageTurn();
-    pressKeyOn(el, parseKeyCombo("Enter"));
+    const now = deepActiveElement(el.ownerDocument);
+    pressKeyOn(now && now.isConnected && now !== el.ownerDocument.body ? now : el, parseKeyCombo("Enter"), () => watch.sync());
+  }
+}
+
+/**
+ * An element that is not a text field but takes keys: a focusable grid cell
+ * or widget (role gridcell, cell, or with a tabindex). Spreadsheets and data
+ * grids open an in-cell editor on the first key; the text is typed there.
+ */
+function takesKeys(el: Element): boolean {
+  const role = (el.getAttribute("role") ?? "").trim().split(/\s+/)[0] ?? "";
+  return role === "gridcell" || role === "cell" || (el.hasAttribute("tabindex") && (el as HTMLElement).tabIndex >= -1 && role !== "");
+}
+
+/**
+ * Types text into a focusable element that is not a text field (a grid
+ * cell) key by key: each key goes where a browser sends it, to the element
+ * focused when it arrives, so the editor the first key opened gets it and
+ * the rest.
+ */
+async function typeAsKeys(el: Element, text: string, watch: FocusWatch): Promise<void> {
+  const target = focusTarget(el) ?? el;
+  focusElement(target as HTMLElement, { preventScroll: false });
+  await pageTurn();
+  watch.sync();
+  for (const ch of text) {
+    const now = deepActiveElement(el.ownerDocument);
+    pressKeyOn(now && now.isConnected && now !== el.ownerDocument.body ? now : target, charKey(ch), () => watch.sync());
+    watch.sync();
+    // Each key is its own task: an editor opened by the first renders before the second.
+    await pageTurn();
+  }
+}
+
+/**
+ * browser_type into an EditContext editor: its text replaced through the
+ * EditContext, one key at a time (keydown, beforeinput, textupdate, keyup),
+ * as the browser does for typed text.
+ */
+async function typeIntoEditContext(host: HTMLElement, text: string, watch: FocusWatch): Promise<void> {
+  focusElement(host, { preventScroll: false });
+  await pageTurn();
+  watch.sync();
+  let replace: [number, number] | undefined = editContextAll(host);
+  if (replace[1] === 0) replace = undefined;
+  if (text === "") {
+    if (replace) editContextInput(host, "", { deleteDir: "backward", select: replace });
+    return;
+  }
+  for (const ch of text) {
+    const kp = charKey(ch);
+    if (key(host, "keydown", kp) && (kp.text === "" || key(host, "keypress", kp))) {
+      if (kp.key === "Enter") inputEvent(host, "beforeinput", "insertParagraph", null);
+      else editContextInput(host, ch, replace ? { select: replace } : {});
+      replace = undefined;
+    }
+    key(host, "keyup", kp);
+    await Promise.resolve();
   }
 }
 
