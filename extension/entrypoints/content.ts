@@ -5,6 +5,7 @@
 // worker into shared tabs only (not in the manifest); unsharing disposes it.
 
 import { defineContentScript } from "wxt/utils/define-content-script";
+import { noteCapture } from "../lib/page/gesture";
 import { ConsoleBuffer, channelOf, isSecret, parseDialog, parseEntry, parseReplay, type Channel, type PageDialog } from "../lib/page/console";
 import { isCsMessage, respond, SETTLING_OPS, type PageContext } from "../lib/page/handler";
 import { LinkInbox } from "../lib/page/framelink";
@@ -149,11 +150,17 @@ function start(): Instance {
     }
   };
   const onReplay = (ev: Event) => logs.replace(parseReplay((ev as CustomEvent).detail));
+  // The page's setPointerCapture/releasePointerCapture calls (gesture.ts).
+  const onCapture = (ev: Event) => {
+    const el = ev.composedPath()[0];
+    if (el instanceof Element) noteCapture(el, (ev as CustomEvent).detail === "1");
+  };
   let channel: Channel | null = null;
   const disconnect = () => {
     if (!channel) return;
     doc.removeEventListener(channel.entry, onEntry);
     doc.removeEventListener(channel.replay, onReplay);
+    doc.removeEventListener(channel.capture, onCapture, true);
     channel = null;
   };
   const connect = (secret: unknown): boolean => {
@@ -162,6 +169,7 @@ function start(): Instance {
     channel = channelOf(secret);
     doc.addEventListener(channel.entry, onEntry);
     doc.addEventListener(channel.replay, onReplay);
+    doc.addEventListener(channel.capture, onCapture, true);
     // The MAIN-world hooks ran first; ask them for what they saw so far.
     doc.dispatchEvent(new CustomEvent(channel.hello));
     return true;

@@ -106,7 +106,12 @@ export function setup(win: Window & typeof globalThis): void {
       apply(unlisten, doc, [ch.hello, onHello]);
     };
   };
-  const { hooks } = installPageHooks(win, send, () => native, onClaim);
+  // The page's pointer capture, told on the element itself (composed: through shadow roots).
+  const onCapture = (el: Element, on: boolean) => {
+    if (!channel) return;
+    apply(dispatch, el, [new Custom(channel.capture, { detail: on ? "1" : "0", bubbles: true, composed: true })]);
+  };
+  const { hooks } = installPageHooks(win, send, () => native, onClaim, onCapture);
 }
 
 function truncateUrl(u: string): string {

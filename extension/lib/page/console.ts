@@ -26,12 +26,18 @@ export interface Channel {
   native: string;
   /** MAIN → isolated: JSON array of every buffered entry so far. */
   replay: string;
+  /**
+   * MAIN → isolated, dispatched on the element: the page called
+   * setPointerCapture (detail "1") or releasePointerCapture ("0") on it
+   * (gesture.ts routes a synthetic drag's moves to it).
+   */
+  capture: string;
 }
 
 /** The channel's event types for secret. */
 export function channelOf(secret: string): Channel {
   const p = `__monkbrowse:${secret}:`;
-  return { entry: `${p}entry`, hello: `${p}hello`, native: `${p}native`, replay: `${p}replay` };
+  return { entry: `${p}entry`, hello: `${p}hello`, native: `${p}native`, replay: `${p}replay`, capture: `${p}capture` };
 }
 
 /** A secret for a channel: 128 random bits, hex. */

@@ -109,6 +109,7 @@ export function installPageHooks(
   send: (e: HookEntry) => void,
   nativeDialogs: () => boolean = () => false,
   onClaim: (secret: string) => void = () => undefined,
+  onCapture: (el: Element, on: boolean) => void = () => undefined,
 ): { hooks: PageHooks | undefined; fresh: boolean } {
   const existing = (win as unknown as Record<string, unknown>)[CONTROL_KEY];
   if (typeof existing === "function") {
@@ -250,6 +251,25 @@ export function installPageHooks(
       record("dialog", () => formatDialog("prompt", message, result, dflt, a ? "armed" : "default"), d);
       return result;
     });
+    // Pointer capture: Chromium ignores setPointerCapture during a synthetic
+    // press, so the isolated world learns of the page's calls from here and
+    // routes the drag's later events to the capturing element (gesture.ts).
+    const elProto = win.Element?.prototype as unknown as Record<string, unknown> | undefined;
+    for (const [key, on] of [["setPointerCapture", true], ["releasePointerCapture", false]] as const) {
+      const orig = elProto?.[key];
+      if (!elProto || typeof orig !== "function") continue;
+      put(elProto, key, function (this: Element, ...args: unknown[]) {
+        const r = apply(orig as (...a: unknown[]) => unknown, this, args);
+        if (active) {
+          try {
+            onCapture(this, on);
+          } catch {
+            // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; never break the page's call
+          }
+        }
+        return r;
+      });
+    }
     // The page's timers and requests started by an action (pagework.ts).
     trackPageWork(win, put, () => active, !tracking);
     tracking = true;

@@ -10,6 +10,7 @@ import type { ElementBox } from "../messages";
 import { PageError, type RefRegistry } from "./refs";
 import { chooseOptions } from "./select";
 import { nextFrame } from "./settle";
+import { clearCapture, Gesture, type Landing } from "./gesture";
 import { report } from "../diag";
 
 /** The longest one drag phase waits for a frame. */
@@ -203,27 +204,8 @@ function dragEvent(el: Element, type: string, pt: Point, dt: DataTransfer | null
   return el.dispatchEvent(ev);
 }
 
-/** The element a drag at pt is over: what is under the pointer, else the drag's target. */
-function underPoint(doc: Document, pt: Point, fallback: Element): Element {
-  const win = doc.defaultView;
-  if (win && (pt.x < 0 || pt.y < 0 || pt.x >= win.innerWidth || pt.y >= win.innerHeight)) return fallback;
-  let el: Element | null = null;
-  try {
-    el = doc.elementFromPoint?.(pt.x, pt.y) ?? null;
-  } catch {
-    el = null;
-  }
-  // Descend into open shadow roots, as the browser's hit test does.
-  for (let i = 0; el?.shadowRoot && i < 16; i++) {
-    const inner: Element | null = el.shadowRoot.elementFromPoint?.(pt.x, pt.y) ?? null;
-    if (!inner || inner === el) break;
-    el = inner;
-  }
-  return el ?? fallback;
-}
-
 /** The element a browser would start an HTML5 drag from, if any. */
-function html5DragSource(el: Element): Element | null {
+export function html5DragSource(el: Element): Element | null {
   for (let e: Element | null = el; e; e = parentOrHost(e)) {
     const d = e.getAttribute("draggable");
     if (d === "true") return e;
@@ -251,26 +233,61 @@ export async function drag(refs: RefRegistry, args: { startRef: string; endRef: 
   const win = windowOf(start);
   scrollIntoViewCentered(start);
   const a = centerOf(start);
+  // Where to: bring the target into view if it is off-screen (after the press: see dragBetween).
+  const b = () => {
+    let p = centerOf(end);
+    if (p.y < 0 || p.y > win.innerHeight || p.x < 0 || p.x > win.innerWidth) {
+      scrollIntoViewCentered(end);
+      p = centerOf(end);
+    }
+    return p;
+  };
+  await dragBetween(start, a, end, b, (pt) => {
+    const el = underPoint(doc, pt);
+    return el ? { el, pt } : null;
+  });
+}
+
+/** The element under pt in doc's viewport, through open shadow roots; null off the viewport. */
+function underPoint(doc: Document, pt: Point): Element | null {
+  const win = doc.defaultView;
+  if (win && (pt.x < 0 || pt.y < 0 || pt.x >= win.innerWidth || pt.y >= win.innerHeight)) return null;
+  let el: Element | null = null;
+  try {
+    el = doc.elementFromPoint?.(pt.x, pt.y) ?? null;
+  } catch {
+    el = null;
+  }
+  for (let i = 0; el?.shadowRoot && i < 16; i++) {
+    const inner: Element | null = el.shadowRoot.elementFromPoint?.(pt.x, pt.y) ?? null;
+    if (!inner || inner === el) break;
+    el = inner;
+  }
+  return el;
+}
+
+/**
+ * The drag itself, from start at a to b (a point, or a function that gives
+ * it once the press is done: a target scrolled into view), over end (null:
+ * whatever is under b). at maps a point to the element there. An HTML5
+ * drag when the source is draggable, else a pointer gesture (gesture.ts).
+ */
+export async function dragBetween(start: Element, a: Point, end: Element | null, to: Point | (() => Point), at: (pt: Point) => Landing | null): Promise<void> {
+  const doc = start.ownerDocument;
+  const win = windowOf(start);
   moveOnto(start, a);
   await pageTurn();
-  mouse(start, "pointerdown", a, { buttons: 1, detail: 1 });
-  mouse(start, "mousedown", a, { buttons: 1, detail: 1 });
+  const g = new Gesture(at, { el: start, pt: a });
+  g.press();
   await dragPause(win);
-
-  // Where to: bring the target into view if it is off-screen.
-  let b = centerOf(end);
-  if (b.y < 0 || b.y > win.innerHeight || b.x < 0 || b.x > win.innerWidth) {
-    scrollIntoViewCentered(end);
-    b = centerOf(end);
-  }
+  const b = typeof to === "function" ? to() : to;
+  const fallback = () => end ?? at(b)?.el ?? start;
   // First move: past any activation distance (dnd-kit, SortableJS fallback), toward the target.
   const dx = b.x - a.x;
   const dy = b.y - a.y;
   const len = Math.hypot(dx, dy);
   const nudge = len >= 1 ? { x: a.x + (dx / len) * 12, y: a.y + (dy / len) * 12 } : { x: a.x, y: a.y + 12 };
-  let over = underPoint(doc, nudge, start);
-  mouse(over, "pointermove", nudge, { buttons: 1 });
-  mouse(over, "mousemove", nudge, { buttons: 1 });
+  g.moveTo(nudge);
 
   const dt = typeof win.DataTransfer === "function" ? new win.DataTransfer() : null;
   const source = start.isConnected ? html5DragSource(start) : null;
@@ -278,6 +295,7 @@ export async function drag(refs: RefRegistry, args: { startRef: string; endRef: 
   if (html5) {
     // The browser now runs the drag: no more pointer events, a pointercancel.
     mouse(start, "pointercancel", nudge, {});
+    clearCapture();
     // In a hidden tab the page's timers run once a second (SortableJS starts
     // on a timer and ignores dragover for 30 ms after each move): there the
     // drag waits for one timer turn per phase and goes straight to the target.
@@ -286,13 +304,14 @@ export async function drag(refs: RefRegistry, args: { startRef: string; endRef: 
     await dragPause(win);
     await timerTurn();
     let prevOver: Element | null = null;
+    let over: Element = source;
     let accepted = false;
     const steps = hidden ? 1 : 4;
     for (let i = 1; i <= steps + 1; i++) {
       const k = Math.min(i, steps);
       const p = { x: nudge.x + ((b.x - nudge.x) * k) / steps, y: nudge.y + ((b.y - nudge.y) * k) / steps };
       dragEvent(source, "drag", p, dt);
-      over = i >= steps ? underPoint(doc, p, end) : underPoint(doc, p, source);
+      over = at(p)?.el ?? (i >= steps ? fallback() : source);
       if (over !== prevOver) {
         dragEvent(over, "dragenter", p, dt);
         if (prevOver && prevOver.isConnected) dragEvent(prevOver, "dragleave", p, dt);
@@ -311,31 +330,26 @@ export async function drag(refs: RefRegistry, args: { startRef: string; endRef: 
           report("page: setting a drop effect", e);
         }
       }
-      dragEvent(over.isConnected ? over : end, "drop", b, dt);
+      dragEvent(over.isConnected ? over : fallback(), "drop", b, dt);
     } else {
       dragEvent(over, "dragleave", b, dt);
     }
     await pageTurn();
     dragEvent(source.isConnected ? source : start, "dragend", b, dt);
     await pageTurn();
-    mouse(end, "pointerup", b, { detail: 1 });
-    mouse(end, "mouseup", b, { detail: 1 });
+    const upOn = fallback();
+    mouse(upOn, "pointerup", b, { detail: 1 });
+    mouse(upOn, "mouseup", b, { detail: 1 });
   } else {
     await dragPause(win);
-    // Pointer-event libraries follow moves and find drop targets after re-rendering: go in steps.
-    const steps = 4;
-    for (let i = 1; i <= steps + 1; i++) {
-      const k = Math.min(i, steps);
-      const p = { x: nudge.x + ((b.x - nudge.x) * k) / steps, y: nudge.y + ((b.y - nudge.y) * k) / steps };
-      over = underPoint(doc, p, i >= steps ? end : start);
-      mouse(over, "pointermove", p, { buttons: 1 });
-      mouse(over, "mousemove", p, { buttons: 1 });
-      await dragPause(win);
-    }
-    over = underPoint(doc, b, end);
-    mouse(over, "pointerup", b, { detail: 1 });
-    mouse(over, "mouseup", b, { detail: 1 });
+    // Pointer-event libraries follow moves and find drop targets after
+    // re-rendering: many moves, each awaited; the last point twice (the
+    // target found after the re-render the previous move caused).
+    await g.moveAlong(nudge, b);
+    g.moveTo(b);
+    await dragPause(win);
+    g.release(b);
   }
   await pageTurn();
-  hovered = new WeakRef(end);
+  hovered = new WeakRef(end ?? at(b)?.el ?? start);
 }

@@ -130,6 +130,8 @@ describe("handleOp settles after actions only", () => {
     await handleOp(ctx, "press_key", { key: "a" });
     await handleOp(ctx, "hover", { ref: ref("#b") });
     await handleOp(ctx, "scroll", { direction: "down" });
+    // The drag's release lands on #d (its click goes to their common ancestor, not to #b).
+    document.elementFromPoint = () => document.getElementById("d");
     await handleOp(ctx, "drag", { startRef: ref("#b"), endRef: ref("#d") });
     expect(log).toEqual(["clicked", "settle", "settle", "settle", "settle", "settle", "settle", "settle"]);
     log.length = 0;

@@ -28,24 +28,24 @@ beforeEach(() => {
 });
 
 describe("click_xy and drag_xy over a cross-origin frame", () => {
-  it("a point on the frame's content answers into with the point in the frame's viewport, and fires nothing here", () => {
-    const r = clickAt(document, refs, { x: 140, y: 260 });
+  it("a point on the frame's content answers into with the point in the frame's viewport, and fires nothing here", async () => {
+    const r = await clickAt(document, refs, { x: 140, y: 260 });
     expect(r.into).toEqual({ ref: refs.refFor(frame), x: 35, y: 55 });
     expect(events).toEqual([]);
   });
-  it("a point on the frame's border is the iframe element's own", () => {
-    const r = clickAt(document, refs, { x: 102, y: 260 });
+  it("a point on the frame's border is the iframe element's own", async () => {
+    const r = await clickAt(document, refs, { x: 102, y: 260 });
     expect(r.into).toBeUndefined();
     expect(events).toContain("click@card");
   });
-  it("a point elsewhere is clicked here", () => {
-    const r = clickAt(document, refs, { x: 20, y: 20 });
+  it("a point elsewhere is clicked here", async () => {
+    const r = await clickAt(document, refs, { x: 20, y: 20 });
     expect(r.into).toBeUndefined();
     expect(events).toContain("click@top");
   });
-  it("a drag within the frame answers both points in its viewport; one that crosses its edge is refused before any event", () => {
-    expect(dragAt(document, refs, { startX: 140, startY: 260, endX: 300, endY: 270 }).into).toEqual({ ref: refs.refFor(frame), x: 35, y: 55, endX: 195, endY: 65 });
-    expect(() => dragAt(document, refs, { startX: 140, startY: 260, endX: 20, endY: 20 })).toThrow("different frames");
+  it("a drag within the frame answers both points in its viewport; one that crosses its edge is refused before any event", async () => {
+    expect((await dragAt(document, refs, { startX: 140, startY: 260, endX: 300, endY: 270 })).into).toEqual({ ref: refs.refFor(frame), x: 35, y: 55, endX: 195, endY: 65 });
+    await expect(dragAt(document, refs, { startX: 140, startY: 260, endX: 20, endY: 20 })).rejects.toThrow("different frames");
     expect(events).toEqual([]);
   });
 });

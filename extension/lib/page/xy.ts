@@ -7,10 +7,11 @@
 // the point in its viewport) without any event here, and the service worker
 // sends the op on to that frame (background/frames.ts).
 
-import { mouse } from "./events";
+import { mouse, pageTurn, type Point } from "./events";
 import { focusTarget } from "./focus";
-import { moveOnto } from "./pointer";
-import { deepActiveElement, frameDocument, tagOf } from "./dom";
+import { captureTarget, clearCapture, commonAncestor, Gesture, movePause, type Landing } from "./gesture";
+import { dragBetween, html5DragSource, moveOnto } from "./pointer";
+import { deepActiveElement, frameDocument, tagOf, windowOf } from "./dom";
 import { PageError, type RefRegistry } from "./refs";
 import type { FrameHit } from "../messages";
 
@@ -63,7 +64,7 @@ const BUTTONS: Record<string, { button: number; buttons: number }> = {
   right: { button: 2, buttons: 2 },
 };
 
-export function clickAt(doc: Document, refs: RefRegistry, args: { x: number; y: number; button?: string; double?: boolean }): { target: string; into?: FrameHit } {
+export async function clickAt(doc: Document, refs: RefRegistry, args: { x: number; y: number; button?: string; double?: boolean }): Promise<{ target: string; into?: FrameHit }> {
   const b = BUTTONS[args.button ?? "left"];
   if (!b) throw new PageError(`button must be left, right or middle (got ${JSON.stringify(args.button)})`);
   const { el, x, y, cross } = hitTest(doc, args.x, args.y);
@@ -78,17 +79,33 @@ export function clickAt(doc: Document, refs: RefRegistry, args: { x: number; y: 
       const target = focusTarget(el);
       if (target && deepActiveElement(el.ownerDocument) !== target) target.focus({ preventScroll: true });
     }
-    mouse(el, "pointerup", pt, { button: b.button, detail });
-    if (pointerOk) mouse(el, "mouseup", pt, { button: b.button, detail });
-    if (b.button === 0) mouse(el, "click", pt, { detail });
-    else if (b.button === 1) mouse(el, "auxclick", pt, { button: 1, detail });
+    // The press and the release are separate tasks, as a person's are.
+    await pageTurn();
+    const up = captureTarget() ?? (el.isConnected ? el : el.ownerDocument.elementFromPoint?.(pt.x, pt.y) ?? el);
+    mouse(up, "pointerup", pt, { button: b.button, detail });
+    if (pointerOk) mouse(up, "mouseup", pt, { button: b.button, detail });
+    clearCapture();
+    if (b.button === 0) {
+      const common = commonAncestor(el, up);
+      if (common) mouse(common, "click", pt, { detail });
+    } else if (b.button === 1) mouse(up, "auxclick", pt, { button: 1, detail });
   }
   if (b.button === 2) mouse(el, "contextmenu", pt, { button: 2 });
   if (args.double) mouse(el, "dblclick", pt, { detail: 2 });
   return { target: describeHit(el) };
 }
 
-export function dragAt(doc: Document, refs: RefRegistry, args: { startX: number; startY: number; endX: number; endY: number }): { target: string; into?: FrameHit } {
+/** hitTest for a point the pointer passes through: null off the page or over a cross-origin frame. */
+function landing(doc: Document, pt: Point): Landing | null {
+  try {
+    const h = hitTest(doc, pt.x, pt.y);
+    return h.cross ? null : { el: h.el, pt: { x: h.x, y: h.y } };
+  } catch {
+    return null;
+  }
+}
+
+export async function dragAt(doc: Document, refs: RefRegistry, args: { startX: number; startY: number; endX: number; endY: number }): Promise<{ target: string; into?: FrameHit }> {
   const start = hitTest(doc, args.startX, args.startY);
   // The end must be on screen too, checked before anything is pressed.
   const last = hitTest(doc, args.endX, args.endY);
@@ -102,27 +119,25 @@ export function dragAt(doc: Document, refs: RefRegistry, args: { startX: number;
     return { target: describeHit(start.el), into: { ref: refs.refFor(start.el), x: start.x, y: start.y, endX: last.x, endY: last.y } };
   }
   const sp = { x: start.x, y: start.y };
-  moveOnto(start.el, sp);
-  const pointerOk = mouse(start.el, "pointerdown", sp, { buttons: 1, detail: 1 });
-  if (pointerOk) mouse(start.el, "mousedown", sp, { buttons: 1, detail: 1 });
-  // Pages that track a drag listen on the element they pressed, or on the
-  // document; moves go to the pressed element (implicit pointer capture)
-  // and bubble to the document.
-  const steps = 10;
-  for (let i = 1; i <= steps; i++) {
-    const pt = {
-      x: start.x + ((args.endX - args.startX) * i) / steps,
-      y: start.y + ((args.endY - args.startY) * i) / steps,
-    };
-    mouse(start.el, "pointermove", pt, { buttons: 1 });
-    if (pointerOk) mouse(start.el, "mousemove", pt, { buttons: 1 });
+  const ep = { x: args.endX, y: args.endY };
+  // A draggable element (or a link, an image) starts an HTML5 drag, with a DataTransfer.
+  if (html5DragSource(start.el)) {
+    await dragBetween(start.el, sp, null, ep, (pt) => landing(doc, pt));
+    return { target: describeHit(landing(doc, ep)?.el ?? last.el) };
   }
-  const end = hitTest(doc, args.endX, args.endY);
-  const ep = { x: end.x, y: end.y };
-  mouse(start.el, "pointerup", ep, { detail: 1 });
-  if (pointerOk) mouse(end.el, "mouseup", ep, { detail: 1 });
-  if (end.el === start.el) mouse(end.el, "click", ep, { detail: 1 });
-  return { target: describeHit(end.el) };
+  moveOnto(start.el, sp);
+  await pageTurn();
+  const g = new Gesture((pt) => landing(doc, pt), { el: start.el, pt: sp });
+  if (g.press()) {
+    const target = focusTarget(start.el);
+    if (target && deepActiveElement(start.el.ownerDocument) !== target) target.focus({ preventScroll: true });
+  }
+  await movePause(windowOf(start.el));
+  // The path is in the top document's viewport; each move lands where it points.
+  await g.moveAlong({ x: args.startX, y: args.startY }, ep);
+  const released = g.release(ep);
+  await pageTurn();
+  return { target: describeHit(released) };
 }
 
 function describeHit(el: Element): string {
