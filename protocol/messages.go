@@ -439,10 +439,14 @@ type AskResult struct {
 
 // TabResult is the result of requests that answer with the resolved tab
 // only. Dialogs lists the dialogs the page opened since the last report
-// (actions).
+// (actions). Note, when set, is a sentence about the action's outcome for
+// the AI (an action whose synthetic input left the page unchanged); the
+// server adds it to the action's answer. Optional: older extensions leave
+// it out.
 type TabResult struct {
 	TabID   int      `json:"tabId"`
 	Dialogs []Dialog `json:"dialogs,omitempty"`
+	Note    string   `json:"note,omitempty"`
 }
 
 // ConsoleEntry is one recorded console line, uncaught error or dialog.

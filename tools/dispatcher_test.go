@@ -141,3 +141,29 @@ func TestWaitNeedsTimeOrText(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// TestActionNoteFollowsTheResultLine: an action whose synthetic input left
+// the page unchanged says so right after its result line (issue 41): the
+// extension's note is never dropped, so the answer is not a plain success.
+func TestActionNoteFollowsTheResultLine(t *testing.T) {
+	const note = "The page showed no change after it: the app may have ignored this synthetic input."
+	d := NewDispatcher(fakeBrowser{answer: func(typ string, _ any, out any) error {
+		switch o := out.(type) {
+		case *protocol.TabResult:
+			o.Note = note
+		case *protocol.SnapshotResult:
+			o.URL, o.Snapshot = "http://x.test/", "- button \"Go\" [ref=e1]"
+		}
+		return nil
+	}}, nil)
+	for _, c := range []struct{ tool, args, line string }{
+		{"browser_press_key", `{"key":"Ctrl+B"}`, "Pressed Ctrl+B in "},
+		{"browser_drag_xy", `{"startX":1,"startY":2,"endX":30,"endY":40}`, "Dragged"},
+	} {
+		r := callRaw(t, d, c.tool, c.args)
+		text := r.Content[0].Text
+		if r.IsError || !strings.Contains(text, c.line) || !strings.Contains(text, ".\n"+note+"\n") {
+			t.Errorf("%s: the note does not follow the result line:\n%s", c.tool, text)
+		}
+	}
+}

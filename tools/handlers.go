@@ -59,6 +59,11 @@ func (d dispatch) act(ctx context.Context, tg protocol.Target, typ string, paylo
 			return err
 		}
 		head := line(t)
+		if note := strings.TrimSpace(res.Note); note != "" {
+			// The extension's own sentence (an action that left the page
+			// unchanged): the answer never reads as a plain success then.
+			head += "\n" + clipTokens(note, maxNoteTokens)
+		}
 		var snap protocol.SnapshotResult
 		if err := s.Request(ctx, protocol.MsgSnapshot, protocol.TabRequest{TabID: t.TabID}, &snap); err != nil {
 			why, quote := failureParts(err)
@@ -93,6 +98,9 @@ func (d dispatch) act(ctx context.Context, tg protocol.Target, typ string, paylo
 	}
 	return TextResult(out), nil
 }
+
+// maxNoteTokens bounds the extension's note on an action's answer.
+const maxNoteTokens = 200
 
 // targetRef is the element an action request acts on, "" for none.
 func targetRef(req any) string {

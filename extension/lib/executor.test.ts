@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { EVALUATE_OFF_ERROR, Executor, type BrowserPort, type TabLike } from "./executor";
+import { EVALUATE_OFF_ERROR, Executor, UNCHANGED_DEBUGGER_HINT, UNCHANGED_NOTE, type BrowserPort, type TabLike } from "./executor";
 import type { CsOp } from "./messages";
 import { isLostReply, NAV_GRACE_MS, NAV_LOAD_TIMEOUT_MS, NAV_QUIET_AFTER_REPLY_MS, type NavEvent } from "./navigation";
 import { CodedError } from "./peer";
@@ -191,6 +191,20 @@ describe("Executor", () => {
     await expect(x.execute("browser_navigate", { tabId: 12, url: "example.org" })).resolves.toEqual({ tabId: 12 });
     expect(b.calls).toEqual(["navigate 12 https://example.org"]);
     await expect(x.execute("browser_navigate", { tabId: 10, url: "chrome://flags" })).rejects.toThrow(/only http/);
+  });
+
+  it("says when the page showed no effect of an action, naming the debugger switch only while it is off", async () => {
+    const { b, x } = setup();
+    b.csReply.press_key = { unchanged: true };
+    b.csReply.drag_xy = { target: "<canvas>", unchanged: true };
+    const off = (await x.execute("browser_press_key", { key: "Ctrl+B", tabId: 11 })) as { note?: string };
+    expect(off.note).toBe(UNCHANGED_NOTE + UNCHANGED_DEBUGGER_HINT);
+    expect(off.note).toContain("Use Chrome's debugger");
+    b.consent = { evaluate: true, debugger: true };
+    const on = (await x.execute("browser_drag_xy", { startX: 1, startY: 2, endX: 3, endY: 4, tabId: 11 })) as { note?: string };
+    expect(on.note).toBe(UNCHANGED_NOTE);
+    b.csReply.press_key = {};
+    expect(await x.execute("browser_press_key", { key: "a", tabId: 11 })).toEqual({ tabId: 11 });
   });
 
   it("maps element operations onto content-script ops", async () => {

@@ -89,6 +89,17 @@ function dialogsOf(r: PageNotes | undefined): { dialogs?: Dialog[] } {
   return out.length > 0 ? { dialogs: out } : {};
 }
 
+/**
+ * The note of an action whose synthetic input left the page unchanged
+ * (PageNotes.unchanged): said, never a silent success; with the debugger
+ * mode off, the switch that sends real input is named.
+ */
+export const UNCHANGED_NOTE =
+  "The page showed no change after it (no change to the DOM, focus, values, selection, scroll, canvas or address by the time it settled): " +
+  "the app may have ignored this synthetic input, so do not assume it took effect; check with browser_snapshot or browser_screenshot.";
+export const UNCHANGED_DEBUGGER_HINT =
+  ' Some apps act only on real input: the person can switch on "Use Chrome\'s debugger" in the monkbrowse options (For this Chrome profile), which sends real keyboard and mouse input.';
+
 /** The refusal of browser_evaluate while the person has not switched JavaScript on for this profile. */
 export const EVALUATE_OFF_ERROR =
   'browser_evaluate is switched off in this browser profile: the person has not allowed the AI to run JavaScript in its tabs. ' +
@@ -211,7 +222,14 @@ export class Executor {
   private async cs<K extends ActionOp>(p: { tabId?: unknown }, op: K, args: CsOps[K]["args"]): Promise<TabResult> {
     const tab = await this.resolveTab(optionalTabId(p));
     const r = await this.port.content(tab.id, op, args);
-    return { tabId: tab.id, ...dialogsOf(r) };
+    return { tabId: tab.id, ...dialogsOf(r), ...(await this.noteOf(r)) };
+  }
+
+  /** The note for an answer whose page showed no effect (see UNCHANGED_NOTE). */
+  private async noteOf(r: PageNotes | undefined): Promise<{ note?: string }> {
+    if (r?.unchanged !== true) return {};
+    const debuggerOn = (await this.port.getConsent()).debugger;
+    return { note: UNCHANGED_NOTE + (debuggerOn ? "" : UNCHANGED_DEBUGGER_HINT) };
   }
 
   /**
@@ -232,12 +250,14 @@ export class Executor {
     const stopWatch = () => watch.stop();
     signal?.addEventListener("abort", stopWatch, { once: true });
     let dialogs: { dialogs?: Dialog[] } = {};
+    let note: { note?: string } = {};
     try {
       let pageSawNone = false;
       try {
         const r: PageNotes | undefined = await this.port.content(tab.id, op, args);
         pageSawNone = r?.navStarted === false;
         dialogs = dialogsOf(r);
+        note = await this.noteOf(r);
       } catch (e) {
         // The page went away before the content script could answer: that is
         // the action's navigation, not a failure.
@@ -248,7 +268,7 @@ export class Executor {
       signal?.removeEventListener("abort", stopWatch);
       watch.stop();
     }
-    return { tabId: tab.id, ...dialogs };
+    return { tabId: tab.id, ...dialogs, ...note };
   }
 
   /**

@@ -131,11 +131,17 @@ export function isOffMessage(m: unknown): m is OffMessage {
  * What an action's answer carries besides its result: navStarted (the
  * NAVIGATING_OPS of lib/page/handler.ts: whether the page saw a navigation
  * begin during the action and its settle) and the dialogs answered since the
- * last report (entrypoints/content.ts).
+ * last report (entrypoints/content.ts), and unchanged.
  */
 export interface PageNotes {
   navStarted?: boolean;
   dialogs?: Dialog[];
+  /**
+   * The page showed no effect of the action (lib/page/handler.ts
+   * EFFECT_WATCHED_OPS): no DOM, focus, value, selection, scroll, canvas or
+   * address change by the end of its settle.
+   */
+  unchanged?: boolean;
 }
 
 /** The actions on the page: their answers carry PageNotes. */

@@ -62,6 +62,7 @@ export interface NavigateRequest {
 export interface TabResult {
   tabId: number;
   dialogs?: Dialog[];
+  note?: string;
 }
 
 export interface Dialog {

@@ -175,3 +175,32 @@ describe("EditContext editors", () => {
     expect(ed.textContent).toBe("");
   });
 });
+
+describe("the unchanged note of keys and pointer input", () => {
+  it("marks an action that changed nothing, and not one that moved the caret or typed", async () => {
+    document.body.innerHTML = `<input id="f" value="abc"><p>text</p>`;
+    const f = el("#f") as HTMLInputElement;
+    expect(await handleOp(ctx, "press_key", { key: "F8" })).toEqual({ unchanged: true });
+    f.focus();
+    f.setSelectionRange(3, 3);
+    // Only the caret moves: that is an effect.
+    expect(await handleOp(ctx, "press_key", { key: "ArrowLeft" })).toEqual({});
+    expect(f.selectionStart).toBe(2);
+    expect(await handleOp(ctx, "press_key", { key: "x" })).toEqual({});
+    expect(f.value).toBe("abxc");
+    // A keydown the page cancels and answers with nothing.
+    f.addEventListener("keydown", (e) => e.preventDefault());
+    expect(await handleOp(ctx, "press_key", { key: "y" })).toEqual({ unchanged: true });
+    expect(f.value).toBe("abxc");
+  });
+
+  it("never claims a canvas it cannot read is unchanged", async () => {
+    document.body.innerHTML = `<canvas id="c" width="100" height="100"></canvas>`;
+    const c = el("#c");
+    c.getBoundingClientRect = () => ({ left: 0, top: 0, width: 100, height: 100, right: 100, bottom: 100, x: 0, y: 0, toJSON: () => ({}) }) as DOMRect;
+    document.elementFromPoint = () => c;
+    // happy-dom draws no canvas: its pixels cannot be read, so no verdict.
+    const r = await handleOp(ctx, "click_xy", { x: 10, y: 10 });
+    expect(r).toEqual({ target: "<canvas#c>" });
+  });
+});

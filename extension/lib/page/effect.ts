@@ -225,9 +225,68 @@ export function checkClickable(refs: RefRegistry, ref: string, el: Element): str
   throw new PageError(`${what}. The page shows the same text on ${twins.length} elements (${list}${twins.length > 3 ? "; …" : ""}): click the one you mean.`);
 }
 
+/** The side of the small copy a canvas's pixels are compared through. */
+const CANVAS_SAMPLE_PX = 128;
+/** At most this many canvases are compared (the largest ones on screen). */
+const CANVAS_MAX = 6;
+
+/**
+ * A fingerprint of what a canvas shows: drawn onto a small canvas (any
+ * context type, without creating one on the page's canvas) and hashed;
+ * null when it cannot be read (a tainted canvas, no 2D context here).
+ */
+function canvasPrint(c: HTMLCanvasElement): number | null {
+  try {
+    if (c.width === 0 || c.height === 0) return null;
+    const small = c.ownerDocument.createElement("canvas");
+    small.width = CANVAS_SAMPLE_PX;
+    small.height = CANVAS_SAMPLE_PX;
+    const g = small.getContext("2d");
+    if (!g) return null;
+    g.drawImage(c, 0, 0, CANVAS_SAMPLE_PX, CANVAS_SAMPLE_PX);
+    const px = g.getImageData(0, 0, CANVAS_SAMPLE_PX, CANVAS_SAMPLE_PX).data;
+    let h = 2166136261;
+    for (let i = 0; i < px.length; i++) h = Math.imul(h ^ px[i]!, 16777619);
+    return h >>> 0;
+  } catch {
+    return null;
+  }
+}
+
+/** The canvases of doc a person sees, largest first. */
+function visibleCanvases(doc: Document): HTMLCanvasElement[] {
+  const win = doc.defaultView;
+  if (!win) return [];
+  const out: [HTMLCanvasElement, number][] = [];
+  for (const c of Array.from(doc.getElementsByTagName("canvas"))) {
+    const r = c.getBoundingClientRect();
+    const w = Math.min(r.right, win.innerWidth) - Math.max(r.left, 0);
+    const h = Math.min(r.bottom, win.innerHeight) - Math.max(r.top, 0);
+    if (w >= MIN_SIDE && h >= MIN_SIDE) out.push([c as HTMLCanvasElement, w * h]);
+  }
+  return out.sort((a, b) => b[1] - a[1]).slice(0, CANVAS_MAX).map(([c]) => c);
+}
+
+/** A stable description of the document's selection (a caret move changes it). */
+function selectionKey(doc: Document): string {
+  const a = doc.activeElement as (Element & { selectionStart?: number | null; selectionEnd?: number | null }) | null;
+  const field = a && typeof a.selectionStart === "number" ? `${a.selectionStart}:${a.selectionEnd}` : "";
+  const sel = doc.getSelection?.();
+  if (!sel || sel.rangeCount === 0) return `none|${field}`;
+  const r = sel.getRangeAt(0);
+  const path = (n: Node) => {
+    let s = "";
+    for (let c: Node | null = n; c && c !== doc; c = c.parentNode) s += `/${c.parentNode ? Array.prototype.indexOf.call(c.parentNode.childNodes, c) : 0}`;
+    return s;
+  };
+  return `${path(r.startContainer)}:${r.startOffset}-${path(r.endContainer)}:${r.endOffset}|${field}`;
+}
+
 /**
  * Watches a document for the effects of an action: DOM changes, focus
- * moves, form input, scrolling, history changes and navigations.
+ * moves, form input, scrolling, history changes and navigations; with
+ * deep set, also selection and caret moves and what its canvases show
+ * (keys and pointer input by coordinates: their effect may be only that).
  */
 export class EffectWatch {
   private seen: string | null = null;
@@ -236,11 +295,26 @@ export class EffectWatch {
   private readonly focused: Element | null;
   private readonly scrollXY: [number, number];
   private readonly off: (() => void)[] = [];
+  private readonly selection: string | null = null;
+  private readonly canvases: [HTMLCanvasElement, number | null][] = [];
 
-  constructor(private readonly doc: Document) {
+  constructor(
+    private readonly doc: Document,
+    deep = false,
+  ) {
     this.win = windowOf(doc);
     this.focused = doc.activeElement;
     this.scrollXY = [this.win.scrollX, this.win.scrollY];
+    if (deep) {
+      this.selection = selectionKey(doc);
+      this.canvases = visibleCanvases(doc).map((c) => [c, canvasPrint(c)]);
+      // An inner scroller's scroll (not the window's) and a selection moved and back.
+      for (const type of ["scroll", "selectionchange"]) {
+        const on = () => this.note(type);
+        doc.addEventListener(type, on, true);
+        this.off.push(() => doc.removeEventListener(type, on, true));
+      }
+    }
     const Obs = this.win.MutationObserver;
     this.obs = typeof Obs === "function" ? new Obs(() => this.note("the page changed")) : null;
     this.obs?.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
@@ -269,6 +343,17 @@ export class EffectWatch {
     for (const f of this.off) f();
     if (this.doc.activeElement !== this.focused) this.note("focus moved");
     if (this.win.scrollX !== this.scrollXY[0] || this.win.scrollY !== this.scrollXY[1]) this.note("scroll");
+    if (this.seen === null && this.selection !== null && selectionKey(this.doc) !== this.selection) this.note("selection");
+    if (this.seen === null) {
+      // A canvas that cannot be read might have changed: never claim it did not.
+      for (const [c, before] of this.canvases) {
+        const after = canvasPrint(c);
+        if (before === null || after === null || after !== before) {
+          this.note("canvas");
+          break;
+        }
+      }
+    }
     return this.seen !== null;
   }
 }
@@ -298,4 +383,30 @@ export function noEffectError(ref: string, el: Element, invisible: string | null
   return new PageError(
     `${what}.${selected ? " It was already selected." : ""} The page may react to a different element (the visible text, or its row); take a new browser_snapshot and check, or use browser_press_key (Enter) with it focused.`,
   );
+}
+
+/** The most same-origin frame documents an action's deep watch covers. */
+const WATCHED_FRAMES_MAX = 16;
+
+/**
+ * Deep effect watches (EffectWatch with deep set) over doc and its
+ * same-origin frames' documents: keys and pointer input may act in a frame.
+ * stop() says whether any of them saw an effect.
+ */
+export function watchPageEffects(doc: Document): { stop(): boolean } {
+  const docs: Document[] = [doc];
+  for (let i = 0; i < docs.length && docs.length < WATCHED_FRAMES_MAX; i++) {
+    for (const f of Array.from(docs[i]!.querySelectorAll("iframe, frame"))) {
+      try {
+        const d = (f as HTMLIFrameElement).contentDocument;
+        if (d && !docs.includes(d) && docs.length < WATCHED_FRAMES_MAX) docs.push(d);
+      } catch {
+        // cross-origin: its own content script acts there
+      }
+    }
+  }
+  const watches = docs.map((d) => new EffectWatch(d, true));
+  return {
+    stop: () => watches.map((w) => w.stop()).some((x) => x),
+  };
 }

@@ -18,6 +18,7 @@ import { selectOption } from "./select";
 import { buildSnapshot } from "./snapshot";
 import { describeTargets } from "./target";
 import { getText } from "./text";
+import { watchPageEffects } from "./effect";
 import { typeText } from "./typing";
 import { upload } from "./upload";
 import { clickAt, dragAt } from "./xy";
@@ -55,6 +56,13 @@ export const NAVIGATING_OPS: ReadonlySet<CsOp> = new Set(["click", "type", "sele
 export const SETTLING_OPS: ReadonlySet<CsOp> = new Set([
   "click", "hover", "type", "select", "press_key", "scroll", "drag", "fill_form", "click_xy", "drag_xy", "settle",
 ]);
+
+/**
+ * The actions whose answer says when the page showed no effect (unchanged:
+ * no DOM, focus, value, selection, scroll, canvas or address change by the
+ * end of the settle): synthetic keys and pointer input an app may ignore.
+ */
+export const EFFECT_WATCHED_OPS: ReadonlySet<CsOp> = new Set(["press_key", "type", "drag", "click_xy", "drag_xy"]);
 
 /** Awaits an action that answers nothing but its notes (PageNotes). */
 async function done(action: unknown): Promise<Empty> {
@@ -140,19 +148,30 @@ export function isCsMessage(msg: unknown): msg is RawCsMessage {
 
 export async function handleOp<K extends PageOp>(ctx: PageContext, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
   const stopWatching = NAVIGATING_OPS.has(op) ? ctx.watchNavigate?.() : undefined;
+  const effects = EFFECT_WATCHED_OPS.has(op) ? watchPageEffects(ctx.doc) : null;
   let result: CsOps[K]["result"];
+  let changed = true;
   try {
-    result = await handlers[op](ctx, args);
-    // Only after an action that succeeded: a refused one changed nothing,
-    // and one sent on into a frame (into) did nothing here.
-    if (ctx.settle && SETTLING_OPS.has(op) && !(result as { into?: unknown }).into) await ctx.settle();
+    try {
+      result = await handlers[op](ctx, args);
+      // Only after an action that succeeded: a refused one changed nothing,
+      // and one sent on into a frame (into) did nothing here.
+      if (ctx.settle && SETTLING_OPS.has(op) && !(result as { into?: unknown }).into) await ctx.settle();
+    } finally {
+      if (effects) changed = effects.stop();
+    }
   } catch (e) {
     stopWatching?.();
     throw e;
   }
+  const into = (result as { into?: unknown }).into !== undefined;
   // Lets the service worker skip its grace period for a navigation when
   // the page saw none begin during the action and its settle.
-  return stopWatching ? { ...result, navStarted: stopWatching() } : result;
+  const nav = stopWatching ? stopWatching() : undefined;
+  let out: CsOps[K]["result"] = result;
+  if (nav !== undefined) out = { ...out, navStarted: nav };
+  if (!changed && !into && nav !== true) out = { ...out, unchanged: true };
+  return out;
 }
 
 /** Runs one message to a response; never throws. */
