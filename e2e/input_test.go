@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// The input side of issue 41: with the debugger mode off, synthetic input
+// does what a browser does for a person's keys and mouse. Each fixture
+// reproduces one class of app; the effect is read back from the page's own
+// model through CDP.
+
+// TestInputGridCellEditor: a data grid opens its in-cell editor in the
+// first key's keydown handler and focuses it; the key's text goes to that
+// editor (the element focused after keydown), so "1200" stays "1200", and
+// browser_type on a cell types into the editor it opens.
+func TestInputGridCellEditor(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/input-grid.html")
+	snap := s.snapshot(ctx, t, slot)
+	amount := ref(t, snap, "gridcell", "Rent amount")
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Rent amount", "ref": amount, "tab": slot})
+	waitJS(ctx, t, tab, "document.activeElement && document.activeElement.getAttribute('aria-label') === 'Rent amount'")
+	for _, k := range []string{"1", "2", "0", "0", "Enter"} {
+		s.ok(ctx, t, "browser_press_key", map[string]any{"key": k, "tab": slot})
+	}
+	if v := js[string](ctx, t, tab, "window.__state.cells.amount"); v != "1200" {
+		t.Errorf("the grid's model holds %q after typing 1200 and Enter on the cell, want 1200", v)
+	}
+	status := ref(t, snap, "gridcell", "Rent status")
+	s.ok(ctx, t, "browser_type", map[string]any{"element": "Rent status", "ref": status, "text": "Paid", "submit": true, "tab": slot})
+	if v := js[string](ctx, t, tab, "window.__state.cells.status"); v != "Paid" {
+		t.Errorf("the grid's model holds %q after browser_type Paid on the cell, want Paid", v)
+	}
+}
+
+// TestInputCaretKeys: in a contenteditable whose editor leaves caret keys
+// to the browser (ProseMirror, Lexical), Shift+Ctrl+ArrowLeft selects the
+// word before the caret (and Ctrl+B bolds it), Ctrl+Home and Ctrl+End move
+// the caret to the document's ends, ArrowDown and Home move it by lines.
+func TestInputCaretKeys(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/input-rich.html")
+	ed := ref(t, s.snapshot(ctx, t, slot), "textbox", "Notes body")
+	s.ok(ctx, t, "browser_type", map[string]any{"element": "Notes body", "ref": ed, "text": "alpha beta gamma", "tab": slot})
+	waitJS(ctx, t, tab, "document.getElementById('ed').textContent === 'alpha beta gamma'")
+	press := func(k string) string {
+		return s.ok(ctx, t, "browser_press_key", map[string]any{"key": k, "tab": slot})
+	}
+	press("Shift+Ctrl+ArrowLeft")
+	if v := js[string](ctx, t, tab, "String(getSelection())"); v != "gamma" {
+		t.Fatalf("Shift+Ctrl+ArrowLeft selected %q, want gamma", v)
+	}
+	press("Ctrl+B")
+	waitJS(ctx, t, tab, "/<(b|strong)>gamma<\\/(b|strong)>/.test(document.getElementById('ed').innerHTML)")
+	press("Ctrl+Home")
+	press("X")
+	waitJS(ctx, t, tab, "document.getElementById('ed').textContent.startsWith('Xalpha')")
+	press("Ctrl+End")
+	press("Enter")
+	for _, k := range []string{"d", "e", "l", "t", "a"} {
+		press(k)
+	}
+	waitJS(ctx, t, tab, "window.__state.text.includes('delta')")
+	press("Ctrl+Home")
+	press("ArrowDown")
+	press("Home")
+	press("Z")
+	if v := js[string](ctx, t, tab, "Array.from(document.getElementById('ed').children).map((p) => p.textContent).join('|')"); v != "Xalpha beta gamma|Zdelta" {
+		t.Errorf("after ArrowDown, Home and Z the paragraphs are %q, want Xalpha beta gamma|Zdelta", v)
+	}
+	// Shift+End from the start of a line selects to its end.
+	press("Shift+End")
+	if v := js[string](ctx, t, tab, "String(getSelection())"); v != "delta" {
+		t.Errorf("Shift+End selected %q, want delta", v)
+	}
+}
+
+// TestInputCanvasDrag: a coordinate drag on a canvas whiteboard draws the
+// dragged size, not 0×0 (the app applies moves in animation frames), and
+// a drag that ends past the canvas's edge still reaches it through the
+// pointer capture the app set.
+func TestInputCanvasDrag(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/input-whiteboard.html")
+	out := s.ok(ctx, t, "browser_drag_xy", map[string]any{"startX": 90, "startY": 100, "endX": 290, "endY": 250, "tab": slot})
+	if v := js[string](ctx, t, tab, "JSON.stringify(window.__state.shapes)"); v != `[{"x":50,"y":40,"w":200,"h":150}]` {
+		t.Fatalf("the whiteboard holds %s after dragging 200×150 from (50, 40), want that rectangle", v)
+	}
+	if strings.Contains(out, "no change") {
+		t.Errorf("the drag that drew a rectangle is answered as unchanged:\n%s", out)
+	}
+	// Past the canvas's right edge, over the panel beside it.
+	s.ok(ctx, t, "browser_drag_xy", map[string]any{"startX": 340, "startY": 160, "endX": 520, "endY": 200, "tab": slot})
+	if v := js[string](ctx, t, tab, "JSON.stringify(window.__state.shapes[1])"); v != `{"x":300,"y":100,"w":180,"h":40}` {
+		t.Errorf("the drag past the canvas's edge drew %s, want the whole 180×40 (the canvas holds the pointer capture)", v)
+	}
+	// A key the page ignores: the answer says nothing changed and names the debugger switch.
+	out = s.ok(ctx, t, "browser_press_key", map[string]any{"key": "F8", "tab": slot})
+	if !strings.Contains(out, "showed no change") || !strings.Contains(out, "Use Chrome's debugger") {
+		t.Errorf("a key that changed nothing is not answered as such:\n%s", out)
+	}
+}
