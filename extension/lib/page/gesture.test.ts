@@ -124,3 +124,27 @@ describe("drag_xy on a canvas whiteboard", () => {
     expect(order.at(-1) === "click" || order.includes("click")).toBe(true);
   });
 });
+
+describe("the page's pointer capture, seen through the MAIN-world hooks", () => {
+  it("setPointerCapture and releasePointerCapture reach noteCapture; the page's call still runs", async () => {
+    const { installPageHooks } = await import("./page-hooks");
+    const { captureTarget } = await import("./gesture");
+    const proto = Element.prototype as unknown as Record<string, unknown>;
+    const calls: string[] = [];
+    // happy-dom's stand-ins for the natives.
+    proto.setPointerCapture = function (this: Element, id: number) {
+      calls.push(`set ${this.id} ${id}`);
+    };
+    proto.releasePointerCapture = function (this: Element, id: number) {
+      calls.push(`release ${this.id} ${id}`);
+    };
+    installPageHooks(window as unknown as Window & typeof globalThis, () => {}, () => false, () => {}, (el, on) => noteCapture(el, on));
+    document.body.innerHTML = `<canvas id="c"></canvas>`;
+    const c = document.getElementById("c")!;
+    c.setPointerCapture(1);
+    expect(captureTarget()).toBe(c);
+    c.releasePointerCapture(1);
+    expect(captureTarget()).toBeNull();
+    expect(calls).toEqual(["set c 1", "release c 1"]);
+  });
+});
