@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -103,4 +104,51 @@ func TestInputCanvasDrag(t *testing.T) {
 	if !strings.Contains(out, "showed no change") || !strings.Contains(out, "Use Chrome's debugger") {
 		t.Errorf("a key that changed nothing is not answered as such:\n%s", out)
 	}
+}
+
+// TestInputLibraryCaretKeys: the caret and selection keys in the real
+// Lexical and TipTap (ProseMirror) editors, read from each editor's own
+// model: Shift+Ctrl+ArrowLeft selects the last word and Ctrl+B bolds just
+// it; Ctrl+Home, ArrowDown and End move the caret where the next key types.
+func TestInputLibraryCaretKeys(t *testing.T) {
+	t.Run("lexical", func(t *testing.T) {
+		each(t, "lexical", false, func(ctx context.Context, t *testing.T, l *libTab) {
+			ed := l.ref(ctx, t, "textbox", "Post body")
+			l.do(ctx, t, "browser_type", map[string]any{"ref": ed, "text": "alpha beta gamma"})
+			l.wantState(ctx, t, "text", `"alpha beta gamma"`)
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "Shift+Ctrl+ArrowLeft"})
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "Ctrl+B"})
+			formats := `JSON.stringify(window.__editor.getEditorState().toJSON().root.children[0].children.map((n) => [n.text, n.format]))`
+			if v := js[string](ctx, t, l.tab, formats); v != `[["alpha beta ",0],["gamma",1]]` {
+				t.Errorf("Lexical's text nodes after Shift+Ctrl+ArrowLeft and Ctrl+B: %s, want gamma alone bold", v)
+			}
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "Ctrl+Home"})
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "X"})
+			l.wantState(ctx, t, "text", `"Xalpha beta gamma"`)
+		})
+	})
+	t.Run("tiptap", func(t *testing.T) {
+		each(t, "tiptap", false, func(ctx context.Context, t *testing.T, l *libTab) {
+			ed := l.ref(ctx, t, "textbox", "Comment")
+			js[bool](ctx, t, l.tab, "(window.__focusAt = 0, document.addEventListener('focus', () => { window.__focusAt = performance.now(); }, true), true)")
+			l.do(ctx, t, "browser_type", map[string]any{"ref": ed, "text": "alpha beta gamma"})
+			l.wantState(ctx, t, "text", `"alpha beta gamma"`)
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "Shift+Ctrl+ArrowLeft"})
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "Ctrl+B"})
+			l.wantState(ctx, t, "html", `"<p>alpha beta <strong>gamma</strong></p>"`)
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "Ctrl+End"})
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "Enter"})
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "d"})
+			// ProseMirror undoes a move to the document's start within 200 ms
+			// of a focus event (its guard against browsers that reset the
+			// selection on focus): a person's or an AI's next action comes
+			// later than that; these come faster, so wait for the guard to end.
+			waitJS(ctx, t, l.tab, "performance.now() - window.__focusAt > 200")
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "Ctrl+Home"})
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "X"})
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "ArrowDown"})
+			l.do(ctx, t, "browser_press_key", map[string]any{"key": "y"})
+			l.wantState(ctx, t, "text", `"Xalpha beta gamma\n\ndy"`)
+		})
+	})
 }
