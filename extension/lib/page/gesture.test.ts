@@ -125,6 +125,34 @@ describe("drag_xy on a canvas whiteboard", () => {
   });
 });
 
+describe("drag_xy from a draggable element", () => {
+  it("runs an HTML5 drag with one DataTransfer from dragstart to drop", async () => {
+    document.body.innerHTML = `<div id="card" draggable="true">Card</div><div id="bin">Bin</div>`;
+    refs = new RefRegistry();
+    const card = document.getElementById("card")!;
+    const bin = document.getElementById("bin")!;
+    document.elementFromPoint = (x: number) => (x < 100 ? card : bin);
+    const transfers = new Set<DataTransfer | null>();
+    const seen: string[] = [];
+    for (const t of ["dragstart", "dragenter", "dragover", "drop", "dragend"]) {
+      document.addEventListener(t, (e) => {
+        seen.push(`${e.type}@${(e.target as Element).id}`);
+        transfers.add((e as DragEvent).dataTransfer);
+      }, true);
+    }
+    card.addEventListener("dragstart", (e) => (e as DragEvent).dataTransfer?.setData("text/plain", "card"));
+    bin.addEventListener("dragover", (e) => e.preventDefault());
+    let dropped = "";
+    bin.addEventListener("drop", (e) => (dropped = (e as DragEvent).dataTransfer?.getData("text/plain") ?? ""));
+    await dragAt(document, refs, { startX: 20, startY: 10, endX: 300, endY: 10 });
+    expect(seen[0]).toBe("dragstart@card");
+    expect(seen).toContain("dragover@bin");
+    expect(seen.slice(-2)).toEqual(["drop@bin", "dragend@card"]);
+    expect(transfers.size).toBe(1);
+    expect(dropped).toBe("card");
+  });
+});
+
 describe("the page's pointer capture, seen through the MAIN-world hooks", () => {
   it("setPointerCapture and releasePointerCapture reach noteCapture; the page's call still runs", async () => {
     const { installPageHooks } = await import("./page-hooks");
