@@ -77,7 +77,7 @@ describe("drag_xy on a canvas whiteboard", () => {
 
   it("presses with buttons=1, moves with buttons=1 to the element under each point, then releases and clicks", async () => {
     const seen: string[] = [];
-    for (const t of ["pointerdown", "mousedown", "pointermove", "pointerup", "mouseup", "click"]) {
+    for (const t of ["pointerdown", "mousedown", "pointermove", "pointerover", "pointerup", "mouseup", "click"]) {
       document.addEventListener(t, (e) => seen.push(`${e.type}@${(e.target as Element).id}:${(e as MouseEvent).buttons}`), true);
     }
     // From the canvas out below its edge: the moves there reach #outside.
@@ -90,6 +90,8 @@ describe("drag_xy on a canvas whiteboard", () => {
     expect(moves.every((s) => s.endsWith(":1"))).toBe(true);
     expect(moves).toContain("pointermove@board:1");
     expect(moves.at(-1)).toBe("pointermove@outside:1");
+    // Crossing onto #outside: its over and enter first, with the button held.
+    expect(seen).toContain("pointerover@outside:1");
     expect(seen.slice(-3)).toEqual(["pointerup@outside:0", "mouseup@outside:0", "click@:0"]);
   });
 

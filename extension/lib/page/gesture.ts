@@ -75,10 +75,15 @@ export class Gesture {
   private readonly pressed: Element;
   private mouseOk = true;
 
+  /**
+   * cross: the boundary events of a move onto another element (pointer.ts's
+   * crossInto; none when left out).
+   */
   constructor(
     private readonly at: (pt: Point) => Landing | null,
     start: Landing,
     private readonly button = { button: 0, buttons: 1 },
+    private readonly cross: (prev: Element, el: Element, prevPt: Point, pt: Point, buttons: number) => void = () => undefined,
   ) {
     this.last = start;
     this.pressed = start.el;
@@ -105,9 +110,12 @@ export class Gesture {
     return this.at(pt) ?? { el: this.last.el, pt };
   }
 
-  /** One move with the button held. */
+  /** One move with the button held; crossing onto another element, its over/enter (and the old one's out/leave) first. */
   moveTo(pt: Point): void {
     const to = this.route(pt);
+    if (to.el !== this.last.el && this.last.el.ownerDocument === to.el.ownerDocument) {
+      this.cross(this.last.el, to.el, this.last.pt, to.pt, this.button.buttons);
+    }
     this.last = to;
     mouse(to.el, "pointermove", to.pt, { buttons: this.button.buttons, button: -1 });
     if (this.mouseOk) mouse(to.el, "mousemove", to.pt, { buttons: this.button.buttons, button: 0 });

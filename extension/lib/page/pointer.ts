@@ -27,21 +27,34 @@ async function dragPause(win: Window): Promise<void> {
 let hovered: WeakRef<Element> | null = null;
 
 export function moveOnto(el: Element, pt: Point): void {
-  const prev = hovered?.deref();
-  if (prev && prev !== el && prev.isConnected && !prev.contains(el)) {
-    const ppt = centerOf(prev);
-    mouse(prev, "pointerout", ppt, { relatedTarget: el });
-    mouse(prev, "pointerleave", ppt, { relatedTarget: el });
-    mouse(prev, "mouseout", ppt, { relatedTarget: el });
-    mouse(prev, "mouseleave", ppt, { relatedTarget: el });
-  }
-  const related = prev && prev.isConnected ? prev : null;
-  mouse(el, "pointerover", pt, { relatedTarget: related });
-  mouse(el, "pointerenter", pt, { relatedTarget: related });
-  mouse(el, "mouseover", pt, { relatedTarget: related });
-  mouse(el, "mouseenter", pt, { relatedTarget: related });
+  const prev = hovered?.deref() ?? null;
+  crossInto(prev, el, prev && prev.isConnected ? centerOf(prev) : pt, pt, 0);
   mouse(el, "pointermove", pt);
   mouse(el, "mousemove", pt);
+  hovered = new WeakRef(el);
+}
+
+/**
+ * The pointer passes from prev (null: from nowhere) onto el: out and leave
+ * on prev, over and enter on el, with buttons held (a drag crossing
+ * elements).
+ */
+export function crossInto(prev: Element | null, el: Element, prevPt: Point, pt: Point, buttons: number): void {
+  if (prev && prev !== el && prev.isConnected && !prev.contains(el)) {
+    mouse(prev, "pointerout", prevPt, { relatedTarget: el, buttons });
+    mouse(prev, "pointerleave", prevPt, { relatedTarget: el, buttons });
+    mouse(prev, "mouseout", prevPt, { relatedTarget: el, buttons });
+    mouse(prev, "mouseleave", prevPt, { relatedTarget: el, buttons });
+  }
+  const related = prev && prev.isConnected ? prev : null;
+  mouse(el, "pointerover", pt, { relatedTarget: related, buttons });
+  mouse(el, "pointerenter", pt, { relatedTarget: related, buttons });
+  mouse(el, "mouseover", pt, { relatedTarget: related, buttons });
+  mouse(el, "mouseenter", pt, { relatedTarget: related, buttons });
+}
+
+/** The element the pointer is now over (a gesture moved it there). */
+export function setHovered(el: Element): void {
   hovered = new WeakRef(el);
 }
 
@@ -277,7 +290,7 @@ export async function dragBetween(start: Element, a: Point, end: Element | null,
   const win = windowOf(start);
   moveOnto(start, a);
   await pageTurn();
-  const g = new Gesture(at, { el: start, pt: a });
+  const g = new Gesture(at, { el: start, pt: a }, undefined, crossInto);
   g.press();
   await dragPause(win);
   const b = typeof to === "function" ? to() : to;

@@ -10,7 +10,7 @@
 import { mouse, pageTurn, type Point } from "./events";
 import { focusTarget } from "./focus";
 import { captureTarget, clearCapture, commonAncestor, Gesture, movePause, type Landing } from "./gesture";
-import { dragBetween, html5DragSource, moveOnto } from "./pointer";
+import { crossInto, dragBetween, html5DragSource, moveOnto, setHovered } from "./pointer";
 import { deepActiveElement, frameDocument, tagOf, windowOf } from "./dom";
 import { PageError, type RefRegistry } from "./refs";
 import type { FrameHit } from "../messages";
@@ -127,7 +127,7 @@ export async function dragAt(doc: Document, refs: RefRegistry, args: { startX: n
   }
   moveOnto(start.el, sp);
   await pageTurn();
-  const g = new Gesture((pt) => landing(doc, pt), { el: start.el, pt: sp });
+  const g = new Gesture((pt) => landing(doc, pt), { el: start.el, pt: sp }, undefined, crossInto);
   if (g.press()) {
     const target = focusTarget(start.el);
     if (target && deepActiveElement(start.el.ownerDocument) !== target) target.focus({ preventScroll: true });
@@ -136,6 +136,7 @@ export async function dragAt(doc: Document, refs: RefRegistry, args: { startX: n
   // The path is in the top document's viewport; each move lands where it points.
   await g.moveAlong({ x: args.startX, y: args.startY }, ep);
   const released = g.release(ep);
+  setHovered(released);
   await pageTurn();
   return { target: describeHit(released) };
 }
