@@ -17,7 +17,7 @@
 // effect the page does not show, e.g. a request), so they cost nothing extra.
 
 import { describeElement } from "./describe";
-import { normalizeSpace, parentOrHost, tagOf, windowOf } from "./dom";
+import { frameDocument, normalizeSpace, parentOrHost, tagOf, windowOf } from "./dom";
 import { PageError, type RefRegistry } from "./refs";
 
 interface Box {
@@ -397,12 +397,9 @@ export function watchPageEffects(doc: Document): { stop(): boolean } {
   const docs: Document[] = [doc];
   for (let i = 0; i < docs.length && docs.length < WATCHED_FRAMES_MAX; i++) {
     for (const f of Array.from(docs[i]!.querySelectorAll("iframe, frame"))) {
-      try {
-        const d = (f as HTMLIFrameElement).contentDocument;
-        if (d && !docs.includes(d) && docs.length < WATCHED_FRAMES_MAX) docs.push(d);
-      } catch {
-        // cross-origin: its own content script acts there
-      }
+      // null for a cross-origin frame: its own content script acts there.
+      const d = frameDocument(f);
+      if (d && !docs.includes(d) && docs.length < WATCHED_FRAMES_MAX) docs.push(d);
     }
   }
   const watches = docs.map((d) => new EffectWatch(d, true));

@@ -260,13 +260,8 @@ export function installPageHooks(
       if (!elProto || typeof orig !== "function") continue;
       put(elProto, key, function (this: Element, ...args: unknown[]) {
         const r = apply(orig as (...a: unknown[]) => unknown, this, args);
-        if (active) {
-          try {
-            onCapture(this, on);
-          } catch {
-            // silent: in the page's own world (MAIN), which has no extension API and so no diagnostics log; never break the page's call
-          }
-        }
+        // onCapture dispatches an event: a listener's exception is reported, never thrown into the page's call.
+        if (active) onCapture(this, on);
         return r;
       });
     }
