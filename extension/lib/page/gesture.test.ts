@@ -95,6 +95,16 @@ describe("drag_xy on a canvas whiteboard", () => {
     expect(seen.slice(-3)).toEqual(["pointerup@outside:0", "mouseup@outside:0", "click@:0"]);
   });
 
+  it("gives each move its step as movementX/Y", async () => {
+    const steps: [number, number][] = [];
+    board.addEventListener("pointermove", (e) => {
+      if (e.buttons === 1) steps.push([e.movementX, e.movementY]);
+    });
+    await dragAt(document, refs, { startX: 10, startY: 10, endX: 170, endY: 10 });
+    expect(steps).toHaveLength(10);
+    expect(steps.every(([x, y]) => x === 16 && y === 0)).toBe(true);
+  });
+
   it("with capture, moves and the release over another element still go to the capturing one", async () => {
     const seen: string[] = [];
     for (const t of ["pointermove", "pointerup"]) document.addEventListener(t, (e) => seen.push(`${e.type}@${(e.target as Element).id}`), true);

@@ -74,6 +74,8 @@ export class Gesture {
   private last: Landing;
   private readonly pressed: Element;
   private mouseOk = true;
+  /** The last point in the top document's viewport (for movementX/Y). */
+  private at0: Point;
 
   /**
    * cross: the boundary events of a move onto another element (pointer.ts's
@@ -86,6 +88,7 @@ export class Gesture {
     private readonly cross: (prev: Element, el: Element, prevPt: Point, pt: Point, buttons: number) => void = () => undefined,
   ) {
     this.last = start;
+    this.at0 = start.pt;
     this.pressed = start.el;
     clearCapture();
   }
@@ -116,13 +119,17 @@ export class Gesture {
     if (to.el !== this.last.el && this.last.el.ownerDocument === to.el.ownerDocument) {
       this.cross(this.last.el, to.el, this.last.pt, to.pt, this.button.buttons);
     }
+    // movementX/Y: panning and rotating canvas apps read the step, not the point.
+    const movement = { movementX: Math.round(pt.x - this.at0.x), movementY: Math.round(pt.y - this.at0.y) } as MouseEventInit;
+    this.at0 = pt;
     this.last = to;
-    mouse(to.el, "pointermove", to.pt, { buttons: this.button.buttons, button: -1 });
-    if (this.mouseOk) mouse(to.el, "mousemove", to.pt, { buttons: this.button.buttons, button: 0 });
+    mouse(to.el, "pointermove", to.pt, { buttons: this.button.buttons, button: -1, ...movement });
+    if (this.mouseOk) mouse(to.el, "mousemove", to.pt, { buttons: this.button.buttons, button: 0, ...movement });
   }
 
   /** Moves along the path from the current point to end, awaiting the page between moves. */
   async moveAlong(from: Point, end: Point): Promise<void> {
+    this.at0 = from;
     for (const p of dragPath(from, end)) {
       this.moveTo(p);
       await movePause(windowOf(this.last.el));
