@@ -24,7 +24,9 @@ func TestInputGridCellEditor(t *testing.T) {
 	s.ok(ctx, t, "browser_click", map[string]any{"element": "Rent amount", "ref": amount, "tab": slot})
 	waitJS(ctx, t, tab, "document.activeElement && document.activeElement.getAttribute('aria-label') === 'Rent amount'")
 	for _, k := range []string{"1", "2", "0", "0", "Enter"} {
-		s.ok(ctx, t, "browser_press_key", map[string]any{"key": k, "tab": slot})
+		if out := s.ok(ctx, t, "browser_press_key", map[string]any{"key": k, "tab": slot}); strings.Contains(out, "showed no change") {
+			t.Errorf("%s in the grid is answered as having changed nothing:\n%s", k, out)
+		}
 	}
 	if v := js[string](ctx, t, tab, "window.__state.cells.amount"); v != "1200" {
 		t.Errorf("the grid's model holds %q after typing 1200 and Enter on the cell, want 1200", v)
@@ -47,8 +49,13 @@ func TestInputCaretKeys(t *testing.T) {
 	ed := ref(t, s.snapshot(ctx, t, slot), "textbox", "Notes body")
 	s.ok(ctx, t, "browser_type", map[string]any{"element": "Notes body", "ref": ed, "text": "alpha beta gamma", "tab": slot})
 	waitJS(ctx, t, tab, "document.getElementById('ed').textContent === 'alpha beta gamma'")
+	// Every key here changes the text or moves the caret: none may be answered as unchanged.
 	press := func(k string) string {
-		return s.ok(ctx, t, "browser_press_key", map[string]any{"key": k, "tab": slot})
+		out := s.ok(ctx, t, "browser_press_key", map[string]any{"key": k, "tab": slot})
+		if strings.Contains(out, "showed no change") {
+			t.Errorf("%s is answered as having changed nothing:\n%s", k, out)
+		}
+		return out
 	}
 	press("Shift+Ctrl+ArrowLeft")
 	if v := js[string](ctx, t, tab, "String(getSelection())"); v != "gamma" {
@@ -67,10 +74,11 @@ func TestInputCaretKeys(t *testing.T) {
 	waitJS(ctx, t, tab, "window.__state.text.includes('delta')")
 	press("Ctrl+Home")
 	press("ArrowDown")
+	press("End")
 	press("Home")
 	press("Z")
 	if v := js[string](ctx, t, tab, "Array.from(document.getElementById('ed').children).map((p) => p.textContent).join('|')"); v != "Xalpha beta gamma|Zdelta" {
-		t.Errorf("after ArrowDown, Home and Z the paragraphs are %q, want Xalpha beta gamma|Zdelta", v)
+		t.Errorf("after ArrowDown, End, Home and Z the paragraphs are %q, want Xalpha beta gamma|Zdelta", v)
 	}
 	// Shift+End from the start of a line selects to its end.
 	press("Shift+End")

@@ -95,8 +95,8 @@ function dialogsOf(r: PageNotes | undefined): { dialogs?: Dialog[] } {
  * mode off, the switch that sends real input is named.
  */
 export const UNCHANGED_NOTE =
-  "The page showed no change after it (no change to the DOM, focus, values, selection, scroll, canvas or address by the time it settled): " +
-  "the app may have ignored this synthetic input, so do not assume it took effect; check with browser_snapshot or browser_screenshot.";
+  "The page showed no change after it (no change to the DOM, focus, values, selection, scroll, canvas or address by the time it settled). " +
+  "If you expected one, the app may have ignored this synthetic input: do not assume it took effect; check with browser_snapshot or browser_screenshot.";
 export const UNCHANGED_DEBUGGER_HINT =
   ' Some apps act only on real input: the person can switch on "Use Chrome\'s debugger" in the monkbrowse options (For this Chrome profile), which sends real keyboard and mouse input.';
 
