@@ -201,3 +201,28 @@ describe("pressKeyOn", () => {
     expect(document.activeElement?.id).toBe("b");
   });
 });
+
+describe("browser_type on a grid cell", () => {
+  it("types key by key into the editor the cell's first key opens; a button is refused", async () => {
+    const { handleOp } = await import("./handler");
+    const { RefRegistry } = await import("./refs");
+    const { ConsoleBuffer } = await import("./console");
+    const ctx = { doc: document, refs: new RefRegistry(), logs: new ConsoleBuffer() };
+    document.body.innerHTML = `<div role="grid"><div id="cell" role="gridcell" tabindex="-1">Open</div></div><div id="b" role="button" tabindex="0">Go</div>`;
+    const cell = document.getElementById("cell")!;
+    let committed = "";
+    cell.addEventListener("keydown", (e) => {
+      if (e.target !== cell || e.key.length !== 1) return;
+      const input = document.createElement("input");
+      cell.textContent = "";
+      cell.appendChild(input);
+      input.focus();
+      input.addEventListener("keydown", (k) => {
+        if (k.key === "Enter") committed = input.value;
+      });
+    });
+    await handleOp(ctx, "type", { ref: ctx.refs.refFor(cell), text: "Paid", submit: true });
+    expect(committed).toBe("Paid");
+    await expect(handleOp(ctx, "type", { ref: ctx.refs.refFor(document.getElementById("b")!), text: "x" })).rejects.toThrow(/does not take text/);
+  });
+});

@@ -142,13 +142,15 @@ async function typeInto(refs: RefRegistry, args: { ref: string; text: string; su
 }
 
 /**
- * An element that is not a text field but takes keys: a focusable grid cell
- * or widget (role gridcell, cell, or with a tabindex). Spreadsheets and data
- * grids open an in-cell editor on the first key; the text is typed there.
+ * A grid cell (role gridcell or cell, or a <td> of a role=grid table):
+ * spreadsheets and data grids open an in-cell editor on the first key, and
+ * the text is typed there. Other elements that are not text fields are
+ * refused (a key typed on a button could press it).
  */
 function takesKeys(el: Element): boolean {
   const role = (el.getAttribute("role") ?? "").trim().split(/\s+/)[0] ?? "";
-  return role === "gridcell" || role === "cell" || (el.hasAttribute("tabindex") && (el as HTMLElement).tabIndex >= -1 && role !== "");
+  if (role === "gridcell" || role === "cell") return true;
+  return role === "" && (tagOf(el) === "td" || tagOf(el) === "th") && el.closest("[role=grid], [role=treegrid]") !== null;
 }
 
 /**
