@@ -102,6 +102,9 @@ func TestInputCanvasDrag(t *testing.T) {
 	if strings.Contains(out, "no change") {
 		t.Errorf("the drag that drew a rectangle is answered as unchanged:\n%s", out)
 	}
+	if !js[bool](ctx, t, tab, "window.__state.captured") {
+		t.Errorf("the canvas was never told it holds the pointer capture (gotpointercapture)")
+	}
 	// Past the canvas's right edge, over the panel beside it.
 	s.ok(ctx, t, "browser_drag_xy", map[string]any{"startX": 340, "startY": 160, "endX": 520, "endY": 200, "tab": slot})
 	if v := js[string](ctx, t, tab, "JSON.stringify(window.__state.shapes[1])"); v != `{"x":300,"y":100,"w":180,"h":40}` {

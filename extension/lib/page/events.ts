@@ -64,7 +64,7 @@ const NON_BUBBLING = new Set(["pointerenter", "pointerleave", "mouseenter", "mou
 /** Dispatches a pointer/mouse event at pt; returns false when a listener cancelled it. */
 export function mouse(el: Element, type: string, pt: Point, init: MouseEventInit & { buttons?: number } = {}): boolean {
   const win = windowOf(el);
-  const pointer = type.startsWith("pointer");
+  const pointer = type.startsWith("pointer") || type.endsWith("pointercapture");
   const Ctor: typeof MouseEvent = pointer && typeof win.PointerEvent === "function" ? win.PointerEvent : win.MouseEvent;
   const bubbles = !NON_BUBBLING.has(type);
   const ev = new Ctor(type, {

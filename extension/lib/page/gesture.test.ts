@@ -111,9 +111,14 @@ describe("drag_xy on a canvas whiteboard", () => {
     // The target point is on #outside (x ≥ 400 is outside the canvas in this layout).
     document.elementFromPoint = (x: number, y: number) => (x < 200 && y < 300 ? board : outside);
     board.addEventListener("pointerdown", () => noteCapture(board, true), { once: true });
+    for (const t of ["gotpointercapture", "lostpointercapture"]) document.addEventListener(t, (e) => seen.push(`${e.type}@${(e.target as Element).id}`), true);
     await dragAt(document, refs, { startX: 100, startY: 100, endX: 300, endY: 100 });
     expect(seen.some((s) => s.endsWith("@outside"))).toBe(false);
-    expect(seen.at(-1)).toBe("pointerup@board");
+    // The page is told of its capture before the first move, and of its end after the release.
+    expect(seen.filter((s) => s.includes("capture"))).toEqual(["gotpointercapture@board", "lostpointercapture@board"]);
+    // seen[0] is the hover move before the press.
+    expect(seen.slice(0, 3)).toEqual(["pointermove@board", "gotpointercapture@board", "pointermove@board"]);
+    expect(seen.slice(-2)).toEqual(["pointerup@board", "lostpointercapture@board"]);
     seen.length = 0;
     // Without capture the same drag ends on #outside.
     await dragAt(document, refs, { startX: 100, startY: 100, endX: 300, endY: 100 });

@@ -101,9 +101,26 @@ export class Gesture {
     return this.mouseOk ? mouse(el, "mousedown", pt, init) : false;
   }
 
+  // The element the page was last told holds the capture (gotpointercapture).
+  private told: Element | null = null;
+
+  /**
+   * The capture's events, as the browser fires them before the next pointer
+   * event: lostpointercapture on the element that held it, gotpointercapture
+   * on the one that holds it now (a synthetic press never gets them from
+   * the browser).
+   */
+  private tellCapture(cap: Element | null, pt: Point): void {
+    if (cap === this.told) return;
+    if (this.told?.isConnected) mouse(this.told, "lostpointercapture", pt, { buttons: this.button.buttons });
+    this.told = cap;
+    if (cap) mouse(cap, "gotpointercapture", pt, { buttons: this.button.buttons });
+  }
+
   /** The element the next event at pt goes to: the capturing one, else the one under the point. */
   private route(pt: Point): Landing {
     const cap = captureTarget();
+    this.tellCapture(cap, pt);
     if (cap) {
       // The capturing element gets the point in its own document's viewport.
       const hit = this.at(pt);
@@ -145,7 +162,9 @@ export class Gesture {
     const to = this.route(pt);
     mouse(to.el, "pointerup", to.pt, { button: this.button.button, buttons: 0, detail: 1 });
     if (this.mouseOk) mouse(to.el, "mouseup", to.pt, { button: this.button.button, buttons: 0, detail: 1 });
+    // The capture ends with the release.
     clearCapture();
+    this.tellCapture(null, to.pt);
     if (this.button.button === 0) {
       const common = commonAncestor(this.pressed, to.el);
       if (common) mouse(common, "click", to.pt, { detail: 1 });
