@@ -233,7 +233,8 @@ const CANVAS_MAX = 6;
 /**
  * A fingerprint of what a canvas shows: drawn onto a small canvas (any
  * context type, without creating one on the page's canvas) and hashed;
- * null when it cannot be read (a tainted canvas, no 2D context here).
+ * null when it cannot be read (a tainted canvas, no 2D context here, or
+ * nothing but transparent pixels).
  */
 function canvasPrint(c: HTMLCanvasElement): number | null {
   try {
@@ -246,8 +247,14 @@ function canvasPrint(c: HTMLCanvasElement): number | null {
     g.drawImage(c, 0, 0, CANVAS_SAMPLE_PX, CANVAS_SAMPLE_PX);
     const px = g.getImageData(0, 0, CANVAS_SAMPLE_PX, CANVAS_SAMPLE_PX).data;
     let h = 2166136261;
-    for (let i = 0; i < px.length; i++) h = Math.imul(h ^ px[i]!, 16777619);
-    return h >>> 0;
+    let any = 0;
+    for (let i = 0; i < px.length; i++) {
+      any |= px[i]!;
+      h = Math.imul(h ^ px[i]!, 16777619);
+    }
+    // All transparent: a WebGL canvas whose drawing buffer is cleared after
+    // each frame reads so whatever it shows; no verdict from it.
+    return any === 0 ? null : h >>> 0;
   } catch {
     return null;
   }
