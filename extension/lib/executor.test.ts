@@ -200,7 +200,7 @@ describe("Executor", () => {
     const off = (await x.execute("browser_press_key", { key: "Ctrl+B", tabId: 11 })) as { note?: string };
     expect(off.note).toBe(UNCHANGED_NOTE + UNCHANGED_DEBUGGER_HINT);
     expect(off.note).toContain("Use Chrome's debugger");
-    b.consent = { evaluate: true, debugger: true };
+    b.consent = { evaluate: true, debugger: true, secretsInShots: false };
     const on = (await x.execute("browser_drag_xy", { startX: 1, startY: 2, endX: 3, endY: 4, tabId: 11 })) as { note?: string };
     expect(on.note).toBe(UNCHANGED_NOTE);
     b.csReply.press_key = {};
