@@ -37,7 +37,7 @@ var appTasks = []struct {
 	{name: "aggrid-type-amount"},
 	{name: "aggrid-type-status"},
 	{name: "tabulator-edit-qty"},
-	{name: "prosemirror-bold-last-word", knownFailure: "Ctrl+Shift+ArrowLeft selects nothing (synthetic keys get no default action), so Ctrl+B bolds nothing"},
+	{name: "prosemirror-bold-last-word"},
 	{name: "prosemirror-item-after-second", knownFailure: "the snapshot has no refs for the list items inside an editor"},
 	{name: "lexical-list-keys"},
 	{name: "codemirror6-comment-first-line"},

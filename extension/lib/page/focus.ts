@@ -39,11 +39,26 @@ export function activeIn(el: Element): Element | null {
   return deepActiveElement(el.ownerDocument);
 }
 
+// When each document's focus last moved to an element (our actions', or the page's during them).
+const focusedAt = new WeakMap<Document, number>();
+
+/** The focus moved in doc just now. */
+export function noteFocus(doc: Document): void {
+  focusedAt.set(doc, performance.now());
+}
+
+/** Milliseconds since the focus last moved in doc (Infinity when it did not during an action). */
+export function sinceFocus(doc: Document): number {
+  const t = focusedAt.get(doc);
+  return t === undefined ? Infinity : performance.now() - t;
+}
+
 /** Focuses el like a click or Tab in a focused window would, events included. */
 export function focusElement(el: HTMLElement, opts: FocusOptions = { preventScroll: true }): void {
   focusFrameOf(el);
   const prev = activeIn(el);
   if (prev === el) return;
+  noteFocus(el.ownerDocument);
   const prevReal = prev && prev !== el.ownerDocument.body && prev !== el.ownerDocument.documentElement ? prev : null;
   let blurred = false;
   const focused = sawEvent(el, "focus", () => {
@@ -105,6 +120,7 @@ export class FocusWatch {
     const prev = this.last;
     this.last = now;
     const prevReal = isRealFocus(prev) && prev.isConnected ? prev : null;
+    if (isRealFocus(now)) noteFocus(now.ownerDocument);
     if (prevReal && !this.blurred.has(prevReal)) {
       focusEvent(prevReal, "blur", isRealFocus(now) ? now : null);
       focusEvent(prevReal, "focusout", isRealFocus(now) ? now : null);

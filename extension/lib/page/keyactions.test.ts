@@ -5,7 +5,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fieldSelectionAfter, wordBoundary } from "./caret";
 import { keyAction, type KeyAction, type KeyContext } from "./keyactions";
 import { parseKeyCombo } from "./keys";
-import { pressKeyOn } from "./keyboard";
+import { FOCUS_SETTLE_MS, pressKey, pressKeyOn } from "./keyboard";
+import { focusElement } from "./focus";
 
 const act = (combo: string, where: KeyContext, mac = false, target = {}): KeyAction => keyAction(parseKeyCombo(combo), where, mac, target);
 const caret = (dir: "backward" | "forward", unit: string, extend = false) => ({ kind: "caret", extend, dir, unit });
@@ -224,5 +225,35 @@ describe("browser_type on a grid cell", () => {
     await handleOp(ctx, "type", { ref: ctx.refs.refFor(cell), text: "Paid", submit: true });
     expect(committed).toBe("Paid");
     await expect(handleOp(ctx, "type", { ref: ctx.refs.refFor(document.getElementById("b")!), text: "x" })).rejects.toThrow(/does not take text/);
+  });
+});
+
+describe("pressKey after a focus move", () => {
+  it("holds a caret key until the focus settled (ProseMirror's guard), not a typed character", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "performance"] });
+    try {
+      document.body.innerHTML = `<div id="ed" contenteditable="true">one two</div>`;
+      const ed = document.getElementById("ed")!;
+      focusElement(ed);
+      const sel = document.getSelection()!;
+      sel.collapse(ed.firstChild, 7);
+      const modify = vi.fn();
+      (sel as Selection & { modify: unknown }).modify = modify;
+      const keys: string[] = [];
+      ed.addEventListener("keydown", (e) => keys.push(e.key));
+      const p = pressKey(document, "Ctrl+Home");
+      await vi.advanceTimersByTimeAsync(FOCUS_SETTLE_MS - 50);
+      expect(keys).toEqual([]);
+      await vi.advanceTimersByTimeAsync(60);
+      await p;
+      expect(keys).toEqual(["Control", "Home"]);
+      expect(modify).toHaveBeenCalledWith("move", "backward", "documentboundary");
+      // Long after the focus: at once.
+      keys.length = 0;
+      await pressKey(document, "ArrowLeft");
+      expect(keys).toEqual(["ArrowLeft"]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

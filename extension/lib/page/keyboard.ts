@@ -5,7 +5,7 @@
 import { deepActiveElement, editingHost, isContentEditable, isDisabledElement, isInput, isSelect, isTextArea, isTextField, safeMatches, supportsSelection, tagOf, windowOf } from "./dom";
 import { deleteInEditable, deleteInField, editContextHost, editContextInput, execCommand, insertIntoEditable, insertIntoField, selectAllIn, type DeleteUnit } from "./editing";
 import { centerOf, fire, inputEvent, mouse, pageTurn } from "./events";
-import { FocusWatch, moveFocus } from "./focus";
+import { FocusWatch, moveFocus, sinceFocus } from "./focus";
 import { fieldSelectionAfter, modifySelection, type FieldSelection } from "./caret";
 import { isMac, keyAction, type CaretUnit, type EditType, type KeyContext } from "./keyactions";
 import { parseKeyCombo, type KeyPress } from "./keys";
@@ -47,6 +47,12 @@ export async function pressKey(doc: Document, combo: string): Promise<void> {
   const kp = parseKeyCombo(combo);
   const target = deepActiveElement(doc) ?? doc.body ?? doc.documentElement;
   if (!target) throw new PageError("the page has no document body to send keys to");
+  // A caret key right after a focus move waits until FOCUS_SETTLE_MS have
+  // passed since it, as a person's next key would: editors ignore selection
+  // moves just after focus (ProseMirror undoes a move to the document's start
+  // within 200 ms of a focus event, taking it for the browser's reset).
+  const wait = FOCUS_SETTLE_MS - sinceFocus(doc);
+  if (wait > 0 && defaultActionKind(target, kp) === "caret") await new Promise<void>((r) => setTimeout(r, Math.ceil(wait)));
   const watch = new FocusWatch(doc);
   try {
     pressKeyOn(target, kp, () => watch.sync());
@@ -109,6 +115,14 @@ export function keyContext(target: Element): KeyContext {
   if (isTextField(target) && !(target as HTMLInputElement).readOnly && !isDisabledElement(target)) return isTextArea(target) ? "textarea" : "field";
   if (editContextHost(target) || isContentEditable(target)) return "editable";
   return "other";
+}
+
+/** How long after a focus move a caret key waits (pressKey). */
+export const FOCUS_SETTLE_MS = 250;
+
+/** The kind of default action kp has on target (keyactions.ts's table). */
+function defaultActionKind(target: Element, kp: KeyPress): string {
+  return keyAction(kp, keyContext(target), isMac(windowOf(target))).kind;
 }
 
 /** The browser's default action of kp on target (keyactions.ts's table), performed. */

@@ -8,7 +8,7 @@
 // sends the op on to that frame (background/frames.ts).
 
 import { mouse, pageTurn, type Point } from "./events";
-import { focusTarget } from "./focus";
+import { focusTarget, noteFocus } from "./focus";
 import { captureTarget, clearCapture, commonAncestor, Gesture, movePause, type Landing } from "./gesture";
 import { crossInto, dragBetween, html5DragSource, moveOnto, setHovered } from "./pointer";
 import { deepActiveElement, frameDocument, tagOf, windowOf } from "./dom";
@@ -77,7 +77,10 @@ export async function clickAt(doc: Document, refs: RefRegistry, args: { x: numbe
     const downOk = pointerOk ? mouse(el, "mousedown", pt, { button: b.button, buttons: b.buttons, detail }) : false;
     if (downOk && b.button === 0) {
       const target = focusTarget(el);
-      if (target && deepActiveElement(el.ownerDocument) !== target) target.focus({ preventScroll: true });
+      if (target && deepActiveElement(el.ownerDocument) !== target) {
+        noteFocus(target.ownerDocument);
+        target.focus({ preventScroll: true });
+      }
     }
     // The press and the release are separate tasks, as a person's are.
     await pageTurn();
@@ -130,7 +133,10 @@ export async function dragAt(doc: Document, refs: RefRegistry, args: { startX: n
   const g = new Gesture((pt) => landing(doc, pt), { el: start.el, pt: sp }, undefined, crossInto);
   if (g.press()) {
     const target = focusTarget(start.el);
-    if (target && deepActiveElement(start.el.ownerDocument) !== target) target.focus({ preventScroll: true });
+    if (target && deepActiveElement(start.el.ownerDocument) !== target) {
+      noteFocus(target.ownerDocument);
+      target.focus({ preventScroll: true });
+    }
   }
   await movePause(windowOf(start.el));
   // The path is in the top document's viewport; each move lands where it points.
