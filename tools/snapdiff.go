@@ -338,6 +338,21 @@ func diffSnapshot(prev, next, target string) (changes string, removed []string, 
 		}
 		changed[o] = true
 	}
+	// A reorder (the same elements under the same parents, in another
+	// order) shows in no element's own lines: an element whose nearest
+	// earlier sibling among the elements both snapshots hold is another
+	// one now has moved, and is shown where it is now (issue 41).
+	inBoth := func(r string) bool {
+		_, a := ps[r]
+		_, b := ns[r]
+		return a && b
+	}
+	pPrev, nPrev := earlierSiblings(pl, inBoth), earlierSiblings(nl, inBoth)
+	for r, np := range nPrev {
+		if pp, ok := pPrev[r]; ok && pp != np {
+			changed[r] = true
+		}
+	}
 	emit := make([]bool, len(nl))
 	for i := range nl {
 		if !changed[owner(nl, i)] {
@@ -367,6 +382,22 @@ func diffSnapshot(prev, next, target string) (changes string, removed []string, 
 		return "", nil, true
 	}
 	return b.String(), removed, false
+}
+
+// earlierSiblings maps each element line kept by keep to the ref of the
+// nearest earlier element line under the same parent that keep also
+// keeps ("" for the first).
+func earlierSiblings(lines []snapLine, keep func(string) bool) map[string]string {
+	last := make(map[int]string) // parent line index (-1 at the top) → last kept ref under it
+	out := make(map[string]string)
+	for _, l := range lines {
+		if l.ref == "" || !keep(l.ref) {
+			continue
+		}
+		out[l.ref] = last[l.parent]
+		last[l.parent] = l.ref
+	}
+	return out
 }
 
 // describeLine shortens an element line for the removed list:

@@ -55,6 +55,25 @@ func TestDiffSnapshot(t *testing.T) {
 			wantChanges: "- text: c\n"},
 		{name: "element moved to another parent", prev: "- list [ref=e1]:\n  - listitem [ref=e2]: a\n- list [ref=e3]", next: "- list [ref=e1]\n- list [ref=e3]:\n  - listitem [ref=e2]: a",
 			wantChanges: "- list [ref=e1]\n- list [ref=e3]:\n  - listitem [ref=e2]: a\n"},
+		{name: "reorder of the same elements is a change, shown in the new order",
+			prev:        "- list [ref=e1]:\n  - listitem [ref=e2]: a\n  - listitem [ref=e3]: b\n  - listitem [ref=e4]: c",
+			next:        "- list [ref=e1]:\n  - listitem [ref=e3]: b\n  - listitem [ref=e2]: a\n  - listitem [ref=e4]: c",
+			wantChanges: "- list [ref=e1]:\n  - listitem [ref=e3]: b\n  - listitem [ref=e2]: a\n  - listitem [ref=e4]: c\n"},
+		{name: "the last item moved first: it and its new neighbour",
+			prev:        "- list [ref=e1]:\n  - listitem [ref=e2]: a\n  - listitem [ref=e3]: b\n  - listitem [ref=e4]: c\n  - listitem [ref=e5]: d",
+			next:        "- list [ref=e1]:\n  - listitem [ref=e5]: d\n  - listitem [ref=e2]: a\n  - listitem [ref=e3]: b\n  - listitem [ref=e4]: c",
+			wantChanges: "- list [ref=e1]:\n  - listitem [ref=e5]: d\n  - listitem [ref=e2]: a\n"},
+		{name: "top-level elements swapped",
+			prev: "- button \"A\" [ref=e1]\n- button \"B\" [ref=e2]", next: "- button \"B\" [ref=e2]\n- button \"A\" [ref=e1]",
+			wantChanges: "- button \"B\" [ref=e2]\n- button \"A\" [ref=e1]\n"},
+		{name: "an item removed from the middle moves no other",
+			prev:        "- list [ref=e1]:\n  - listitem [ref=e2]: a\n  - listitem [ref=e3]: b\n  - listitem [ref=e4]: c",
+			next:        "- list [ref=e1]:\n  - listitem [ref=e2]: a\n  - listitem [ref=e4]: c",
+			wantChanges: "", wantRemoved: []string{"listitem [ref=e3]"}},
+		{name: "an item inserted in the middle moves no other",
+			prev:        "- list [ref=e1]:\n  - listitem [ref=e2]: a\n  - listitem [ref=e4]: c",
+			next:        "- list [ref=e1]:\n  - listitem [ref=e2]: a\n  - listitem [ref=e3]: b\n  - listitem [ref=e4]: c",
+			wantChanges: "- list [ref=e1]:\n  - listitem [ref=e3]: b\n"},
 		{name: "new subtree comes whole", prev: "- main [ref=e1]", next: "- main [ref=e1]:\n  - dialog \"Confirm\" [ref=e2]:\n    - text: Sure?\n    - button \"OK\" [ref=e3]",
 			wantChanges: "- main [ref=e1]:\n  - dialog \"Confirm\" [ref=e2]:\n    - text: Sure?\n    - button \"OK\" [ref=e3]\n"},
 	}
@@ -343,5 +362,48 @@ func TestSnapshotAfterAWholeAnswerSaysUnchanged(t *testing.T) {
 	}
 	if r := callRaw(t, d, "browser_snapshot", `{}`); unchanged(r) {
 		t.Fatalf("after a cut navigation answer the snapshot must not say unchanged:\n%s", text(r))
+	}
+}
+
+// A page that reorders itself (a sortable list dragged, a table sorted by
+// the app) is never answered "unchanged" (issue 41): not by the action
+// that did it, not by the snapshot after it.
+func TestPageDrivenReorderIsNeverUnchanged(t *testing.T) {
+	url := "http://x.test/board"
+	items := []string{"Alpha", "Bravo", "Charlie", "Delta"}
+	page := func(order ...int) string {
+		var b strings.Builder
+		b.WriteString("- list \"Board\" [ref=e1]:")
+		for _, i := range order {
+			fmt.Fprintf(&b, "\n  - listitem [ref=e%d]: %s", i+2, items[i])
+		}
+		// A big page, so a diff is what an action answers with.
+		for i := 100; i < 160; i++ {
+			fmt.Fprintf(&b, "\n- link \"Item %d\" [ref=e%d]", i, i)
+		}
+		return b.String()
+	}
+	snap := page(0, 1, 2, 3)
+	d := NewDispatcher(fakeBrowser{answer: snapBrowser{&url, &snap}.answer}, nil)
+	text := func(r protocol.CallToolResult) string { return r.Content[0].Text }
+	callRaw(t, d, "browser_navigate", `{"url":"http://x.test/board"}`)
+
+	// The drag moved Delta to the top: same elements, same parent, new order.
+	snap = page(3, 0, 1, 2)
+	got := text(callRaw(t, d, "browser_drag", `{"startElement":"Delta","startRef":"e5","endElement":"Alpha","endRef":"e2"}`))
+	if strings.Contains(got, "unchanged") || !strings.Contains(got, "Changes since your last snapshot") {
+		t.Fatalf("a reorder must be answered as a change:\n%s", got)
+	}
+	if i, j := strings.Index(got, "Delta"), strings.Index(got, "Alpha"); i < 0 || j < 0 || i > j {
+		t.Fatalf("the change must show the new order (Delta before Alpha):\n%s", got)
+	}
+	// The page reorders itself again (the app sorts the list): the snapshot says so.
+	snap = page(2, 1, 0, 3)
+	got = text(callRaw(t, d, "browser_snapshot", `{}`))
+	if strings.Contains(got, "Unchanged") || !strings.Contains(got, "]: Charlie") {
+		t.Fatalf("a snapshot after a reorder must not say unchanged:\n%s", got)
+	}
+	if i, j, k := strings.Index(got, "Charlie"), strings.Index(got, "Bravo"), strings.Index(got, "Alpha"); !(i < j && j < k) {
+		t.Fatalf("the snapshot must show the new order:\n%s", got)
 	}
 }
