@@ -26,7 +26,123 @@
 //                   whose document is in designMode: TinyMCE, CKEditor 4) is a
 //                   textbox named by the iframe's title, as Chromium shows it
 
+import { getRole } from "dom-accessibility-api";
 import { normalizeSpace, parentOrHost, tagOf } from "./dom";
+
+/**
+ * The ARIA role set (WAI-ARIA 1.2/1.3, Graphics-ARIA, DPUB-ARIA) without
+ * the abstract roles: the only roles a page's role attribute (or its
+ * ElementInternals) can give an element. Anything else is ignored, as
+ * Chromium ignores it, so no string of the page's reaches a snapshot line
+ * as a role (issue 40).
+ */
+export const ARIA_ROLES: ReadonlySet<string> = new Set([
+  "alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption", "cell",
+  "checkbox", "code", "columnheader", "combobox", "comment", "complementary", "contentinfo", "definition",
+  "deletion", "dialog", "directory", "document", "emphasis", "feed", "figure", "form", "generic", "grid",
+  "gridcell", "group", "heading", "img", "insertion", "link", "list", "listbox", "listitem", "log", "main",
+  "mark", "marquee", "math", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "meter",
+  "navigation", "none", "note", "option", "paragraph", "presentation", "progressbar", "radio", "radiogroup",
+  "region", "row", "rowgroup", "rowheader", "scrollbar", "search", "searchbox", "sectionfooter",
+  "sectionheader", "separator", "slider", "spinbutton", "status", "strong", "subscript", "suggestion",
+  "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term", "textbox", "time", "timer",
+  "toolbar", "tooltip", "tree", "treegrid", "treeitem",
+  "graphics-document", "graphics-object", "graphics-symbol",
+  "doc-abstract", "doc-acknowledgments", "doc-afterword", "doc-appendix", "doc-backlink", "doc-biblioentry",
+  "doc-bibliography", "doc-biblioref", "doc-chapter", "doc-colophon", "doc-conclusion", "doc-cover",
+  "doc-credit", "doc-credits", "doc-dedication", "doc-endnote", "doc-endnotes", "doc-epigraph",
+  "doc-epilogue", "doc-errata", "doc-example", "doc-footnote", "doc-foreword", "doc-glossary",
+  "doc-glossref", "doc-index", "doc-introduction", "doc-noteref", "doc-notice", "doc-pagebreak",
+  "doc-pagefooter", "doc-pageheader", "doc-pagelist", "doc-part", "doc-preface", "doc-prologue",
+  "doc-pullquote", "doc-qna", "doc-subtitle", "doc-tip", "doc-toc",
+]);
+
+/** ASCII whitespace, the separator of a role attribute's tokens (anything else is part of a token). */
+const ROLE_SEPARATOR = /[\t\n\f\r ]+/;
+
+/**
+ * The first token of a role string that is a known, non-abstract ARIA role
+ * (lower-cased, as Chromium matches them), or null: ARIA's fallback roles
+ * ("switch checkbox") pick the first one the user agent knows.
+ */
+export function validRole(raw: string | null | undefined): string | null {
+  if (raw === null || raw === undefined) return null;
+  for (const tok of raw.split(ROLE_SEPARATOR)) {
+    if (tok === "") continue;
+    const t = tok.toLowerCase();
+    if (ARIA_ROLES.has(t)) return t;
+  }
+  return null;
+}
+
+/**
+ * Where an element's explicit role comes from besides its role attribute:
+ * the role its ElementInternals set (captured by the MAIN-world hooks,
+ * lib/page/internals.ts), or null. Set by the snapshot for its walk.
+ */
+let internalsRoleOf: ((el: Element) => string | null) | null = null;
+
+/** Installs (or removes, with null) the source of ElementInternals roles that explicitRole consults. */
+export function useInternalsRoles(f: ((el: Element) => string | null) | null): void {
+  internalsRoleOf = f;
+}
+
+/**
+ * An element's explicit role: the first valid token of its role attribute,
+ * else the role its ElementInternals give it (an author's attribute wins
+ * over the component's default, as in ARIA), else null.
+ */
+export function explicitRole(el: Element): string | null {
+  const r = validRole(el.getAttribute("role"));
+  if (r !== null) return r;
+  return internalsRoleOf ? validRole(internalsRoleOf(el)) : null;
+}
+
+/**
+ * An element seen by dom-accessibility-api with its role attribute as
+ * explicitRole has it: the library takes the raw first token of the
+ * attribute, whatever it holds. Only methods and properties are
+ * forwarded, each on the element itself.
+ */
+function withRole(el: Element, role: string | null): Element {
+  return new Proxy(el, {
+    get(target, prop) {
+      if (prop === "getAttribute") {
+        return (name: string) => (String(name).toLowerCase() === "role" ? role : target.getAttribute(name));
+      }
+      if (prop === "hasAttribute") {
+        return (name: string) => (String(name).toLowerCase() === "role" ? role !== null : target.hasAttribute(name));
+      }
+      const v: unknown = Reflect.get(target, prop, target);
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
+/**
+ * The element's role as dom-accessibility-api computes it, but from the
+ * valid role only: a role attribute with no valid token gives the implicit
+ * role (issue 40), and an ElementInternals role counts where no attribute
+ * gives one. Null when the library throws.
+ */
+export function pageRole(el: Element): string | null {
+  try {
+    return getRole(roleView(el));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * el itself when its role attribute says what explicitRole says (the
+ * common case), else el as the library should see it (withRole): for
+ * dom-accessibility-api's role and name computations.
+ */
+export function roleView(el: Element): Element {
+  const raw = el.getAttribute("role");
+  const role = explicitRole(el);
+  return raw === role ? el : withRole(el, role);
+}
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -38,7 +154,7 @@ function tableOf(el: Element): Element | null {
 /** The role of the table an element is in: "grid", "treegrid", "table" or null. */
 function tableRole(table: Element | null): string | null {
   if (!table) return null;
-  const r = (table.getAttribute("role") ?? "").trim().split(/\s+/)[0] ?? "";
+  const r = explicitRole(table) ?? "";
   if (r === "grid" || r === "treegrid" || r === "table") return r;
   return tagOf(table) === "table" ? "table" : null;
 }
@@ -53,7 +169,7 @@ function tableRole(table: Element | null): string | null {
  */
 export function tableCellRole(el: Element, role: string | null): string | null {
   const t = tagOf(el);
-  if ((t !== "td" && t !== "th") || el.hasAttribute("role")) return role;
+  if ((t !== "td" && t !== "th") || explicitRole(el) !== null) return role;
   const tr = tableRole(tableOf(el));
   if (tr === null) return role;
   if (t === "td") return tr === "grid" || tr === "treegrid" ? "gridcell" : "cell";
@@ -72,8 +188,8 @@ export function tableCellRole(el: Element, role: string | null): string | null {
  * Chromium keeps in its tree (svgGroup), else null (a transparent wrapper
  * whose children are lifted).
  */
-export function svgRole(el: Element, explicitRole: string | null): string | null {
-  if (el.hasAttribute("role")) return explicitRole;
+export function svgRole(el: Element, role: string | null): string | null {
+  if (explicitRole(el) !== null) return role;
   if (tagOf(el) === "a" && (el.hasAttribute("href") || el.hasAttributeNS("http://www.w3.org/1999/xlink", "href"))) {
     return "link";
   }
@@ -91,7 +207,7 @@ export function svgRole(el: Element, explicitRole: string | null): string | null
  * stars">).
  */
 export function svgGroup(el: Element): boolean {
-  if (tagOf(el) !== "g" || el.namespaceURI !== SVG_NS || el.hasAttribute("role")) return false;
+  if (tagOf(el) !== "g" || el.namespaceURI !== SVG_NS || explicitRole(el) !== null) return false;
   if ((el.getAttribute("aria-hidden") ?? "").trim() === "true") return false;
   for (const a of Array.from(el.attributes)) {
     if (a.name.startsWith("aria-")) return true;
@@ -106,7 +222,7 @@ export function svgGroup(el: Element): boolean {
 
 /** Whether an <svg> has descendants that get lines of their own (so it is walked, not a leaf). */
 export function svgHasParts(svg: Element): boolean {
-  if ((svg.getAttribute("role") ?? "").trim() === "img") return false;
+  if (explicitRole(svg) === "img") return false;
   if (svg.querySelector("[role], a[href]") !== null) return true;
   return Array.from(svg.getElementsByTagName("g")).some(svgGroup);
 }
@@ -225,7 +341,7 @@ function quotedName(el: Element, name: string, style: (e: Element) => CSSStyleDe
 }
 
 function firstRole(e: Element): string {
-  return (e.getAttribute("role") ?? "").trim().split(/\s+/)[0] ?? "";
+  return explicitRole(e) ?? "";
 }
 
 const TREE_PARTS = new Set(["group", "tree"]);

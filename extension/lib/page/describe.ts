@@ -1,6 +1,7 @@
 // describeElement: an element in a few words, for error messages.
 
-import { computeAccessibleName, getRole } from "dom-accessibility-api";
+import { computeAccessibleName } from "dom-accessibility-api";
+import { pageRole } from "./aam";
 import { normalizeSpace, tagOf, truncate } from "./dom";
 import { SecretValues } from "./secret";
 import { quote, roleText } from "./snapshot-yaml";
@@ -9,7 +10,7 @@ import { quote, roleText } from "./snapshot-yaml";
 export function describeElement(el: Element): string {
   let role: string | null = null;
   try {
-    role = getRole(el);
+    role = pageRole(el);
   } catch {
     role = null;
   }

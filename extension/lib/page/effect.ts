@@ -16,6 +16,7 @@
 // Clicks on visible ordinary elements are not watched (a click may have an
 // effect the page does not show, e.g. a request), so they cost nothing extra.
 
+import { explicitRole } from "./aam";
 import { describeElement } from "./describe";
 import { frameDocument, normalizeSpace, parentOrHost, tagOf, windowOf } from "./dom";
 import { PageError, type RefRegistry } from "./refs";
@@ -133,7 +134,7 @@ export function hasActivationBehaviour(el: Element): boolean {
 const WATCHED_ROLES = new Set(["option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem"]);
 
 export function isWatchedRole(el: Element): boolean {
-  const role = (el.getAttribute("role") ?? "").trim().split(/\s+/)[0] ?? "";
+  const role = explicitRole(el) ?? "";
   return WATCHED_ROLES.has(role);
 }
 

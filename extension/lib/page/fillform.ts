@@ -9,6 +9,7 @@ import { typeText } from "./typing";
 import { isInput, isSelect, tagOf } from "./dom";
 import { errorText } from "../peer";
 import { PageError, type RefRegistry } from "./refs";
+import { explicitRole } from "./aam";
 import { describeElement } from "./describe";
 
 export interface FillField {
@@ -26,7 +27,7 @@ function toggleKind(el: Element): "checkbox" | "radio" | undefined {
     if (el.type === "radio") return "radio";
     return undefined;
   }
-  const role = el.getAttribute("role");
+  const role = explicitRole(el);
   if (role === "checkbox" || role === "switch" || role === "menuitemcheckbox") return "checkbox";
   if (role === "radio" || role === "menuitemradio") return "radio";
   if (tagOf(el) === "label") {

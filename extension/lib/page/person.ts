@@ -4,7 +4,8 @@
 // the person pointed at with "Show this to the AI". Pure DOM logic; the
 // content script listens and sends (entrypoints/content.ts).
 
-import { computeAccessibleName, getRole } from "dom-accessibility-api";
+import { computeAccessibleName } from "dom-accessibility-api";
+import { pageRole } from "./aam";
 import { editingHost, isSelect, normalizeSpace, parentOrHost, tagOf, truncate } from "./dom";
 import type { RefRegistry } from "./refs";
 import { isSecretField, SecretValues } from "./secret";
@@ -22,7 +23,7 @@ const TEXT_ROLES: ReadonlySet<string> = new Set(["textbox", "searchbox", "combob
 function roleOf(el: Element): string {
   let role = "";
   try {
-    role = getRole(el) ?? "";
+    role = pageRole(el) ?? "";
   } catch {
     role = "";
   }

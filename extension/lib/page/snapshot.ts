@@ -14,8 +14,8 @@
 // are lifted into the parent, and text on both sides of a block-level wrapper
 // stays on separate lines.
 
-import { computeAccessibleName, getRole } from "dom-accessibility-api";
-import { contextRole, editableFrameBody, fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
+import { computeAccessibleName } from "dom-accessibility-api";
+import { contextRole, editableFrameBody, explicitRole, pageRole, roleView, fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
 import {
   deepActiveElement,
   frameDocument,
@@ -363,18 +363,13 @@ function isLeaf(el: Element, t: string): boolean {
 
 function roleOf(el: Element, t: string, style: CSSStyleDeclaration, parentCursor: string, ctx: Ctx): string | null {
   if (t === "iframe" || t === "frame") return "iframe";
-  let role: string | null = null;
-  try {
-    role = getRole(el);
-  } catch {
-    role = null;
-  }
+  let role = pageRole(el);
   role = contextRole(el, tableCellRole(el, role));
   if (t !== "svg" && el.namespaceURI === SVG_NS) {
     role = svgRole(el, role);
     return role === "presentation" || role === "none" || role === "generic" ? null : role;
   }
-  if (role === null && !el.hasAttribute("role")) role = EXTRA_IMPLICIT[t] ?? null;
+  if (role === null && explicitRole(el) === null) role = EXTRA_IMPLICIT[t] ?? null;
   if (role === "presentation" || role === "none" || role === "generic") role = null;
 
   if (role === null) {
@@ -411,7 +406,7 @@ function roleOf(el: Element, t: string, style: CSSStyleDeclaration, parentCursor
     return null;
   }
   if (role === "region" && t === "section" && accessibleName(el, ctx) === "") return null;
-  if ((role === "banner" || role === "contentinfo") && !el.hasAttribute("role")) {
+  if ((role === "banner" || role === "contentinfo") && explicitRole(el) === null) {
     const scope = el.parentElement?.closest(LANDMARK_SCOPES);
     if (scope) return null;
   }
@@ -426,7 +421,7 @@ function accessibleName(el: Element, ctx: Ctx): string {
 function computedName(el: Element, ctx: Ctx): string {
   try {
     return normalizeSpace(
-      computeAccessibleName(el, {
+      computeAccessibleName(roleView(el), {
         computedStyleSupportsPseudoElements: ctx.pseudo,
         getComputedStyle: (e: Element, pseudo?: string | null) =>
           pseudo ? e.ownerDocument.defaultView!.getComputedStyle(e, pseudo) : ctx.style(e),

@@ -2,7 +2,8 @@
 // and accessible name as the page has them (never the AI's description),
 // and whether it is a secret field, whose typed text the log never keeps.
 
-import { computeAccessibleName, getRole } from "dom-accessibility-api";
+import { computeAccessibleName } from "dom-accessibility-api";
+import { pageRole } from "./aam";
 import { normalizeSpace, tagOf, truncate } from "./dom";
 import type { RefRegistry } from "./refs";
 import { isSecretField } from "./secret";
@@ -22,7 +23,7 @@ function one(refs: RefRegistry, ref: string): TargetInfo | null {
   }
   let role = "";
   try {
-    role = getRole(el) ?? "";
+    role = pageRole(el) ?? "";
   } catch {
     role = "";
   }
