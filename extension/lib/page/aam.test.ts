@@ -233,7 +233,7 @@ describe("roles only from the ARIA role set (issue 40)", () => {
     expect(s).not.toContain("\u00a0");
     expect(s).toMatch(/^- button "Delete account" \[ref=e\d+\]$/m);
     expect(s).toMatch(/^- link "Home" \[ref=e\d+\]:$/m);
-    expect(s).toMatch(/^  - listitem \[ref=e\d+\]: one$/m);
+    expect(s).toMatch(/^ {2}- listitem \[ref=e\d+\]: one$/m);
     // A valid token further on is the role (ARIA's fallback list), never the text around it.
     $("#d").setAttribute("role", hostile + "\ntab\n```");
     const s2 = snap();
@@ -250,5 +250,51 @@ describe("roles only from the ARIA role set (issue 40)", () => {
     // "foo\u00a0bar" is one token (NBSP is not ASCII whitespace) and unknown: the next one counts.
     expect(explicitRole($("#d"))).toBe("tab");
     expect(pageRole($("#d"))).toBe("tab");
+  });
+});
+
+describe("what Chromium sees that a walk of the light DOM does not (issue 41)", () => {
+  it("shows a canvas's fallback content with refs, and an empty canvas not at all", () => {
+    html(`<canvas id="c" width="300" height="100" aria-label="Sales grid"><table><tr><th>Region</th><th>Q1</th></tr>
+      <tr><td>North</td><td><button>Edit 1200</button></td></tr></table></canvas><canvas id="e"></canvas>`);
+    const s = snap();
+    expect(s).toMatch(/- columnheader "Region" \[ref=e\d+\]/);
+    expect(s).toMatch(/- cell "North" \[ref=e\d+\]/);
+    expect(s).toMatch(/- button "Edit 1200" \[ref=e\d+\]/);
+  });
+  it("gives an editor's paragraphs, list items, headings and cells refs", () => {
+    html(`<div id="ed" contenteditable="true" aria-label="Notes"><h2>Plan</h2><p>First paragraph</p>
+      <ul><li>Milk</li><li>Eggs</li></ul><table><tr><td>A1</td></tr></table></div>
+      <div contenteditable="true" aria-label="Plain">just text</div>`);
+    const s = snap();
+    expect(s).toMatch(/^- textbox "Notes" \[ref=e\d+\]:$/m);
+    expect(s).toMatch(/^ {2}- heading "Plan" \[level=2\] \[ref=e\d+\]$/m);
+    expect(s).toMatch(/^ {2}- paragraph \[ref=e\d+\]: First paragraph$/m);
+    expect(s).toMatch(/^ {4}- listitem \[ref=e\d+\]: Milk$/m);
+    expect(s).toMatch(/^ {4}- listitem \[ref=e\d+\]: Eggs$/m);
+    expect(s).toMatch(/- cell "A1" \[ref=e\d+\]/);
+    // An editor of plain text keeps its text as its value.
+    expect(s).toMatch(/^- textbox "Plain" \[ref=e\d+\]: just text$/m);
+  });
+  it("finds an option's listbox through the slot it is assigned to", () => {
+    html(`<x-select id="sel"><x-option id="o1" role="option">Small</x-option><x-option id="o2" role="option">Large</x-option></x-select>`);
+    const root = $("#sel").attachShadow({ mode: "open" });
+    root.innerHTML = `<div role="listbox" aria-label="Size"><slot></slot></div>`;
+    expect(contextRole($("#o1"), "option")).toBe("option");
+    const s = snap();
+    expect(s).toMatch(/^ {2}- option "Small" \[ref=e\d+\]$/m);
+    expect(s).toMatch(/^ {2}- option "Large" \[ref=e\d+\]$/m);
+  });
+  it("keeps an li role=option inside an option's shadow root an option", () => {
+    html(`<x-select id="sel"><x-opt id="a"></x-opt></x-select>`);
+    $("#sel").attachShadow({ mode: "open" }).innerHTML = `<ul role="listbox" aria-label="Fruit"><slot></slot></ul>`;
+    $("#a").attachShadow({ mode: "open" }).innerHTML = `<li role="option" id="li">Apple</li>`;
+    const li = $("#a").shadowRoot!.querySelector("#li")!;
+    expect(contextRole(li, "option")).toBe("option");
+    expect(snap()).toMatch(/- option "Apple" \[ref=e\d+\]/);
+  });
+  it("names a grid cell that holds only a link by it", () => {
+    html(`<table role="grid" aria-label="Files"><tr><td><a href="/r.pdf">Report.pdf</a></td><td>12 kB</td></tr></table>`);
+    expect(snap()).toMatch(/- gridcell "Report.pdf" \[ref=e\d+\]:\n\s+- link "Report.pdf"/);
   });
 });

@@ -362,6 +362,28 @@ export function treeitemName(el: Element, role: string, name: string, style: (e:
   return own !== "" ? own : name;
 }
 
+/**
+ * The parent in the flat tree, as Chromium builds its tree: the slot a
+ * slotted element is assigned to (so an <sl-option> slotted into a
+ * select's listbox is in the listbox), else the parent element or the
+ * shadow host.
+ */
+export function flatParent(el: Element, shadowRoot: (e: Element) => ShadowRoot | null = (e) => e.shadowRoot): Element | null {
+  const slot = (el as Element & { assignedSlot?: HTMLSlotElement | null }).assignedSlot;
+  if (slot) return slot;
+  // A closed shadow root hides assignedSlot (the content script sees closed
+  // roots through shadowRoot): look for the slot in the parent's root.
+  const parent = el.parentElement;
+  const root = parent && parent.tagName.includes("-") ? shadowRoot(parent) : null;
+  if (root) {
+    for (const s of Array.from(root.querySelectorAll("slot"))) {
+      const assigned = (s as HTMLSlotElement).assignedNodes?.() ?? [];
+      if (assigned.includes(el)) return s;
+    }
+  }
+  return parentOrHost(el);
+}
+
 /** The roles an explicit treeitem or option needs around it (ARIA's required context, as Chromium applies it). */
 const REQUIRED_CONTEXT: Record<string, Set<string>> = {
   treeitem: new Set(["tree", "group", "treeitem"]),
@@ -384,11 +406,11 @@ function transparentForContext(a: Element): boolean {
  * link a link; others none). The File Directory Treeview's items in a
  * nested <ul> without role=group are list items there.
  */
-export function contextRole(el: Element, role: string | null): string | null {
+export function contextRole(el: Element, role: string | null, shadowRoot?: (e: Element) => ShadowRoot | null): string | null {
   if (role === null) return role;
   const needs = REQUIRED_CONTEXT[role];
   if (needs === undefined || firstRole(el) !== role) return role;
-  for (let a = parentOrHost(el); a; a = parentOrHost(a)) {
+  for (let a = flatParent(el, shadowRoot); a; a = flatParent(a, shadowRoot)) {
     if (transparentForContext(a)) continue;
     if (needs.has(firstRole(a))) return role;
     break;
@@ -455,6 +477,48 @@ export function editableFrameBody(doc: Document): { body: HTMLElement; name: str
     frame = null;
   }
   if (!frame) return null;
-  const name = normalizeSpace(frame.getAttribute("aria-label") ?? "") || normalizeSpace(frame.getAttribute("title") ?? "") || normalizeSpace(doc.title ?? "");
+  // The body's own label first (Chromium names the editable body by it:
+  // TinyMCE's and CKEditor's "Rich Text Area"), then the frame's.
+  const name =
+    normalizeSpace(body.getAttribute("aria-label") ?? "") || labelledBy(body) ||
+    normalizeSpace(frame.getAttribute("aria-label") ?? "") || normalizeSpace(frame.getAttribute("title") ?? "") || normalizeSpace(doc.title ?? "");
   return { body, name };
+}
+
+/** The text of the elements an element's aria-labelledby names, in its document ("" for none). */
+function labelledBy(el: Element): string {
+  const ids = (el.getAttribute("aria-labelledby") ?? "").split(/\s+/).filter((x) => x !== "");
+  const parts: string[] = [];
+  for (const id of ids) {
+    const e = el.ownerDocument.getElementById(id);
+    if (e) parts.push(e.textContent ?? "");
+  }
+  return normalizeSpace(parts.join(" "));
+}
+
+/** Blocks an editor's text is made of, each a line with a ref inside it (issue 41). */
+const EDITOR_BLOCKS = "p, li, h1, h2, h3, h4, h5, h6, td, th, blockquote, pre";
+
+/**
+ * Whether a contenteditable editing host (not a text field) holds blocks —
+ * paragraphs, list items, headings, table cells — that should be lines of
+ * their own with refs, as Chromium's tree has them, rather than one value
+ * (an editor of one paragraph keeps its text as its value):
+ * a click on one puts the caret in it, browser_type on one types there.
+ */
+export function editorWithBlocks(el: Element): boolean {
+  const t = tagOf(el);
+  if (t === "input" || t === "textarea") return false;
+  if ((el as HTMLElement).isContentEditable !== true) return false;
+  // One paragraph is the editor's value, as a text field's is.
+  return el.querySelectorAll(EDITOR_BLOCKS).length > 1;
+}
+
+/**
+ * A <canvas> with element children keeps them as fallback content, which
+ * Chromium's tree exposes (a canvas data grid's cells, a chart's table):
+ * walked like any content. An empty canvas stays a leaf.
+ */
+export function canvasWithFallback(el: Element): boolean {
+  return tagOf(el) === "canvas" && el.firstElementChild !== null;
 }

@@ -12,6 +12,7 @@ import { chooseOptions } from "./select";
 import { nextFrame } from "./settle";
 import { clearCapture, Gesture, type Landing } from "./gesture";
 import { report } from "../diag";
+import { caretInto, editorBlockHost } from "./editor-caret";
 
 /** The longest one drag phase waits for a frame. */
 export const DRAG_FRAME_MAX_MS = 50;
@@ -86,6 +87,8 @@ export async function click(refs: RefRegistry, ref: string, settle?: () => Promi
   } finally {
     watch.stop();
   }
+  // A block of an editor: the caret goes into it, as a person's click puts it.
+  if (el.isConnected && editorBlockHost(el) !== null) caretInto(el);
   if (effects) {
     let changed: boolean;
     try {

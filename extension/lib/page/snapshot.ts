@@ -15,7 +15,7 @@
 // stays on separate lines.
 
 import { computeAccessibleName } from "dom-accessibility-api";
-import { contextRole, editableFrameBody, explicitRole, pageRole, roleView, fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
+import { canvasWithFallback, contextRole, editableFrameBody, editorWithBlocks, explicitRole, pageRole, roleView, fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
 import {
   deepActiveElement,
   frameDocument,
@@ -294,7 +294,7 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
 
   if (t === "iframe" || t === "frame") {
     frameChildren(el as HTMLIFrameElement, node, ctx);
-  } else if (TEXT_ROLES.has(role) && !isSelect(el)) {
+  } else if (TEXT_ROLES.has(role) && !isSelect(el) && !editorWithBlocks(el)) {
     node.value = fieldValue(el, role, ctx);
   } else if (!isLeaf(el, t)) {
     const kids: Child[] = [];
@@ -307,6 +307,11 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
     if (contentNamed && node.children.every((c) => typeof c === "string")) {
       // Text only: the name is the text, on one line as before.
       node.name = truncate(spacedName(el, role, accessibleName(el, ctx), ctx.style), ctx.maxText);
+    } else if (contentNamed && role === "gridcell" && node.children.length === 1) {
+      // A grid cell holding one element only (a link, a button) is named
+      // by it, as in Chromium: the ref a data grid's cell is acted on by
+      // says what it holds. A data table's cells keep the child line only.
+      node.name = truncate(accessibleName(el, ctx), ctx.maxText);
     }
     // The name already says what the text children say.
     if (
@@ -358,13 +363,13 @@ function liftLabel(label: HTMLLabelElement, out: Child[], ctx: Ctx, visible: boo
 
 /** LEAF, except an <svg> that holds elements with roles or links (focusable widgets on its shapes): those are listed (aam.ts). */
 function isLeaf(el: Element, t: string): boolean {
-  return LEAF.has(t) && !(t === "svg" && svgHasParts(el));
+  return LEAF.has(t) && !(t === "svg" && svgHasParts(el)) && !canvasWithFallback(el);
 }
 
 function roleOf(el: Element, t: string, style: CSSStyleDeclaration, parentCursor: string, ctx: Ctx): string | null {
   if (t === "iframe" || t === "frame") return "iframe";
   let role = pageRole(el);
-  role = contextRole(el, tableCellRole(el, role));
+  role = contextRole(el, tableCellRole(el, role), ctx.shadowRoot);
   if (t !== "svg" && el.namespaceURI === SVG_NS) {
     role = svgRole(el, role);
     return role === "presentation" || role === "none" || role === "generic" ? null : role;

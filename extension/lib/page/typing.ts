@@ -12,6 +12,7 @@ import { describeElement } from "./describe";
 import { report } from "../diag";
 import { isSecretField, maskSecret } from "./secret";
 import { invisibleReason } from "./effect";
+import { caretInto, editorBlockHost } from "./editor-caret";
 
 /** Waits (bounded) for the selectionchange the browser fires after a selection move, so editors see it. */
 function selectionSettled(doc: Document): Promise<void> {
@@ -104,6 +105,14 @@ async function typeInto(refs: RefRegistry, args: { ref: string; text: string; su
     // An empty hidden textarea is a code editor's input (CodeMirror 5, Ace, Monaco).
     if (isTextArea(el) && el.value === "" && invisibleReason(el) !== null) await selectAllInEditor(el);
     await fillField(el, text);
+  } else if (isContentEditable(el) && editorBlockHost(el) !== null) {
+    // A block inside an editor (a paragraph's ref): type at the caret in it.
+    const host = editorBlockHost(el)!;
+    focusElement(host, { preventScroll: false });
+    await selectionSettled(host.ownerDocument);
+    caretInto(el);
+    await selectionSettled(host.ownerDocument);
+    if (text !== "") insertIntoEditable(host, text);
   } else if (isContentEditable(el)) {
     const host = editingHost(el) ?? (el as HTMLElement);
     const doc = host.ownerDocument;
