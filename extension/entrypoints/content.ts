@@ -6,6 +6,7 @@
 
 import { defineContentScript } from "wxt/utils/define-content-script";
 import { noteCapture } from "../lib/page/gesture";
+import { channelReader, NO_INTERNALS } from "../lib/page/internals";
 import { ConsoleBuffer, channelOf, isSecret, parseDialog, parseEntry, parseReplay, type Channel, type PageDialog } from "../lib/page/console";
 import { isCsMessage, respond, SETTLING_OPS, type PageContext } from "../lib/page/handler";
 import { LinkInbox } from "../lib/page/framelink";
@@ -123,6 +124,8 @@ function start(): Instance {
     // After an action, answer once the page has stopped changing (bounded).
     settle: () => settleDom(doc, { sleep: pageSleep(doc), work: work.query, frame: frameFor(currentOp) }),
     watchNavigate: () => watchNavigate(doc),
+    // ElementInternals over the channel; before a claim, none could be read.
+    internals: () => (channel ? channelReader(channel) : NO_INTERNALS),
   };
 
   // Dialogs the hooks answered and the AI has not been told about yet: they

@@ -16,7 +16,7 @@ import type { ConsoleEntry } from "../protocol.gen";
 
 export type { ConsoleEntry };
 
-/** The four event types of the channel between the worlds for one secret. */
+/** The event types of the channel between the worlds for one secret. */
 export interface Channel {
   /** MAIN → isolated: one entry ({level, text, time, dialog?}). Also used by same-origin iframes' hooks. */
   entry: string;
@@ -32,12 +32,21 @@ export interface Channel {
    * (gesture.ts routes a synthetic drag's moves to it).
    */
   capture: string;
+  /** Isolated → an element: "your ElementInternals?" (internals.ts); heard only on elements that attached internals. */
+  internals: string;
+  /** MAIN → the element (or document) asked: the answer (internals.ts). */
+  internalsReply: string;
+  /** Isolated → a document: "were the hooks here before the page's scripts?" (internals.ts). */
+  internalsLate: string;
 }
 
 /** The channel's event types for secret. */
 export function channelOf(secret: string): Channel {
   const p = `__monkbrowse:${secret}:`;
-  return { entry: `${p}entry`, hello: `${p}hello`, native: `${p}native`, replay: `${p}replay`, capture: `${p}capture` };
+  return {
+    entry: `${p}entry`, hello: `${p}hello`, native: `${p}native`, replay: `${p}replay`, capture: `${p}capture`,
+    internals: `${p}internals`, internalsReply: `${p}internals-reply`, internalsLate: `${p}internals-late`,
+  };
 }
 
 /** A secret for a channel: 128 random bits, hex. */

@@ -22,6 +22,7 @@ import { watchPageEffects } from "./effect";
 import { typeText } from "./typing";
 import { upload } from "./upload";
 import { clickAt, dragAt } from "./xy";
+import type { InternalsReader } from "./internals";
 
 export interface PageContext {
   doc: Document;
@@ -40,6 +41,11 @@ export interface PageContext {
    * Undefined where the page cannot tell (no Navigation API, data: URLs).
    */
   watchNavigate?: () => (() => boolean) | undefined;
+  /**
+   * A reader of ElementInternals for one snapshot, over the channel to the
+   * MAIN-world hooks (internals.ts channelReader); undefined in tests.
+   */
+  internals?: () => InternalsReader;
 }
 
 /**
@@ -87,7 +93,7 @@ const handlers: Handlers = {
     // this document is read; those in shadow roots once the walk met them.
     const early = postTokens(crossOriginFrames(ctx.doc), token);
     const marks: number[] = [];
-    const snapshot = buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport, limit, crossOrigin, marks, allMarks: refMarks === true });
+    const snapshot = buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport, limit, crossOrigin, marks, allMarks: refMarks === true, internals: ctx.internals?.() });
     const late = postTokens(crossOrigin.filter((el) => !early.has(el)), token);
     // By ref after the walk, so the iframe lines have their refs in page order.
     const links = byRef(new Map([...early, ...late]), ctx.refs);

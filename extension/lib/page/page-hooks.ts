@@ -4,6 +4,7 @@
 // console.ts's entries.
 
 import {
+  channelOf,
   ConsoleBuffer,
   formatArgs,
   formatDialog,
@@ -16,6 +17,7 @@ import {
   type PageDialog,
 } from "./console";
 import { trackPageWork } from "./pagework";
+import { trackInternals } from "./internals";
 
 /**
  * The hooks of one window. The object stays in the hooks' closure; the page
@@ -176,6 +178,7 @@ export function installPageHooks(
   };
   const nativeOf = (name: string) => swapped.get(name)?.orig as ((...a: unknown[]) => unknown) | undefined;
   let tracking = false;
+  let internalsClaim: (ch: ReturnType<typeof channelOf>) => void = () => undefined;
 
   const install = () => {
     swapped.clear();
@@ -268,6 +271,8 @@ export function installPageHooks(
     // The page's timers and requests started by an action (pagework.ts).
     trackPageWork(win, put, () => active, !tracking);
     tracking = true;
+    // The roles and states components set through ElementInternals (internals.ts).
+    internalsClaim = trackInternals(win, put);
   };
 
   win.addEventListener(
@@ -353,6 +358,7 @@ export function installPageHooks(
       if (!isSecret(key)) return false;
       secret = key;
       hooks.wake();
+      internalsClaim(channelOf(key));
       onClaim(key);
       return true;
     }

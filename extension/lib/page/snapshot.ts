@@ -15,7 +15,7 @@
 // stays on separate lines.
 
 import { computeAccessibleName } from "dom-accessibility-api";
-import { canvasWithFallback, contextRole, editableFrameBody, editorWithBlocks, explicitRole, pageRole, roleView, fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
+import { canvasWithFallback, contextRole, editableFrameBody, editorWithBlocks, explicitRole, pageRole, roleView, useInternalsRoles, fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
 import {
   deepActiveElement,
   frameDocument,
@@ -34,6 +34,7 @@ import type { RefRegistry } from "./refs";
 import { CROSS_ORIGIN, emitChildren, type SNode } from "./snapshot-yaml";
 import { isSecretField, maskSecret, SecretValues } from "./secret";
 import { OWN_UI } from "./own-ui";
+import type { InternalsInfo, InternalsReader } from "./internals";
 
 export interface SnapshotOptions {
   /**
@@ -79,6 +80,13 @@ export interface SnapshotOptions {
   marks?: number[];
   /** Whether marks gets every printed ref (a frame's snapshot); else only the [cross-origin] iframe lines'. */
   allMarks?: boolean;
+  /**
+   * The roles and states components set through ElementInternals, read
+   * from the MAIN-world hooks (internals.ts). When given and the hooks
+   * came too late for a document that has components, the snapshot ends
+   * with a line saying such roles may be missing.
+   */
+  internals?: InternalsReader;
 }
 
 /** See SnapshotOptions.limit. */
@@ -152,6 +160,14 @@ interface Ctx {
   /** The page's typed secrets, masked in names that embed them (secret.ts); undefined when none. */
   secrets: SecretValues | undefined;
   crossOrigin: Element[] | undefined;
+  internals: InternalsReader | undefined;
+  /** Documents holding a defined custom element, met on the walk (for the ElementInternals note). */
+  components: Set<Document>;
+}
+
+/** el's ElementInternals as the hooks reported them, or null. */
+function internalsOf(el: Element, ctx: Ctx): InternalsInfo | null {
+  return ctx.internals && el.localName.includes("-") ? ctx.internals.read(el) : null;
 }
 
 /** Counts n characters against the traversal limit; true once it is reached. */
@@ -188,9 +204,18 @@ export function buildSnapshot(doc: Document, refs: RefRegistry, opts: SnapshotOp
     limit: opts.limit,
     read: 0,
     crossOrigin: opts.crossOrigin,
+    internals: opts.internals,
+    components: new Set(),
   };
   if (ctx.limit) ctx.limit.stopped = false;
-  const top = documentChildren(doc, ctx);
+  const reader = opts.internals;
+  useInternalsRoles(reader ? (el) => (el.localName.includes("-") ? reader.read(el)?.role ?? null : null) : null);
+  let top: Array<SNode | string>;
+  try {
+    top = documentChildren(doc, ctx);
+  } finally {
+    useInternalsRoles(null);
+  }
   const out = { lines: [] as string[], marks: opts.marks ?? [], allMarks: opts.allMarks === true };
   const lines = out.lines;
   const budget = { left: opts.maxChars || 1_500_000, cut: false };
@@ -199,6 +224,9 @@ export function buildSnapshot(doc: Document, refs: RefRegistry, opts: SnapshotOp
     lines.push(`- text: "… the page goes on: monkbrowse read it only this far (far more than one part serves)"`);
   } else if (budget.cut) {
     lines.push(`- text: "… the snapshot was cut here (page too large); use browser_get_text, or scroll and snapshot again"`);
+  }
+  if (reader && [...ctx.components].some((d) => reader.late(d))) {
+    lines.push(`- text: "… roles and states this page's components set through ElementInternals are not shown (the page loaded before it was shared: reload it to see them)"`);
   }
   return lines.join("\n");
 }
@@ -257,6 +285,9 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
   if (SKIP.has(t) || OWN_UI.has(el)) return;
   if (isInput(el) && el.type === "hidden") return;
   const style = ctx.style(el);
+  const info = internalsOf(el, ctx);
+  if (ctx.internals && t.includes("-") && !ctx.components.has(el.ownerDocument) && definedElement(el)) ctx.components.add(el.ownerDocument);
+  if (info?.hidden === "true" && !el.hasAttribute("aria-hidden")) return;
   const hiddenAttr = el.hasAttribute("hidden") && el.getAttribute("hidden") !== "until-found";
   if (
     style.display === "none" || hiddenAttr ||
@@ -330,6 +361,13 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
     if (href !== null) node.props.push(["/url", truncate(href, ctx.maxUrl)]);
   }
   out.push(node);
+}
+
+/** Whether a custom element has been defined (upgraded): only those can have attached internals. */
+function definedElement(el: Element): boolean {
+  if (el.matches(":defined")) return true;
+  // Where this world has a registry (not a content script's; a test DOM without :defined): it knows too.
+  return el.ownerDocument.defaultView?.customElements?.get(el.localName) !== undefined;
 }
 
 /** Whether a name says what the text says, but for the quote marks a <q> adds to the name (aam.ts). */
@@ -443,9 +481,15 @@ function hasExplicitName(el: Element): boolean {
 }
 
 function makeNode(el: Element, role: string, ctx: Ctx, extra: string[], skipName = false): SNode {
-  const name = skipName
+  const info = internalsOf(el, ctx);
+  let name = skipName
     ? ""
     : truncate(fallbackName(el, treeitemName(el, role, spacedName(el, role, accessibleName(el, ctx), ctx.style), ctx.style)), ctx.maxText);
+  if (info?.label && !hasExplicitName(el)) {
+    // An aria-label of the component's internals (an attribute's would have won).
+    const label = normalizeSpace(info.label);
+    if (label !== "") name = truncate(label, ctx.maxText);
+  }
   const ref = ctx.refs.refFor(el);
   if (ctx.viewport && nearViewport(el)) ctx.viewport.push(ref);
   // "- role "name" [ref=eN]": at least the role, the name and 8 more.
@@ -453,7 +497,7 @@ function makeNode(el: Element, role: string, ctx: Ctx, extra: string[], skipName
   return {
     role,
     name,
-    attrs: [...states(el, role), ...(el === ctx.active && tagOf(el) !== "body" ? ["active"] : []), ...extra],
+    attrs: [...states(el, role, info), ...(el === ctx.active && tagOf(el) !== "body" ? ["active"] : []), ...extra],
     ref,
     props: [],
     children: [],
@@ -471,23 +515,25 @@ function nearViewport(el: Element): boolean {
 }
 
 /** State attributes in a fixed order: checked, disabled, expanded, level, pressed, selected, required (then active, markers, ref). */
-function states(el: Element, role: string): string[] {
+function states(el: Element, role: string, info: InternalsInfo | null = null): string[] {
   const out: string[] = [];
   const t = tagOf(el);
+  // An ARIA attribute, else the same property of the component's internals.
+  const aria = (attr: string, key: keyof InternalsInfo): string | null => el.getAttribute(attr) ?? info?.[key] ?? null;
   // checked
   if (CHECKABLE.has(role)) {
     if (isInput(el) && (el.type === "checkbox" || el.type === "radio")) {
       if (el.indeterminate) out.push("checked=mixed");
       else if (el.checked) out.push("checked");
     } else {
-      const ac = el.getAttribute("aria-checked");
+      const ac = aria("aria-checked", "checked");
       if (ac === "true") out.push("checked");
       else if (ac === "mixed") out.push("checked=mixed");
     }
   }
-  if (isDisabledElement(el)) out.push("disabled");
+  if (isDisabledElement(el) || (!el.hasAttribute("aria-disabled") && info?.disabled === "true")) out.push("disabled");
   // expanded
-  const ae = el.getAttribute("aria-expanded");
+  const ae = aria("aria-expanded", "expanded");
   if (ae === "true") out.push("expanded");
   else if (ae === "false") out.push("expanded=false");
   else if (t === "summary" && el.parentElement && tagOf(el.parentElement) === "details") {
@@ -495,7 +541,7 @@ function states(el: Element, role: string): string[] {
   }
   // level
   if (role === "heading") {
-    const al = Number(el.getAttribute("aria-level"));
+    const al = Number(aria("aria-level", "level"));
     const m = /^h([1-6])$/.exec(t);
     const level = Number.isInteger(al) && al > 0 ? al : m ? Number(m[1]) : 2;
     out.push(`level=${level}`);
@@ -504,19 +550,19 @@ function states(el: Element, role: string): string[] {
     if (Number.isInteger(al) && al > 0) out.push(`level=${al}`);
   }
   // pressed
-  const ap = el.getAttribute("aria-pressed");
+  const ap = aria("aria-pressed", "pressed");
   if (ap === "true") out.push("pressed");
   else if (ap === "mixed") out.push("pressed=mixed");
   // selected
   if (isOption(el)) {
     if (el.selected) out.push("selected");
-  } else if (el.getAttribute("aria-selected") === "true") {
+  } else if (aria("aria-selected", "selected") === "true") {
     out.push("selected");
   }
   // required
   if (
     ((isInput(el) || isSelect(el) || isTextArea(el)) && el.required) ||
-    el.getAttribute("aria-required") === "true"
+    aria("aria-required", "required") === "true"
   ) {
     out.push("required");
   }
@@ -531,7 +577,8 @@ function fieldValue(el: Element, role: string, ctx: Ctx): string | undefined {
   } else if (isTextArea(el)) {
     v = el.value;
   } else if (role === "slider" || role === "spinbutton") {
-    v = el.getAttribute("aria-valuetext") ?? el.getAttribute("aria-valuenow") ?? "";
+    const info = internalsOf(el, ctx);
+    v = el.getAttribute("aria-valuetext") ?? el.getAttribute("aria-valuenow") ?? info?.valueText ?? info?.valueNow ?? "";
   } else {
     // contenteditable or an ARIA textbox: its text is its value
     v = normalizeSpace((el as HTMLElement).innerText ?? el.textContent ?? "");
