@@ -104,8 +104,15 @@ export function explicitRole(el: Element): string | null {
  * attribute, whatever it holds. Only methods and properties are
  * forwarded, each on the element itself.
  */
+const viewTargets = new WeakMap<object, Element>();
+
+/** The element behind a roleView (itself for an element): for the DOM calls that take an element argument. */
+export function unwrapView(e: Element): Element {
+  return viewTargets.get(e) ?? e;
+}
+
 function withRole(el: Element, role: string | null): Element {
-  return new Proxy(el, {
+  const view = new Proxy(el, {
     get(target, prop) {
       if (prop === "getAttribute") {
         return (name: string) => (String(name).toLowerCase() === "role" ? role : target.getAttribute(name));
@@ -117,6 +124,8 @@ function withRole(el: Element, role: string | null): Element {
       return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
+  viewTargets.set(view, el);
+  return view;
 }
 
 /**

@@ -78,11 +78,26 @@ interface Tracker {
   /** The same elements, to listen on when a new channel is claimed. */
   elements: Array<WeakRef<Element>>;
   channel: Channel | null;
-  /** The hooks arrived after the document started running its scripts. */
+  /** Components of the document were upgraded before the hooks arrived. */
   late: boolean;
 }
 
 const trackers = new WeakMap<object, Tracker>();
+
+/**
+ * Whether doc already holds a custom element that was upgraded (its
+ * constructor ran, so it may have attached internals the hooks never saw):
+ * the hooks came too late for it (a tab shared after it loaded, or a page
+ * whose inline scripts beat the injection).
+ */
+function anyUpgraded(doc: Document): boolean {
+  const all = doc.getElementsByTagName("*");
+  for (let i = 0; i < all.length; i++) {
+    const el = all[i]!;
+    if (el.localName.includes("-") && el.matches(":defined")) return true;
+  }
+  return false;
+}
 
 /**
  * Wraps win's HTMLElement.prototype.attachInternals (through put, so a sleep
@@ -93,7 +108,7 @@ const trackers = new WeakMap<object, Tracker>();
 export function trackInternals(win: Window & typeof globalThis, put: Put): (ch: Channel) => void {
   let t = trackers.get(win);
   if (!t) {
-    t = { internals: new WeakMap(), elements: [], channel: null, late: win.document.readyState !== "loading" };
+    t = { internals: new WeakMap(), elements: [], channel: null, late: anyUpgraded(win.document) };
     trackers.set(win, t);
   }
   const tr = t;

@@ -15,7 +15,7 @@
 // stays on separate lines.
 
 import { computeAccessibleName } from "dom-accessibility-api";
-import { canvasWithFallback, contextRole, editableFrameBody, editorWithBlocks, explicitRole, pageRole, roleView, useInternalsRoles, fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
+import { canvasWithFallback, contextRole, editableFrameBody, editorWithBlocks, explicitRole, pageRole, roleView, unwrapView, useInternalsRoles, fallbackName, spacedName, SVG_NS, svgHasParts, svgRole, tableCellRole, treeitemName } from "./aam";
 import {
   deepActiveElement,
   frameDocument,
@@ -466,8 +466,9 @@ function computedName(el: Element, ctx: Ctx): string {
     return normalizeSpace(
       computeAccessibleName(roleView(el), {
         computedStyleSupportsPseudoElements: ctx.pseudo,
+        // e may be the roleView of el: the browser's getComputedStyle takes the element itself.
         getComputedStyle: (e: Element, pseudo?: string | null) =>
-          pseudo ? e.ownerDocument.defaultView!.getComputedStyle(e, pseudo) : ctx.style(e),
+          pseudo ? e.ownerDocument.defaultView!.getComputedStyle(unwrapView(e), pseudo) : ctx.style(unwrapView(e)),
       }),
     );
   } catch {
