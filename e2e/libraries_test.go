@@ -279,12 +279,16 @@ func TestLibRadixMenu(t *testing.T) {
 func TestLibSortableJS(t *testing.T) {
 	each(t, "sortable", true, func(ctx context.Context, t *testing.T, l *libTab) {
 		snap := l.snap(ctx, t)
-		l.do(ctx, t, "browser_drag", map[string]any{
+		out := l.do(ctx, t, "browser_drag", map[string]any{
 			"startElement": "Alpha", "startRef": ref(t, snap, "listitem", "Alpha"),
 			"endElement": "Charlie", "endRef": ref(t, snap, "listitem", "Charlie"),
 		})
 		l.wantState(ctx, t, "order", `["Bravo","Charlie","Alpha","Delta"]`)
 		l.wantState(ctx, t, "ends", "1")
+		// The drag's answer shows the list's new order, never "unchanged" (issue 41).
+		if c, a := strings.Index(out, "Charlie"), strings.Index(out, "Alpha"); strings.Contains(out, "unchanged") || c < 0 || a < c {
+			t.Errorf("the drag's answer does not show Alpha moved after Charlie:\n%s", out)
+		}
 	})
 }
 

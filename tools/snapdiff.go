@@ -341,16 +341,26 @@ func diffSnapshot(prev, next, target string) (changes string, removed []string, 
 	// A reorder (the same elements under the same parents, in another
 	// order) shows in no element's own lines: an element whose nearest
 	// earlier sibling among the elements both snapshots hold is another
-	// one now has moved, and is shown where it is now (issue 41).
+	// one now has moved. Every element under a parent whose children
+	// moved is shown, in the new order, so the order can be read (issue 41).
 	inBoth := func(r string) bool {
 		_, a := ps[r]
 		_, b := ns[r]
 		return a && b
 	}
 	pPrev, nPrev := earlierSiblings(pl, inBoth), earlierSiblings(nl, inBoth)
-	for r, np := range nPrev {
-		if pp, ok := pPrev[r]; ok && pp != np {
-			changed[r] = true
+	reordered := make(map[int]bool) // parent line indexes in next (-1 at the top)
+	for i, l := range nl {
+		if l.ref == "" {
+			continue
+		}
+		if pp, ok := pPrev[l.ref]; ok && pp != nPrev[l.ref] {
+			reordered[nl[i].parent] = true
+		}
+	}
+	for _, l := range nl {
+		if l.ref != "" && reordered[l.parent] {
+			changed[l.ref] = true
 		}
 	}
 	emit := make([]bool, len(nl))
