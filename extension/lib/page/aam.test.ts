@@ -218,6 +218,7 @@ describe("roles only from the ARIA role set (issue 40)", () => {
     expect(validRole("switch checkbox")).toBe("switch");
     expect(validRole("fancy-thing  button")).toBe("button");
     expect(validRole("BUTTON")).toBe("button");
+    expect(validRole("image")).toBe("img");
     expect(validRole("widget command")).toBe(null); // abstract roles
     expect(validRole("")).toBe(null);
     expect(validRole(null)).toBe(null);
@@ -296,5 +297,7 @@ describe("what Chromium sees that a walk of the light DOM does not (issue 41)", 
   it("names a grid cell that holds only a link by it", () => {
     html(`<table role="grid" aria-label="Files"><tr><td><a href="/r.pdf">Report.pdf</a></td><td>12 kB</td></tr></table>`);
     expect(snap()).toMatch(/- gridcell "Report.pdf" \[ref=e\d+\]:\n\s+- link "Report.pdf"/);
+    html(`<table role="grid" aria-label="To"><tr><td>ana@mail.example</td><td><button aria-label="Remove">×</button></td></tr></table>`);
+    expect(snap()).toMatch(/- gridcell "Remove" \[ref=e\d+\]:\n\s+- button "Remove"/);
   });
 });

@@ -67,10 +67,12 @@ const ROLE_SEPARATOR = /[\t\n\f\r ]+/;
  */
 export function validRole(raw: string | null | undefined): string | null {
   if (raw === null || raw === undefined) return null;
+  if (ARIA_ROLES.has(raw)) return raw; // the common case: one known role
   for (const tok of raw.split(ROLE_SEPARATOR)) {
     if (tok === "") continue;
     const t = tok.toLowerCase();
     if (ARIA_ROLES.has(t)) return t;
+    if (t === "image") return "img"; // ARIA 1.3's synonym, which Chromium knows
   }
   return null;
 }

@@ -342,7 +342,9 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
       // A grid cell holding one element only (a link, a button) is named
       // by it, as in Chromium: the ref a data grid's cell is acted on by
       // says what it holds. A data table's cells keep the child line only.
-      node.name = truncate(accessibleName(el, ctx), ctx.maxText);
+      // The child's own name (an icon button's aria-label), as Chromium's
+      // name from content takes it.
+      node.name = (node.children[0] as SNode).name;
     }
     // The name already says what the text children say.
     if (
