@@ -132,3 +132,26 @@ func TestPageReorderIsAChange(t *testing.T) {
 		t.Errorf("the snapshot after the page reordered its list does not show the new order:\n%s", after)
 	}
 }
+
+// TestHostileRoleNeverInSnapshot (issue 40): a page's role attribute is a
+// role only through a token of the ARIA role set; line feeds, no-break
+// spaces and backtick runs in it never reach the snapshot, in real Chromium.
+func TestHostileRoleNeverInSnapshot(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/hostile-role.html")
+	waitJS(ctx, t, tab, "window.rolesSet === true")
+	snap := s.snapshot(ctx, t, slot)
+	body := snap[strings.Index(snap, "```yaml")+len("```yaml"):]
+	body = body[:strings.LastIndex(body, "```")]
+	for _, bad := range []string{"Play video", "approved", "```", "\u00a0"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the page's role string reached the snapshot (%q):\n%s", bad, snap)
+		}
+	}
+	for _, want := range []string{`- button "Delete account" [ref=`, `- generic [ref=`, `- link "Home" [ref=`, `- tab "Settings" [ref=`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("missing %q (the implicit role, or the valid token):\n%s", want, snap)
+		}
+	}
+}
