@@ -301,3 +301,12 @@ describe("what Chromium sees that a walk of the light DOM does not (issue 41)", 
     expect(snap()).toMatch(/- gridcell "Remove" \[ref=e\d+\]:\n\s+- button "Remove"/);
   });
 });
+
+describe("no false unchanged: state the lines carry (issue 41)", () => {
+  it("shows an ARIA progress bar's value, so its change is a change", () => {
+    html(`<div role="progressbar" aria-label="Upload" aria-valuenow="40"></div>`);
+    expect(snap()).toBe('- progressbar "Upload" [ref=e1]: "40"');
+    $("[role=progressbar]").setAttribute("aria-valuenow", "80");
+    expect(snap()).toBe('- progressbar "Upload" [ref=e1]: "80"');
+  });
+});

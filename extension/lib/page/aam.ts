@@ -24,7 +24,17 @@
 //                   an SVG element's <title> child (SVG-AAM)
 //   editableFrameBody  a same-origin iframe whose body is contenteditable (or
 //                   whose document is in designMode: TinyMCE, CKEditor 4) is a
-//                   textbox named by the iframe's title, as Chromium shows it
+//                   textbox named by the body's aria-label (as Chromium names
+//                   it), else the iframe's label or title
+//   explicitRole    a role attribute counts only through its first token in
+//                   the ARIA role set (issue 40), else an ElementInternals
+//                   role (internals.ts); pageRole/roleView hand the library
+//                   that role, never the page's raw string
+//   flatParent      an option's required context is looked for in the flat
+//                   tree: through the slot it is assigned to
+//   editorWithBlocks  an editor of several blocks shows its paragraphs, list
+//                   items, headings and cells as lines with refs
+//   canvasWithFallback  a canvas's fallback content is walked
 
 import { getRole } from "dom-accessibility-api";
 import { normalizeSpace, parentOrHost, tagOf } from "./dom";

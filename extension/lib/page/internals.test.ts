@@ -36,10 +36,8 @@ beforeAll(() => {
   (HTMLElement.prototype as unknown as Record<string, unknown>).attachInternals = function attachInternals() {
     return new StandInInternals();
   };
-  // The hooks arrive while the document is still loading, before its scripts.
-  Object.defineProperty(document, "readyState", { value: "loading", configurable: true });
+  // The hooks arrive before the page's components are defined.
   setup(window as unknown as Window & typeof globalThis);
-  delete (document as unknown as Record<string, unknown>).readyState;
   secret = newSecret();
   expect((w[CONTROL_KEY] as HooksControl)(secret, "claim")).toBe(true);
 

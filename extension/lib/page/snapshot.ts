@@ -8,7 +8,8 @@
 //     - /url: /reset
 //   - button "Continue" [disabled] [ref=e7]
 //
-// Roles and names come from dom-accessibility-api. Every emitted role line
+// Roles and names come from dom-accessibility-api, corrected where Chromium
+// differs (aam.ts); a role is only ever one of the ARIA role set. Every emitted role line
 // carries a ref; text lines ("- text: …", or inline after "role …:") do not.
 // Elements without a role (div, span, label…) are collapsed: their children
 // are lifted into the parent, and text on both sides of a block-level wrapper
@@ -357,6 +358,12 @@ function visitElement(el: Element, out: Child[], ctx: Ctx, parentCursor: string)
   } else if (role === "progressbar" || role === "meter") {
     const v = (el as HTMLProgressElement).getAttribute("value");
     if (v !== null) node.value = v;
+  }
+  if ((role === "progressbar" || role === "meter") && node.value === undefined && node.children.length === 0) {
+    // An ARIA progress bar's value (an upload's percent): a change of it is a change.
+    const info = internalsOf(el, ctx);
+    const v = el.getAttribute("aria-valuetext") ?? el.getAttribute("aria-valuenow") ?? info?.valueText ?? info?.valueNow ?? null;
+    if (v !== null && v.trim() !== "") node.value = truncate(normalizeSpace(v), ctx.maxText);
   }
   if (t === "a" || t === "area") {
     const href = el.getAttribute("href");
