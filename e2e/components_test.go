@@ -155,3 +155,36 @@ func TestHostileRoleNeverInSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestIframeEditorBlocksByRef: a rich-text editor in a same-origin iframe
+// (TinyMCE's and CKEditor 4's build) shows its paragraphs with refs, and
+// browser_type on one types at the end of that paragraph only.
+func TestIframeEditorBlocksByRef(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/fidelity-components.html?now=1")
+	waitJS(ctx, t, tab, "document.getElementById('rte').contentDocument?.body?.isContentEditable === true")
+	snap := s.snapshot(ctx, t, slot)
+	if l, ok := harness.Find(snap, "textbox", "Rich Text Area"); !ok || l.Ref == "" {
+		t.Fatalf("no editor line:\n%s", snap)
+	}
+	m := regexp.MustCompile(`- paragraph \[ref=(e\d+)\]: Dear team,`).FindStringSubmatch(snap)
+	if m == nil {
+		t.Fatalf("the frame editor's paragraph has no ref:\n%s", snap)
+	}
+	s.ok(ctx, t, "browser_type", map[string]any{"element": "Dear team,", "ref": m[1], "text": " hello", "tab": slot})
+	waitJS(ctx, t, tab, "[...document.getElementById('rte').contentDocument.querySelectorAll('p')].map(p => p.textContent).join('|') === 'Dear team, hello|See you Monday.'")
+}
+
+// TestGridCellRefClicksItsControl: a grid cell holding one link is named
+// by it (as in Chromium), so the cell's ref is one an AI may pick: its
+// click reaches the link, as a real click at the cell's center does.
+func TestGridCellRefClicksItsControl(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, slot := s.openShared(ctx, t, "/fidelity-components.html?now=1")
+	snap := s.snapshot(ctx, t, slot)
+	cell := ref(t, snap, "gridcell", "Budget.xlsx")
+	s.ok(ctx, t, "browser_click", map[string]any{"element": "Budget.xlsx cell", "ref": cell, "tab": slot})
+	waitJS(ctx, t, tab, "location.hash === '#budget'")
+}

@@ -1,4 +1,5 @@
-// The caret in a block of a rich-text editor (issue 41): the snapshot gives
+// The caret in a block of a rich-text editor, and a click on a cell that
+// holds a control (issue 41). The caret: the snapshot gives
 // an editor's paragraphs, list items, headings and table cells refs of their
 // own (aam.ts editorWithBlocks); a click on one puts the caret there (a
 // synthetic click has no default action, so no browser places it), and
@@ -49,4 +50,23 @@ function lastTextContainer(block: Element): Node {
     last = n;
   }
   return last;
+}
+
+const INTERACTIVE = "a[href], button, input, select, textarea, summary, [role=button], [role=link], [role=checkbox], [role=switch], [role=menuitem], [role=tab]";
+
+/**
+ * What a person's click at pt on a table cell lands on: the control the
+ * cell holds there (a day's button in a date grid, a file's link), else
+ * null. A cell holding one control is named by it (Chromium's name), so
+ * an AI may pick the cell's ref: the click must reach the control, as a
+ * real click at the cell's center does.
+ */
+export function cellControlAt(cell: Element, pt: { x: number; y: number }): Element | null {
+  const t = cell.localName;
+  const role = cell.getAttribute("role");
+  if (t !== "td" && t !== "th" && role !== "gridcell" && role !== "cell") return null;
+  const hit = cell.ownerDocument.elementFromPoint?.(pt.x, pt.y) ?? null;
+  if (hit === null || hit === cell || !cell.contains(hit)) return null;
+  const control = hit.closest(INTERACTIVE);
+  return control !== null && control !== cell && cell.contains(control) ? control : null;
 }

@@ -12,7 +12,7 @@ import { chooseOptions } from "./select";
 import { nextFrame } from "./settle";
 import { clearCapture, Gesture, type Landing } from "./gesture";
 import { report } from "../diag";
-import { caretInto, editorBlockHost } from "./editor-caret";
+import { caretInto, cellControlAt, editorBlockHost } from "./editor-caret";
 
 /** The longest one drag phase waits for a frame. */
 export const DRAG_FRAME_MAX_MS = 50;
@@ -80,10 +80,12 @@ export async function click(refs: RefRegistry, ref: string, settle?: () => Promi
   const doc = el.ownerDocument;
   const effects = invisible !== null || isWatchedRole(el) ? new EffectWatch(doc) : null;
   const pt = centerOf(el);
-  moveOnto(el, pt);
+  // A cell's ref clicks the control the cell holds at its center, as a real click would.
+  const hit = cellControlAt(el, pt) ?? el;
+  moveOnto(hit, pt);
   const watch = new FocusWatch(doc);
   try {
-    await pressAndRelease(el, pt, watch);
+    await pressAndRelease(hit, pt, watch);
   } finally {
     watch.stop();
   }

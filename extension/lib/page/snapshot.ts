@@ -238,7 +238,14 @@ function documentChildren(doc: Document, ctx: Ctx): Array<SNode | string> {
     // A rich-text editor's iframe: its body is the textbox (aam.ts).
     const node = makeNode(editor.body, "textbox", ctx, [], true);
     node.name = truncate(editor.name, ctx.maxText);
-    node.value = fieldValue(editor.body, "textbox", ctx);
+    if (editorWithBlocks(editor.body)) {
+      // Its paragraphs and list items get refs, as in any editor.
+      const kids: Child[] = [];
+      visitChildren(editor.body, kids, ctx, true, "auto");
+      node.children = normalizeChildren(kids, ctx);
+    } else {
+      node.value = fieldValue(editor.body, "textbox", ctx);
+    }
     return [node];
   }
   const root = doc.body ?? doc.documentElement;
