@@ -112,7 +112,7 @@ describe("ElementInternals through the hooks", () => {
   it("says plainly when the internals could not be read", () => {
     document.body.innerHTML = page;
     const s = buildSnapshot(document, new RefRegistry(), { internals: NO_INTERNALS });
-    expect(s.split("\n").at(-1)).toMatch(/ElementInternals are not shown \(the page loaded before it was shared: reload it to see them\)"$/);
+    expect(s.split("\n").at(-1)).toMatch(/ElementInternals are not shown \(they were set before monkbrowse reached the page, as when it loaded before it was shared: reloading it shows them\)"$/);
     // A page without components has nothing to miss.
     document.body.innerHTML = `<button>Go</button>`;
     expect(buildSnapshot(document, new RefRegistry(), { internals: NO_INTERNALS })).toBe('- button "Go" [ref=e1]');

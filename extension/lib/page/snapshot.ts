@@ -227,7 +227,7 @@ export function buildSnapshot(doc: Document, refs: RefRegistry, opts: SnapshotOp
     lines.push(`- text: "… the snapshot was cut here (page too large); use browser_get_text, or scroll and snapshot again"`);
   }
   if (reader && [...ctx.components].some((d) => reader.late(d))) {
-    lines.push(`- text: "… roles and states this page's components set through ElementInternals are not shown (the page loaded before it was shared: reload it to see them)"`);
+    lines.push(`- text: "… roles and states this page's components set through ElementInternals are not shown (they were set before monkbrowse reached the page, as when it loaded before it was shared: reloading it shows them)"`);
   }
   return lines.join("\n");
 }
