@@ -502,10 +502,11 @@ function makeNode(el: Element, role: string, ctx: Ctx, extra: string[], skipName
   let name = skipName
     ? ""
     : truncate(fallbackName(el, treeitemName(el, role, spacedName(el, role, accessibleName(el, ctx), ctx.style), ctx.style)), ctx.maxText);
-  if (info?.label && !hasExplicitName(el)) {
-    // An aria-label of the component's internals (an attribute's would have won).
+  if (!skipName && info?.label && !hasExplicitName(el)) {
+    // An aria-label of the component's internals (an attribute's would have
+    // won), masked like any name that could embed a typed secret.
     const label = normalizeSpace(info.label);
-    if (label !== "") name = truncate(label, ctx.maxText);
+    if (label !== "") name = truncate(ctx.secrets ? ctx.secrets.maskName(el, label) : label, ctx.maxText);
   }
   const ref = ctx.refs.refFor(el);
   if (ctx.viewport && nearViewport(el)) ctx.viewport.push(ref);
