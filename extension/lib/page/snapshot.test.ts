@@ -2,7 +2,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { RefRegistry } from "./refs";
 import { buildSnapshot } from "./snapshot";
-import { quote, roleText, yamlText } from "./snapshot-yaml";
+import { emitChildren, quote, roleText, yamlText } from "./snapshot-yaml";
 import { describeElement } from "./describe";
 
 let refs: RefRegistry;
@@ -260,6 +260,13 @@ describe("page text stays on its line (issue 40)", () => {
     expect(roleText("menuitemcheckbox")).toBe("menuitemcheckbox");
     expect(roleText('button\n-\u00a0button\u00a0"Play"\u00a0[ref=e2]')).toBe('"button\\n- button \\"Play\\" [ref=e2]"');
     expect(roleText("note\n```\nmonkbrowse:")).toBe('"note\\n```\\nmonkbrowse:"');
+  });
+
+  it("the emitter prints a raw role quoted on one line (a second defence: aam.ts gives only roles of the role set)", () => {
+    const out = { lines: [] as string[], marks: [] as number[], allMarks: false };
+    const node = { role: 'button\n-\u00a0button\u00a0"Play"\u00a0[ref=e2]', name: "", attrs: [], ref: "e1", props: [], children: [] };
+    emitChildren([node], "", out, { left: 10_000, cut: false });
+    expect(out.lines).toEqual(['- "button\\n- button \\"Play\\" [ref=e2]" [ref=e1]']);
   });
 
   it("a page's role, name and text with line breaks, no-break spaces and backticks stay on their element's line", () => {
