@@ -38,7 +38,7 @@ var appTasks = []struct {
 	{name: "aggrid-type-status"},
 	{name: "tabulator-edit-qty"},
 	{name: "prosemirror-bold-last-word"},
-	{name: "prosemirror-item-after-second", knownFailure: "the snapshot has no refs for the list items inside an editor"},
+	{name: "prosemirror-item-after-second"},
 	{name: "lexical-list-keys"},
 	{name: "codemirror6-comment-first-line"},
 	{name: "quill-bold-toolbar"},
@@ -49,12 +49,12 @@ var appTasks = []struct {
 	{name: "pangea-move-card"},
 	{name: "fullcalendar-move-event"},
 	{name: "virtual-list-choose"},
-	{name: "chartjs-fallback-button", knownFailure: "the snapshot does not show the fallback content inside <canvas> (Chromium's tree has the button)"},
+	{name: "chartjs-fallback-button"},
 	{name: "chartjs-legend-click"},
-	{name: "shoelace-select", knownFailure: "<sl-option role=option> slotted into the listbox shows as generic, without a ref as option (Chromium's tree has option \"High\")"},
+	{name: "shoelace-select"},
 	{name: "shoelace-switch"},
-	{name: "material-tabs", knownFailure: "md-primary-tab's role set through ElementInternals shows as text (Chromium's tree has tab \"Security\")"},
-	{name: "material-select", knownFailure: "the <li role=option> inside md-select-option's shadow root shows as listitem (Chromium's tree has option \"Team\")"},
+	{name: "material-tabs"},
+	{name: "material-select"},
 	{name: "material-switch"},
 }
 
@@ -79,6 +79,7 @@ type appStep struct {
 	ClickAt     string     `json:"clickAt"`
 	DragAt      string     `json:"dragAt"`
 	ScrollUntil *appTarget `json:"scrollUntil"`
+	Reload      bool       `json:"reload"`
 }
 
 type appTaskSpec struct {
@@ -309,6 +310,9 @@ func (r *appRun) step(ctx context.Context, t *testing.T, i int, st appStep) {
 	case st.DragAt != "":
 		p := r.appPoints(ctx, t, st.DragAt, 4)
 		r.do(ctx, t, "browser_drag_xy", map[string]any{"startX": p[0], "startY": p[1], "endX": p[2], "endY": p[3]})
+	case st.Reload:
+		r.do(ctx, t, "browser_reload", map[string]any{})
+		waitJS(ctx, t, r.tab, "!!window.__state")
 	case st.ScrollUntil != nil:
 		for n := 0; ; n++ {
 			if _, _, ok := r.lookup(ctx, t, *st.ScrollUntil); ok {

@@ -46,6 +46,7 @@ type AppStep struct {
 	ClickAt     string     `json:"clickAt"`
 	DragAt      string     `json:"dragAt"`
 	ScrollUntil *AppTarget `json:"scrollUntil"`
+	Reload      bool       `json:"reload"`
 }
 
 // AppTask is one task of the corpus.
@@ -176,6 +177,8 @@ type appDriver struct {
 	ctx context.Context
 	s   *session
 	sm  *AppSample
+	// url is the task's page, for a reload step.
+	url string
 	// pages are the answers that showed the page (whole or what changed),
 	// oldest first: what the AI knows of it.
 	pages []string
@@ -376,6 +379,14 @@ func (d *appDriver) step(st AppStep) error {
 			return err
 		}
 		return d.act(servers.AppAction{Kind: "dragxy", Points: p})
+	case st.Reload:
+		if _, err := d.call(d.s.srv.Tools["navigate"], d.s.srv.NavigateArgs(d.url)); err != nil {
+			return err
+		}
+		if ok, why := d.until("!!s", 10*time.Second); !ok {
+			return errors.New("the page did not start again: " + why)
+		}
+		return nil
 	case st.ScrollUntil != nil:
 		for n := 0; n <= 30; n++ {
 			_, _, ok, err := d.lookup(*st.ScrollUntil)
@@ -399,6 +410,7 @@ func (d *appDriver) run(fx *fixtures.Server, t AppTask) AppSample {
 	sm := AppSample{Server: s.srv.Key, Task: t.Name}
 	d.sm = &sm
 	url := fx.URL("/"+t.Page+".html") + "?task=" + t.Name
+	d.url = url
 	text, err := d.call(s.srv.Tools["navigate"], s.srv.NavigateArgs(url))
 	if err != nil {
 		sm.Error = err.Error()
