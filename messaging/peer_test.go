@@ -402,10 +402,11 @@ func TestRequestWithoutDeadlineWaits(t *testing.T) {
 }
 
 func TestRequestContext(t *testing.T) {
-	p, _ := rawSide(t, nil)
+	p, raw := rawSide(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		time.Sleep(10 * time.Millisecond)
+		// Cancelled once the request is on the wire: in flight, unanswered.
+		_, _ = raw.Receive(context.Background())
 		cancel()
 	}()
 	_, err := p.Request(ctx, "t", nil)

@@ -3,9 +3,30 @@ package messaging
 import (
 	"context"
 	"errors"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
+
+// waitBlocked waits until some goroutine is parked (on a channel, a select,
+// the network) inside the function fn, as runtime.Stack shows it: a test of
+// "a blocked call returns when..." waits for the call to block, not for a
+// guessed delay.
+func waitBlocked(t *testing.T, fn string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	waitUntil(t, fn+" to block", func() bool {
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			head, _, _ := strings.Cut(g, "\n")
+			if !strings.Contains(head, "[running") && !strings.Contains(head, "[runnable") && strings.Contains(g, fn+"(") {
+				return true
+			}
+		}
+		return false
+	})
+}
 
 func TestPipeOrderAndCopy(t *testing.T) {
 	a, b := Pipe()
@@ -85,7 +106,7 @@ func TestPipeUnblocks(t *testing.T) {
 			}
 		}
 	}()
-	time.Sleep(10 * time.Millisecond)
+	waitBlocked(t, "messaging.(*pipeEnd).Send")
 	a.Close()
 	if err := wait(t, blocked, "blocked send"); !errors.Is(err, ErrClosed) {
 		t.Errorf("blocked send after close: %v", err)
@@ -97,7 +118,7 @@ func TestPipeUnblocks(t *testing.T) {
 		_, err := c.Receive(context.Background())
 		got <- err
 	}()
-	time.Sleep(10 * time.Millisecond)
+	waitBlocked(t, "messaging.(*pipeEnd).Receive")
 	d.Close()
 	if err := wait(t, got, "blocked receive"); !errors.Is(err, ErrClosed) {
 		t.Errorf("blocked receive after close: %v", err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,28 @@ func TestMain(m *testing.M) {
 }
 
 const watchdog = 5 * time.Second
+
+// waitBlocked waits until some goroutine is parked (on the network, a
+// channel) inside the function fn, as runtime.Stack shows it: the test waits
+// for the call to block, not for a guessed delay.
+func waitBlocked(t *testing.T, fn string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	deadline := time.Now().Add(watchdog)
+	for {
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			head, _, _ := strings.Cut(g, "\n")
+			if !strings.Contains(head, "[running") && !strings.Contains(head, "[runnable") && strings.Contains(g, fn+"(") {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s to block", fn)
+		}
+		runtime.Gosched()
+	}
+}
 
 // dial starts a loopback WebSocket server and returns the server side
 // wrapped by wsconn (with opts) and the raw client connection. Everything is
@@ -223,7 +246,7 @@ func TestCloseUnblocksReceive(t *testing.T) {
 		_, err := s.Receive(context.Background())
 		errc <- err
 	}()
-	time.Sleep(10 * time.Millisecond)
+	waitBlocked(t, "wsconn.(*Conn).read")
 	s.Close()
 	select {
 	case err := <-errc:
