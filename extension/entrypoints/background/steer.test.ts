@@ -42,7 +42,7 @@ beforeEach(() => {
   // As index.ts: tabs_changed with the pause, through the offscreen document (a round trip).
   steer.onPauseChanged(async () => {
     const told = JSON.stringify({ paused: steer.isPaused(), tabs: steer.pausedTabs() });
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setImmediate(r)); // a round trip: a later task, not a timer
     events.push(`push ${told}`);
   });
 });

@@ -48,8 +48,17 @@ describe("the hand-off banner", () => {
 
   it("goes when hidden, and comes back when the page re-renders its document", async () => {
     const { b, host } = setup();
+    // An observer made after the banner's is told after it, in the same
+    // delivery: once it hears of the removal, the banner has had its turn.
+    const heard = new Promise<void>((r) => {
+      const mo = new MutationObserver(() => {
+        mo.disconnect();
+        r();
+      });
+      mo.observe(document.documentElement, { childList: true });
+    });
     host.remove();
-    await new Promise((r) => setTimeout(r, 0)); // the MutationObserver's turn
+    await heard;
     expect(document.querySelector("monkbrowse-ask")).toBe(host);
     b.hide("other");
     expect(b.shown()).toBe("a1");

@@ -1,11 +1,34 @@
 // @vitest-environment happy-dom
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { installPageHooks } from "./page-hooks";
 import { parseWork, trackPageWork, workProbe, WORK_TIMER_MAX_MS } from "./pagework";
 import { settleDom } from "./settle";
 
 const win = window as unknown as Window & typeof globalThis;
 const w = win as unknown as Record<string, unknown>;
+
+// The page's timers, the settle's sleeps and performance.now() run on a fake
+// clock: what is asserted depends on the order of events, never on how busy
+// the machine is. Animation frames stay happy-dom's (a task turn).
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/**
+ * Drives the fake clock a millisecond at a time until p has resolved, then
+ * returns its value and the fake time it took (fails after 10 s of it).
+ */
+async function drive<T>(p: Promise<T>): Promise<{ value: T; took: number }> {
+  const t0 = performance.now();
+  let done: { value: T } | undefined;
+  void p.then((value) => (done = { value }));
+  for (let i = 0; i < 10_000 && !done; i++) await vi.advanceTimersByTimeAsync(1);
+  if (!done) throw new Error("did not resolve within 10 s of fake time");
+  return { value: done.value, took: performance.now() - t0 };
+}
 
 /** A request the test finishes by hand, standing in for the network. */
 function pendingFetch(): { fetch: () => Promise<string>; finish: () => void } {
@@ -38,11 +61,17 @@ describe("the page's work during an action (MAIN-world hooks ↔ isolated probe)
     win.setTimeout(() => ran.push("debounce"), WORK_TIMER_MAX_MS + 200); // too long to wait for
     const cancelled = win.setTimeout(() => ran.push("never"), 5);
     win.clearTimeout(cancelled);
-    win.requestAnimationFrame(() => ran.push("frame"));
+    const framed = new Promise<void>((r) =>
+      win.requestAnimationFrame(() => {
+        ran.push("frame");
+        r();
+      }),
+    );
     const body = (w.fetch as () => Promise<string>)();
     expect(probe.query()).toMatchObject({ pending: 3, requests: 1 }); // tick, frame, the request
 
-    await new Promise((r) => nativeSetTimeout(r, 60));
+    await vi.advanceTimersByTimeAsync(5); // the page's 5 ms timer
+    await framed;
     expect(ran).toEqual(expect.arrayContaining(["tick", "frame"]));
     expect(probe.query()!.pending).toBe(1); // the request
     net.finish();
@@ -105,10 +134,8 @@ describe("settleDom with the page's work known", () => {
       lastDone = performance.now();
       document.body.textContent = "loaded";
     }, 80);
-    const t0 = performance.now();
     // Windows far longer than the work: they must not be what is waited for.
-    const outcome = await settleDom(document, { quietMs: 400, idleMs: 400, maxMs: 2000, work: () => ({ pending, lastDone, requests: 0, layout: true }) });
-    const took = performance.now() - t0;
+    const { value: outcome, took } = await drive(settleDom(document, { quietMs: 400, idleMs: 400, maxMs: 2000, work: () => ({ pending, lastDone, requests: 0, layout: true }) }));
     expect(outcome).toBe("quiet");
     expect(document.body.textContent).toBe("loaded");
     expect(took).toBeGreaterThanOrEqual(79);
@@ -118,27 +145,27 @@ describe("settleDom with the page's work known", () => {
   it("answers at once when the page started nothing and changed nothing, and skips the frame only when told", async () => {
     const idle = () => ({ pending: 0, lastDone: -1, requests: 0, layout: false });
     const asked = vi.spyOn(window, "requestAnimationFrame");
-    const t0 = performance.now();
-    expect(await settleDom(document, { quietMs: 400, idleMs: 400, maxMs: 2000, work: idle, frame: "asked" })).toBe("quiet");
-    expect(performance.now() - t0).toBeLessThan(200);
+    const first = await drive(settleDom(document, { quietMs: 400, idleMs: 400, maxMs: 2000, work: idle, frame: "asked" }));
+    expect(first.value).toBe("quiet");
+    expect(first.took).toBeLessThan(200);
     expect(asked).not.toHaveBeenCalled();
-    expect(await settleDom(document, { quietMs: 400, idleMs: 400, maxMs: 2000, work: idle })).toBe("quiet");
+    expect((await drive(settleDom(document, { quietMs: 400, idleMs: 400, maxMs: 2000, work: idle }))).value).toBe("quiet");
     expect(asked).toHaveBeenCalled();
     asked.mockClear();
     // "layout": skipped for a page that does not observe layout, kept for one that does.
-    expect(await settleDom(document, { maxMs: 2000, work: idle, frame: "layout" })).toBe("quiet");
+    expect((await drive(settleDom(document, { maxMs: 2000, work: idle, frame: "layout" }))).value).toBe("quiet");
     expect(asked).not.toHaveBeenCalled();
-    expect(await settleDom(document, { maxMs: 2000, work: () => ({ ...idle(), layout: true }), frame: "layout" })).toBe("quiet");
+    expect((await drive(settleDom(document, { maxMs: 2000, work: () => ({ ...idle(), layout: true }), frame: "layout" }))).value).toBe("quiet");
     expect(asked).toHaveBeenCalled();
     asked.mockRestore();
   });
 
   it("is capped while the work never ends; requests get the longer bound", async () => {
-    let t0 = performance.now();
-    expect(await settleDom(document, { maxMs: 60, requestMaxMs: 250, work: () => ({ pending: 2, lastDone: -1, requests: 0, layout: true }) })).toBe("capped");
-    expect(performance.now() - t0).toBeLessThan(240);
-    t0 = performance.now();
-    expect(await settleDom(document, { maxMs: 60, requestMaxMs: 250, work: () => ({ pending: 2, lastDone: -1, requests: 1, layout: true }) })).toBe("capped");
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(245);
+    const timers = await drive(settleDom(document, { maxMs: 60, requestMaxMs: 250, work: () => ({ pending: 2, lastDone: -1, requests: 0, layout: true }) }));
+    expect(timers.value).toBe("capped");
+    expect(timers.took).toBeLessThan(240);
+    const requests = await drive(settleDom(document, { maxMs: 60, requestMaxMs: 250, work: () => ({ pending: 2, lastDone: -1, requests: 1, layout: true }) }));
+    expect(requests.value).toBe("capped");
+    expect(requests.took).toBeGreaterThanOrEqual(245);
   });
 });

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ConsoleBuffer } from "./console";
 import { handleOp, type PageContext } from "./handler";
 import { RefRegistry } from "./refs";
@@ -11,18 +11,41 @@ beforeEach(() => {
 
 const out = () => document.getElementById("out")!;
 
+/**
+ * Drives the fake clock a millisecond at a time until p has resolved (each
+ * step also lets real callbacks such as happy-dom's animation frames run),
+ * then returns its value and the fake time it took. Fails after 10 s of fake
+ * time instead of hanging.
+ */
+async function drive<T>(p: Promise<T>): Promise<{ value: T; took: number }> {
+  const t0 = performance.now();
+  let done: { value: T } | undefined;
+  void p.then((value) => (done = { value }));
+  for (let i = 0; i < 10_000 && !done; i++) await vi.advanceTimersByTimeAsync(1);
+  if (!done) throw new Error("did not resolve within 10 s of fake time");
+  return { value: done.value, took: performance.now() - t0 };
+}
+
 describe("settleDom", () => {
+  // The page's timers, the settle's sleeps and performance.now() run on a
+  // fake clock: the outcome depends on the order of events only, never on
+  // how busy the machine is. Animation frames stay happy-dom's (a task turn).
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("has small bounds: quiet well under the cap", () => {
     expect(SETTLE_QUIET_MS).toBeLessThan(SETTLE_MAX_MS);
     expect(SETTLE_MAX_MS).toBeLessThanOrEqual(500);
   });
 
   it("returns quickly on a quiet page (before the cap)", async () => {
-    const log: string[] = [];
-    const cap = setTimeout(() => log.push("cap passed"), 400);
-    log.push(await settleDom(document, { quietMs: 20, maxMs: 400 }));
-    clearTimeout(cap);
-    expect(log).toEqual(["quiet"]);
+    const { value, took } = await drive(settleDom(document, { quietMs: 20, maxMs: 400 }));
+    expect(value).toBe("quiet");
+    expect(took).toBeLessThan(400);
   });
 
   it("a page that did not change is watched only for the short idle window; one that changed, for the quiet window", async () => {
@@ -31,14 +54,14 @@ describe("settleDom", () => {
       asked.push(ms);
       return new Promise<void>((r) => setTimeout(r, ms));
     };
-    expect(await settleDom(document, { quietMs: 200, idleMs: 10, maxMs: 1000, sleep })).toBe("quiet");
+    expect((await drive(settleDom(document, { quietMs: 200, idleMs: 10, maxMs: 1000, sleep }))).value).toBe("quiet");
     // The idle window and a rounding slack, far below the 200 ms quiet window.
     expect(asked.reduce((a, b) => a + b, 0)).toBeLessThan(20);
 
     asked.length = 0;
     // The page re-renders right after the action (a microtask, before the first frame).
     void Promise.resolve().then(() => (out().textContent = "rendered"));
-    expect(await settleDom(document, { quietMs: 200, idleMs: 10, maxMs: 1000, sleep })).toBe("quiet");
+    expect((await drive(settleDom(document, { quietMs: 200, idleMs: 10, maxMs: 1000, sleep }))).value).toBe("quiet");
     expect(Math.max(...asked)).toBeGreaterThan(100);
   });
 
@@ -50,10 +73,11 @@ describe("settleDom", () => {
       out().textContent = `tick ${n}`;
       if (n % 2) out().setAttribute("data-n", String(n));
     }, 5);
-    const outcome = await settleDom(document, { quietMs: 40, maxMs: 200 });
+    const { value: outcome, took } = await drive(settleDom(document, { quietMs: 40, maxMs: 200 }));
     log.push(`settled after ${n >= 10 ? "many" : n} mutations`);
     clearInterval(tick);
     expect(outcome).toBe("capped");
+    expect(took).toBeGreaterThanOrEqual(200);
     expect(log).toEqual(["settled after many mutations"]);
   });
 
@@ -67,8 +91,9 @@ describe("settleDom", () => {
     setTimeout(() => (p().className = "busy", log.push("step 2")), 80);
     setTimeout(() => ((p().firstChild as Text).data = "almost", log.push("step 3")), 120);
     setTimeout(() => ((p().firstChild as Text).data = "done", log.push("step 4")), 160);
-    const outcome = await settleDom(document, { quietMs: 100, maxMs: 5000 });
+    const { value: outcome, took } = await drive(settleDom(document, { quietMs: 100, maxMs: 5000 }));
     log.push(outcome);
+    expect(took).toBeGreaterThanOrEqual(260); // the last step, then the quiet window
     expect(log).toEqual(["step 1", "step 2", "step 3", "step 4", "quiet"]);
     expect(out().textContent).toBe("done");
   });
@@ -76,7 +101,7 @@ describe("settleDom", () => {
   it("lets an animation frame the page asked for run before it answers", async () => {
     const log: string[] = [];
     requestAnimationFrame(() => log.push("frame"));
-    log.push(await settleDom(document, { quietMs: 1, maxMs: 50 }));
+    log.push((await drive(settleDom(document, { quietMs: 1, maxMs: 50 }))).value);
     expect(log).toEqual(["frame", "quiet"]);
   });
 
@@ -84,14 +109,14 @@ describe("settleDom", () => {
     let sleeps = 0;
     let n = 0;
     const tick = setInterval(() => (out().textContent = `tick ${++n}`), 5);
-    const outcome = await settleDom(document, {
+    const { value: outcome } = await drive(settleDom(document, {
       quietMs: 30,
       maxMs: 150,
       sleep: (ms) => {
         sleeps++;
         return new Promise((r) => setTimeout(r, ms));
       },
-    });
+    }));
     clearInterval(tick);
     expect(outcome).toBe("capped");
     expect(sleeps).toBeGreaterThan(0);
@@ -99,13 +124,13 @@ describe("settleDom", () => {
   });
 
   it("answers when its sleep fails instead of hanging", async () => {
-    const outcome = await settleDom(document, { quietMs: 30, maxMs: 150, sleep: () => Promise.reject(new Error("gone")) });
+    const { value: outcome } = await drive(settleDom(document, { quietMs: 30, maxMs: 150, sleep: () => Promise.reject(new Error("gone")) }));
     expect(outcome).toBe("capped");
   });
 
   it("stops observing once settled", async () => {
     const disconnect = vi.spyOn(MutationObserver.prototype, "disconnect");
-    await settleDom(document, { quietMs: 1, maxMs: 50 });
+    await drive(settleDom(document, { quietMs: 1, maxMs: 50 }));
     expect(disconnect).toHaveBeenCalled();
     disconnect.mockRestore();
   });

@@ -185,7 +185,8 @@ b</textarea>`);
 
   it("includes a same-origin iframe's content and marks a cross-origin one", async () => {
     html(`<iframe title="Inner" srcdoc="<button>In frame</button>"></iframe><iframe title="Ads" id="x" srcdoc="x"></iframe>`);
-    await new Promise((r) => setTimeout(r, 50));
+    // Both frames loaded (their load events), not a guessed delay.
+    await Promise.all([...document.querySelectorAll("iframe")].map((f) => new Promise((r) => f.addEventListener("load", r, { once: true }))));
     const x = document.getElementById("x")!;
     Object.defineProperty(x, "contentDocument", { get: () => null });
     const inner = (document.querySelector("iframe") as HTMLIFrameElement).contentDocument!;
