@@ -9,7 +9,8 @@
 // way fails here rather than in review. Beside it: no cross-process decision
 // reads an error's wording (wording_test.go); the vocabulary the owner and
 // its forwarders share is declared once, in protocol, and inside server only
-// the daemon is a client of the control port (vocabulary_test.go).
+// the daemon is a client of the control port (vocabulary_test.go); the Go
+// declarations docs/CONTRACTS.md shows are the code's (contracts_test.go).
 package layering
 
 import (
