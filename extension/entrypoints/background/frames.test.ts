@@ -17,6 +17,17 @@ describe("frame refs", () => {
     delete t.byN["1"]; // docA is gone
     expect(numberFor(t, "docB", 5)).toBe(2);
   });
+
+  it("a frame that loaded another document gets a new number at once, before the old one is pruned", () => {
+    // Numbers belong to documents, not to frame ids: a ref of the old page
+    // (f1e3) must never reach the new one in the same frame.
+    const t = { next: 1, byN: {} as Record<string, { documentId: string; frameId: number }> };
+    expect(numberFor(t, "docA", 5)).toBe(1);
+    expect(numberFor(t, "docB", 5)).toBe(2);
+    expect(t.byN["1"]).toEqual({ documentId: "docA", frameId: 5 });
+    expect(t.byN["2"]).toEqual({ documentId: "docB", frameId: 5 });
+    expect(numberFor(t, "docA", 5)).toBe(1);
+  });
 });
 
 /** A snapshot answer as a content script emits it (the real emitter): its text and its marks. */
