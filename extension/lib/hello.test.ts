@@ -1,4 +1,4 @@
-import { readFileSync, existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeFrame, type ResponseFrame } from "./frame";
@@ -26,8 +26,8 @@ describe("buildProfile", () => {
   });
 
   it("matches the golden auth request's payload (but the proof)", () => {
+    // A missing vector fails here (readFileSync throws), never skips.
     const f = join(__dirname, "..", "..", "protocol", "testdata", "frames", "auth.req.json");
-    if (!existsSync(f)) return;
     const frame = decodeFrame(readFileSync(f, "utf8"));
     const golden = (frame as { payload: { tabs: typeof tab[]; profileId: string } }).payload;
     const h = buildProfile({
@@ -41,9 +41,10 @@ describe("buildProfile", () => {
   });
 });
 
+/** A golden response's result (protocol/testdata/frames); a missing file fails the test. */
 function goldenResult(name: string): unknown {
   const f = join(__dirname, "..", "..", "protocol", "testdata", "frames", name);
-  return existsSync(f) ? (decodeFrame(readFileSync(f, "utf8")) as ResponseFrame).result : undefined;
+  return (decodeFrame(readFileSync(f, "utf8")) as ResponseFrame).result;
 }
 
 describe("interpretAck", () => {
@@ -58,9 +59,9 @@ describe("interpretAck", () => {
       proof: "",
     });
     const g = goldenResult("auth.res.accepted.json");
-    if (g) expect(interpretAck(g)).toMatchObject({ accepted: true, assignedSlug: "work" });
+    expect(interpretAck(g)).toMatchObject({ accepted: true, assignedSlug: "work" });
     const h = goldenResult("hello.res.accepted.json");
-    if (h) expect(interpretAck(h)).toMatchObject({ accepted: true, auth: "hmac-sha256-v1", nonce: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(interpretAck(h)).toMatchObject({ accepted: true, auth: "hmac-sha256-v1", nonce: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
   it("surfaces the reason of a rejection", () => {
@@ -68,7 +69,7 @@ describe("interpretAck", () => {
     // said: the peer's own words, which a caller without its proof must not show as ours (refusal.ts).
     expect(r).toEqual({ accepted: false, reason: "profile cap of 20 reached", serverVersion: "0.3.0", said: "profile cap of 20 reached", protocol: PROTOCOL_VERSION });
     const g = goldenResult("hello.res.rejected.json");
-    if (g) expect(interpretAck(g)).toMatchObject({ accepted: false, reason: expect.stringContaining("protocol mismatch") });
+    expect(interpretAck(g)).toMatchObject({ accepted: false, reason: expect.stringContaining("protocol mismatch") });
     expect(interpretAck({ ok: false, protocol: 1, serverVersion: "x" })).toMatchObject({ accepted: false, reason: expect.stringMatching(/refused/) });
   });
 
