@@ -183,12 +183,22 @@ describe("watchSecrets in shadow roots (issue 40)", () => {
     const root = box.attachShadow({ mode: "closed" });
     root.innerHTML = `<input type="text" id="seen-later">`;
     const stop = watchSecrets(document, (el) => (el === box ? root : null));
+    // An observer made after the watcher's is told after it, in the same
+    // delivery: once it hears of the type switch, the watcher has had its turn.
+    const heard = new Promise<void>((r) => {
+      const mo = new MutationObserver((records) => {
+        if (!records.some((m) => m.attributeName === "type")) return;
+        mo.disconnect();
+        r();
+      });
+      mo.observe(root, { subtree: true, childList: true, attributes: true });
+    });
     try {
       const pw = document.createElement("input");
       pw.type = "password";
       root.append(pw);
       pw.type = "text";
-      await new Promise<void>((r) => setTimeout(r, 0));
+      await heard;
       expect(isSecretField(pw)).toBe(true);
       expect(isSecretField(root.getElementById("seen-later")!)).toBe(false);
     } finally {
