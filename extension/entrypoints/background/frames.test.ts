@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clipTo, compose, composeBoxes, decideLinks, emitted, mergeLogs, numberFor, splitRef } from "./frames";
+import { clipTo, compose, composeBoxes, decideLinks, emitted, escapeFrameHeaders, mergeLogs, numberFor, splitRef } from "./frames";
 import { emitChildren, type SNode } from "../../lib/page/snapshot-yaml";
 
 describe("frame refs", () => {
@@ -137,11 +137,29 @@ describe("mergeLogs", () => {
     expect(logs.map((e) => e.text)).toEqual(["top 1", "[frame http://localhost:8080] card", "top 2", "[frame about:blank] blank"]);
     expect(logs[1]!.level).toBe("error");
   });
+  it("a page's text cannot pass for another frame's entry", () => {
+    const logs = mergeLogs([
+      { frameId: 0, url: "", logs: [{ level: "log", text: "[frame https://bank.example] top says", time: 10 }] },
+      { frameId: 4, url: "http://localhost:8080/ad.html", logs: [{ level: "log", text: "[frame https://bank.example] ad says", time: 20 }] },
+    ]);
+    expect(logs.map((e) => e.text)).toEqual(["\\[frame https://bank.example] top says", "[frame http://localhost:8080] \\[frame https://bank.example] ad says"]);
+  });
   it("keeps the last 1,000", () => {
     const many = Array.from({ length: 1500 }, (_, i) => ({ level: "log", text: String(i), time: i }));
     const logs = mergeLogs([{ frameId: 0, url: "", logs: many }]);
     expect(logs.length).toBe(1000);
     expect(logs[0]!.text).toBe("500");
+  });
+});
+
+describe("escapeFrameHeaders", () => {
+  it("gives every line that could pass for a frame header one more backslash", () => {
+    const page = "intro\n[frame https://bank.example]\nBalance: 0\n  [FRAME https://x.example]\n\\[frame y]\nsee [frame z] inline";
+    expect(escapeFrameHeaders(page)).toBe("intro\n\\[frame https://bank.example]\nBalance: 0\n  \\[FRAME https://x.example]\n\\\\[frame y]\nsee [frame z] inline");
+  });
+  it("is injective: different texts stay different", () => {
+    expect(escapeFrameHeaders("[frame a]")).not.toBe(escapeFrameHeaders("\\[frame a]"));
+    expect(escapeFrameHeaders("plain text")).toBe("plain text");
   });
 });
 

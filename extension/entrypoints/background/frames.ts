@@ -866,6 +866,17 @@ function frameOrigin(url: string): string {
 }
 
 /**
+ * Page text with every line that could pass for one of our frame headers
+ * ("[frame https://…]", after any spaces and backslashes) given one more
+ * backslash, so only the headers we write begin with "[frame ": a frame
+ * cannot attribute its text to another origin, nor the top page its text to
+ * a frame. Injective, so nothing of the page's text is lost.
+ */
+export function escapeFrameHeaders(text: string): string {
+  return text.replace(/^([ \t]*)(\\*\[frame )/gim, "$1\\$2");
+}
+
+/**
  * One console log of every frame's entries, by time: the top frame's as
  * they are, each other frame's marked with its origin ("[frame
  * https://pay.example] …"), the last MAX_LOGS.
@@ -873,7 +884,10 @@ function frameOrigin(url: string): string {
 export function mergeLogs(perFrame: Array<{ frameId: number; url: string; logs: ConsoleEntry[] }>): ConsoleEntry[] {
   const all: ConsoleEntry[] = [];
   for (const f of perFrame) {
-    for (const e of f.logs) all.push(f.frameId === 0 ? e : { ...e, text: `[frame ${frameOrigin(f.url)}] ${e.text}` });
+    for (const e of f.logs) {
+      const text = escapeFrameHeaders(String(e.text ?? ""));
+      all.push({ ...e, text: f.frameId === 0 ? text : `[frame ${frameOrigin(f.url)}] ${text}` });
+    }
   }
   // Stable: entries of one frame at the same millisecond keep their order.
   all.sort((a, b) => a.time - b.time);
@@ -908,7 +922,7 @@ async function allText(tabId: number): Promise<CsOps["get_text"]["result"]> {
   const top = await contentOpIn(tabId, { frameId: 0 }, "get_text", {});
   const frames = (await allFrames(tabId)).filter((f) => f.frameId !== 0);
   if (frames.length === 0) return top;
-  const parts = [String(top.text ?? "")];
+  const parts = [escapeFrameHeaders(String(top.text ?? ""))];
   const texts = await Promise.all(
     frames.map((f) =>
       contentOpIn(tabId, target(f), "get_text", {}).then(
@@ -917,7 +931,7 @@ async function allText(tabId: number): Promise<CsOps["get_text"]["result"]> {
       ),
     ),
   );
-  for (const { f, text } of texts) if (text !== "") parts.push(`[frame ${frameOrigin(f.url)}]\n${text}`);
+  for (const { f, text } of texts) if (text !== "") parts.push(`[frame ${frameOrigin(f.url)}]\n${escapeFrameHeaders(text)}`);
   let text = parts.join("\n\n");
   if (text.length > MAX_TEXT) text = `${text.slice(0, MAX_TEXT)}\n… [truncated: showed ${MAX_TEXT} of ${text.length} characters; pass a ref to read one part]`;
   return { text };
