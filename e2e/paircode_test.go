@@ -128,7 +128,7 @@ func TestPairingCodeRealOptionsPage(t *testing.T) {
 	// A typo in the last symbol.
 	last := code[len(code)-1]
 	typo := code[:len(code)-1] + map[bool]string{true: "1", false: "0"}[last == '0']
-	if msg := pasteCode(t, ctx, opts, typo); !strings.HasPrefix(msg, "error:") || !strings.Contains(msg, "not one that `monkbrowse pair` printed") {
+	if msg := pasteCode(t, ctx, opts, typo); !strings.HasPrefix(msg, "error:") || !strings.Contains(msg, "does not know this pairing code") {
 		t.Fatalf("a mistyped code: %q", msg)
 	}
 	if msg := pasteCode(t, ctx, opts, "not a code"); !strings.HasPrefix(msg, "error:") || !strings.Contains(msg, "not a monkbrowse pairing code") {
