@@ -58,7 +58,7 @@ func TypeScript() []byte {
 	fmt.Fprintf(&b, "export const LOCAL_HOST_RE = new RegExp(%q, \"i\");\n\n", LocalHostPattern)
 
 	// Every type reachable from the catalog and the handshake, in a stable order.
-	roots := []any{TabInfo{}, ConsoleEntry{}}
+	roots := []any{TabInfo{}, ConsoleEntry{}, Step{}, Recording{}}
 	for _, w := range WireMessages {
 		roots = append(roots, w.Request, w.Response)
 	}

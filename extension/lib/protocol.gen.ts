@@ -54,6 +54,41 @@ export interface ConsoleEntry {
   time: number;
 }
 
+export interface Step {
+  action: string;
+  target?: StepTarget;
+  value?: string;
+  param?: string;
+  secret?: boolean;
+  to?: StepTarget;
+  direction?: string;
+  amount?: number;
+}
+
+export interface StepTarget {
+  ref?: string;
+  role?: string;
+  name?: string;
+  nth?: number;
+  near?: string;
+  frame?: string;
+}
+
+export interface Recording {
+  name: string;
+  description?: string;
+  site: string;
+  created: string;
+  params?: RecordingParam[];
+  steps: Step[];
+}
+
+export interface RecordingParam {
+  name: string;
+  example?: string;
+  secret?: boolean;
+}
+
 export interface NavigateRequest {
   url: string;
   tabId?: number;
