@@ -140,6 +140,10 @@ func vectors(t testing.TB) []vector {
 			{Seq: 5, Kind: "typed", Role: "textbox", Name: "Notes", Ref: "e12", Count: 3},
 			{Seq: 7, Kind: "clicked", Role: "button", Name: "Save", Ref: "e15"},
 		}}},
+		MsgRecordings: {RecordingsRequest{TabID: 1843, Name: "Sign up", Format: RecordingsPlaywright}, RecordingsResult{TabID: 1843, Recordings: []Recording{{
+			Name: "Sign up", Site: "https://example.com", Created: "2026-12-04T22:00:00Z", Params: []RecordingParam{{Name: "email", Example: "ada@example.com"}, {Name: "password", Secret: true}},
+			Steps: []Step{{Action: StepType, Target: &StepTarget{Role: "textbox", Name: "Email"}, Param: "email"}, {Action: StepType, Target: &StepTarget{Role: "textbox", Name: "Password"}, Param: "password", Secret: true}, {Action: StepClick, Target: &StepTarget{Role: "button", Name: "Sign up", Nth: 1}}},
+		}}, Export: "import { test } from \"@playwright/test\";\n"}},
 		MsgGetSelection: {TabRequest{TabID: 1843}, GetSelectionResult{TabID: 1843, Pointed: true, Refs: []string{"e21", "e20"}, Role: "paragraph", Text: "the quick brown fox", URL: "https://example.com/notes", At: 1764500000123}},
 	}
 	var vs []vector

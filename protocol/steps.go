@@ -77,3 +77,32 @@ type Recording struct {
 	Params  []RecordingParam `json:"params,omitempty"`
 	Steps   []Step           `json:"steps"`
 }
+
+// MsgRecordings asks the extension for the person's recordings (issue 42):
+// the list, one recording, or its Playwright export. Like every request it
+// names a tab, which must be shared: recordings leave the profile only to an
+// AI app the person shares a tab with.
+const MsgRecordings = "recordings"
+
+// Recordings formats (RecordingsRequest.Format).
+const (
+	RecordingsSteps      = "steps"
+	RecordingsPlaywright = "playwright"
+)
+
+// RecordingsRequest asks for the recordings: all of them without Name; the
+// one named Name, with Format "playwright" as a Playwright test.
+type RecordingsRequest struct {
+	TabID  int    `json:"tabId,omitempty"`
+	Name   string `json:"name,omitempty"`
+	Format string `json:"format,omitempty"`
+}
+
+// RecordingsResult answers RecordingsRequest: Recordings holds every
+// recording (without Name) or the one asked for (none when it does not
+// exist); Export is the Playwright test when it was asked for.
+type RecordingsResult struct {
+	TabID      int         `json:"tabId"`
+	Recordings []Recording `json:"recordings"`
+	Export     string      `json:"export,omitempty"`
+}

@@ -107,6 +107,17 @@ type (
 		FullSize bool   `json:"fullSize,omitempty" jsonschema_description:"Full resolution, not scaled to ~1,000 image tokens."`
 		Target
 	}
+	RunArgs struct {
+		Steps     []Step            `json:"steps,omitempty" jsonschema_description:"The steps to run in order; give steps or recording."`
+		Recording string            `json:"recording,omitempty" jsonschema_description:"Name of a recording the person made (browser_recordings lists them)."`
+		Params    map[string]string `json:"params,omitempty" jsonschema_description:"Values of the parameters by name: a step's param field or {{name}} in its value."`
+		Target
+	}
+	RecordingsArgs struct {
+		Name   string `json:"name,omitempty" jsonschema_description:"One recording's name; omit for the list."`
+		Format string `json:"format,omitempty" jsonschema:"enum=steps,enum=playwright" jsonschema_description:"steps (default) or playwright: the recording as a Playwright test in TypeScript."`
+		Target
+	}
 	FormField struct {
 		Element string `json:"element" jsonschema_description:"What the field is."`
 		Ref     string `json:"ref" jsonschema:"minLength=1" jsonschema_description:"The field's ref."`
@@ -329,6 +340,10 @@ var Tools = []Tool{
 		Description: "Close a shared tab."},
 	{Name: "browser_ask_user", Title: "Ask the person", Args: AskUserArgs{},
 		Description: "Hand the tab to the person with a message and wait for Done or Decline: logins, passwords, CAPTCHAs, payments, confirming irreversible steps (buy, send, delete). Answers what changed; if still waiting, call again with its waitId."},
+	{Name: "browser_run", Title: "Run steps", Args: RunArgs{}, ChangesPage: true, Destructive: true,
+		Description: "Run several steps in one call: repeat a flow the person recorded (with new params), or batch steps you are sure of. Targets are role and name, as in the snapshot. Stops at the first step that fails, saying why; answers with one diff."},
+	{Name: "browser_recordings", Title: "Recordings", Args: RecordingsArgs{}, ReadOnly: true, Idempotent: true,
+		Description: "List the flows the person recorded to show you how a task is done, read one's steps, or export it as a Playwright test. Run one with browser_run."},
 	{Name: "browser_handle_dialog", Title: "Handle dialog", Args: HandleDialogArgs{},
 		Description: "Set the answer to the tab's next alert, confirm or prompt (default: dismiss), then repeat the action that opens it."},
 	{Name: "browser_get_selection", Title: "Get selection", Args: TabArgs{}, ReadOnly: true, Idempotent: true,

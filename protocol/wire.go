@@ -72,6 +72,7 @@ var WireMessages = []Wire{
 	{Type: MsgAskWait, Request: AskWaitRequest{}, Response: AskResult{}, Timeout: AskTimeout},
 	{Type: MsgPersonEdits, Request: PersonEditsRequest{}, Response: PersonEditsResult{}, Timeout: PersonEditsTimeout},
 	{Type: MsgGetSelection, Request: TabRequest{}, Response: GetSelectionResult{}, Timeout: DefaultTimeout, Retryable: true},
+	{Type: MsgRecordings, Request: RecordingsRequest{}, Response: RecordingsResult{}, Timeout: DefaultTimeout, Retryable: true},
 }
 
 var wireByType = func() map[string]Wire {

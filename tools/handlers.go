@@ -42,6 +42,8 @@ func routes() map[string]handler {
 		"browser_handle_dialog":    bind(dispatch.handleDialog),
 		"browser_ask_user":         bind(dispatch.askUser),
 		"browser_get_selection":    bind(dispatch.getSelection),
+		"browser_run":              bind(dispatch.run),
+		"browser_recordings":       bind(dispatch.recordings),
 	}
 }
 

@@ -171,6 +171,10 @@ func (f pageFake) answer() ([]byte, error) {
 		"answeredIn": "page",
 		"pointed":    true,
 		"refs":       []string{"e2"},
+		"recordings": []protocol.Recording{{Name: str("rec-name"), Description: str("rec-desc"), Site: "https://a.test/" + str("rec-site"),
+			Params: []protocol.RecordingParam{{Name: str("param"), Example: str("example")}},
+			Steps:  []protocol.Step{{Action: protocol.StepClick, Target: &protocol.StepTarget{Role: "button", Name: str("step-name")}}}}},
+		"export": str("export"),
 	}
 	return json.Marshal(answer)
 }
@@ -224,6 +228,8 @@ var toolArgs = map[string]string{
 	"browser_handle_dialog":    `{"accept":true,"promptText":"Ada"}`,
 	"browser_ask_user":         `{"message":"Please sign in."}`,
 	"browser_get_selection":    `{}`,
+	"browser_run":              `{"steps":[{"action":"scroll","target":{"ref":"e2"}},{"action":"wait_for","value":"get-text"}]}`,
+	"browser_recordings":       `{}`,
 }
 
 // carriesPage are the tools whose successful result shows the page's text
@@ -237,6 +243,8 @@ var carriesPage = map[string]bool{
 	"browser_drag_xy": true, "browser_network_requests": true, "browser_downloads": true, "browser_pdf": true,
 	"browser_ask_user":      true,
 	"browser_get_selection": true,
+	"browser_run":           true,
+	"browser_recordings":    true,
 }
 
 // blockTools show page text that is multi-line by design (its lines may

@@ -39,6 +39,27 @@ type propSchema struct {
 	// Objects (browser_fill_form's fields, browser_downloads' wait).
 	Properties map[string]*propSchema `json:"properties"`
 	Required   []string               `json:"required"`
+	// AdditionalProperties is a map's value schema (browser_run's params);
+	// false (a struct's) or absent decodes as nil.
+	AdditionalProperties *propSchema `json:"-"`
+}
+
+// UnmarshalJSON reads additionalProperties only when it is a schema.
+func (p *propSchema) UnmarshalJSON(b []byte) error {
+	type plain propSchema
+	var raw struct {
+		plain
+		Additional json.RawMessage `json:"additionalProperties"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*p = propSchema(raw.plain)
+	if a := bytes.TrimSpace(raw.Additional); len(a) > 0 && a[0] == '{' {
+		p.AdditionalProperties = new(propSchema)
+		return json.Unmarshal(a, p.AdditionalProperties)
+	}
+	return nil
 }
 
 var (
@@ -210,6 +231,15 @@ func checkValue(name string, p *propSchema, v json.RawMessage) string {
 		var obj map[string]json.RawMessage
 		if v[0] != '{' || json.Unmarshal(v, &obj) != nil {
 			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got)
+		}
+		if p.AdditionalProperties != nil && len(p.Properties) == 0 {
+			// A map: any key, each value checked.
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
+				if msg := checkValue(name+"."+k, p.AdditionalProperties, obj[k]); msg != "" {
+					return msg
+				}
+			}
+			return ""
 		}
 		keys := slices.Sorted(maps.Keys(p.Properties))
 		var unknown []string

@@ -410,6 +410,18 @@ export interface GetSelectionResult {
   at?: number;
 }
 
+export interface RecordingsRequest {
+  tabId?: number;
+  name?: string;
+  format?: string;
+}
+
+export interface RecordingsResult {
+  tabId: number;
+  recordings: Recording[];
+  export?: string;
+}
+
 export interface Hello {
   protocol: number;
   extVersion: string;
@@ -502,6 +514,7 @@ export interface WireRequests {
   ask_wait: AskWaitRequest;
   person_edits: PersonEditsRequest;
   browser_get_selection: TabRequest;
+  recordings: RecordingsRequest;
 }
 
 /** Each wire type and the result the extension answers with. */
@@ -540,6 +553,7 @@ export interface WireResponses {
   ask_wait: AskResult;
   person_edits: PersonEditsResult;
   browser_get_selection: GetSelectionResult;
+  recordings: RecordingsResult;
 }
 
 export type WireType = keyof WireRequests;
@@ -579,6 +593,7 @@ export const WIRE_TYPES: readonly WireType[] = [
   "ask_wait",
   "person_edits",
   "browser_get_selection",
+  "recordings",
 ];
 
 /** How long the server waits for each wire type, in milliseconds. */
@@ -617,6 +632,7 @@ export const TIMEOUTS_MS: Record<WireType, number> = {
   ask_wait: 55000,
   person_edits: 2000,
   browser_get_selection: 25000,
+  recordings: 25000,
 };
 
 /** The codes of ok:false responses (protocol/errorcodes.go): decide on these, never on the error text. */
@@ -646,4 +662,5 @@ export const RETRYABLE: readonly WireType[] = [
   "list_tabs",
   "browser_network_requests",
   "browser_get_selection",
+  "recordings",
 ];
