@@ -88,6 +88,7 @@ const VERBS: Record<string, string> = {
   browser_handle_dialog: "set the answer to dialogs",
   browser_ask_user: "asked you",
   browser_get_selection: "read what you showed it",
+  recordings: "read your recordings",
   // The person's own entry (issue 29): "Show this to the AI" in the context menu.
   [PERSON_POINTED]: "showed the AI",
 };

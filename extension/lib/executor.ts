@@ -11,6 +11,8 @@ import { DEFAULT_NAV_TIMING, isLostReply, NavigationWatch, type NavTiming, type 
 import { navigableReason, normalizeUrl, restrictedReason } from "./urls";
 import type { Consent, Shares } from "./storage";
 import { shotOptions, type ShotOptions } from "./shot-size";
+import { normalizeRecordings } from "./recordings";
+import { toPlaywrightTest } from "./recording-export";
 
 export interface TabLike {
   id: number;
@@ -75,6 +77,8 @@ export interface BrowserPort {
   personEdits(tabId: number, since: number | undefined): Promise<{ seq: number; edits: PersonEdit[] }>;
   /** What the person last pointed at in the tab with "Show this to the AI". */
   pointed(tabId: number): Promise<Omit<GetSelectionResult, "tabId">>;
+  /** The stored recordings (KEY_RECORDINGS in chrome.storage.local), as stored: normalised here. */
+  recordings?(): Promise<unknown>;
 }
 
 /** The dialogs an answer from the page reports, checked (the page's renderer may be compromised). */
@@ -474,6 +478,18 @@ export class Executor {
     browser_get_selection: async (p) => {
       const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
       return { tabId: tab.id, ...(await this.port.pointed(tab.id)) };
+    },
+    recordings: async (p) => {
+      // Only through a tab the person shares: recordings leave the profile
+      // only to an AI app the person shares a tab with.
+      const tab = await this.resolveTab(optionalTabId(p), { allowRestricted: true });
+      const all = normalizeRecordings(this.port.recordings ? await this.port.recordings() : []);
+      if (p.name === undefined || p.name === null || p.name === "") return { tabId: tab.id, recordings: all };
+      const name = requireString(p, "name");
+      const format = p.format === undefined || p.format === null || p.format === "" ? "steps" : oneOf("format", p.format, ["steps", "playwright"]);
+      const rec = all.find((r) => r.name === name);
+      if (!rec) return { tabId: tab.id, recordings: [] };
+      return format === "playwright" ? { tabId: tab.id, recordings: [rec], export: toPlaywrightTest(rec) } : { tabId: tab.id, recordings: [rec] };
     },
     browser_handle_dialog: async (p) => {
       if (typeof p.accept !== "boolean") throw new Error("accept is required and must be true or false");

@@ -19,6 +19,7 @@ import { network } from "./response-bodies";
 import { screenshot, screenshotElement, screenshotFullPage } from "./screenshots";
 import { content } from "./trusted-input";
 import { personEdits, pointed } from "./person";
+import { KEY_RECORDINGS } from "../../lib/recordings";
 
 export function toTabLike(t: chrome.tabs.Tab): TabLike | undefined {
   if (t.id === undefined || t.id === chrome.tabs.TAB_ID_NONE) return undefined;
@@ -121,5 +122,6 @@ export function makeChromePort(deps: {
     ask: askUser,
     askWait,
     pdf,
+    recordings: async () => (await chrome.storage.local.get(KEY_RECORDINGS))[KEY_RECORDINGS],
   };
 }
