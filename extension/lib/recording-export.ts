@@ -116,13 +116,13 @@ function valueExpr(step: Step, vars: Vars, index: number): string {
 
 /** A selector for the iframe whose document is at address (origin and path). */
 function frameSelector(address: string): string {
+  // origin and path: match the iframe on its last path segment (a src may
+  // be relative), else on its host
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]+)([^?#]*)/i.exec(address);
   let key = address;
-  try {
-    const u = new URL(address);
-    const segs = u.pathname.split("/").filter((s) => s !== "");
-    key = segs[segs.length - 1] ?? u.host;
-  } catch {
-    // not an absolute address: match on it as it is
+  if (m) {
+    const segs = (m[2] ?? "").split("/").filter((s) => s !== "");
+    key = segs[segs.length - 1] ?? m[1] ?? address;
   }
   return `iframe[src*=${JSON.stringify(key)}]`;
 }
