@@ -26,37 +26,37 @@ var StepActions = []string{StepClick, StepType, StepSelect, StepCheck, StepUnche
 // StepTarget is an element described the way a person sees it.
 type StepTarget struct {
 	// Ref is a snapshot ref; used first when it is still valid (the AI's steps).
-	Ref string `json:"ref,omitempty" jsonschema_description:"Element ref from a snapshot, when you have one; role and name are used if it went stale."`
+	Ref string `json:"ref,omitempty" jsonschema_description:"Snapshot ref, if you have one."`
 	// Role is the element's ARIA role as monkbrowse's snapshot shows it.
-	Role string `json:"role,omitempty" jsonschema_description:"The element's role as the snapshot shows it (button, textbox, link, checkbox, combobox…)."`
+	Role string `json:"role,omitempty" jsonschema_description:"Role as in the snapshot."`
 	// Name is the accessible name.
-	Name string `json:"name,omitempty" jsonschema_description:"The element's accessible name (its label or text)."`
+	Name string `json:"name,omitempty" jsonschema_description:"Name as in the snapshot."`
 	// Nth picks among elements with the same role and name, 0-based in document order.
-	Nth int `json:"nth,omitempty" jsonschema:"minimum=0" jsonschema_description:"Which of several elements with this role and name (0 = the first)."`
+	Nth int `json:"nth,omitempty" jsonschema:"minimum=0" jsonschema_description:"Which one of the same role and name, from 0."`
 	// Near is text close to the element (a heading, a row's text) that tells repeated names apart.
-	Near string `json:"near,omitempty" jsonschema_description:"Text near the element that tells repeated names apart (a row's or a section's text)."`
+	Near string `json:"near,omitempty" jsonschema_description:"Text near it, to tell repeats apart."`
 	// Frame is the origin and path of the frame's document ("" for the top document).
-	Frame string `json:"frame,omitempty" jsonschema_description:"The frame's address (origin and path) when the element is inside a frame."`
+	Frame string `json:"frame,omitempty" jsonschema_description:"Its frame's address, if in one."`
 }
 
 // Step is one action of a flow.
 type Step struct {
-	Action string      `json:"action" jsonschema:"enum=click,enum=type,enum=select,enum=check,enum=uncheck,enum=press,enum=navigate,enum=scroll,enum=drag,enum=wait_for" jsonschema_description:"What to do."`
-	Target *StepTarget `json:"target,omitempty" jsonschema_description:"The element acted on (not for navigate, press on the page, or wait_for)."`
+	Action string      `json:"action" jsonschema:"enum=click,enum=type,enum=select,enum=check,enum=uncheck,enum=press,enum=navigate,enum=scroll,enum=drag,enum=wait_for"`
+	Target *StepTarget `json:"target,omitempty"`
 	// Value is the text typed, the option selected, the key pressed, the
 	// address navigated to or the text waited for. "{{name}}" is replaced by
 	// the parameter name; a step whose Param is set takes that parameter's value.
-	Value string `json:"value,omitempty" jsonschema_description:"Text to type, option to select, key to press (Enter, Control+A), address to open, or text to wait for; {{name}} stands for a parameter."`
+	Value string `json:"value,omitempty" jsonschema_description:"Text, option, key, URL or text to wait for; {{p}} is param p."`
 	// Param names the parameter that supplies Value.
-	Param string `json:"param,omitempty" jsonschema_description:"Name of the parameter that supplies the value."`
+	Param string `json:"param,omitempty" jsonschema_description:"The param giving the value."`
 	// Secret marks a step where the person enters a secret: never recorded,
 	// never sent; a run hands it off to the person.
-	Secret bool `json:"secret,omitempty" jsonschema_description:"The person enters a secret here (a password): the run hands this step to the person."`
+	Secret bool `json:"secret,omitempty" jsonschema_description:"The person types it (a password)."`
 	// To is a drag's drop target.
-	To *StepTarget `json:"to,omitempty" jsonschema_description:"Where a drag drops."`
+	To *StepTarget `json:"to,omitempty"`
 	// Direction and Amount describe a scroll ("down", "up", "left", "right"; pixels).
-	Direction string `json:"direction,omitempty" jsonschema:"enum=up,enum=down,enum=left,enum=right" jsonschema_description:"Scroll direction."`
-	Amount    int    `json:"amount,omitempty" jsonschema:"minimum=0" jsonschema_description:"Scroll distance in pixels."`
+	Direction string `json:"direction,omitempty" jsonschema:"enum=up,enum=down,enum=left,enum=right"`
+	Amount    int    `json:"amount,omitempty" jsonschema:"minimum=0"`
 }
 
 // RecordingParam is a named value of a recording.

@@ -108,14 +108,14 @@ type (
 		Target
 	}
 	RunArgs struct {
-		Steps     []Step            `json:"steps,omitempty" jsonschema_description:"The steps to run in order; give steps or recording."`
-		Recording string            `json:"recording,omitempty" jsonschema_description:"Name of a recording the person made (browser_recordings lists them)."`
-		Params    map[string]string `json:"params,omitempty" jsonschema_description:"Values of the parameters by name: a step's param field or {{name}} in its value."`
+		Steps     []Step            `json:"steps,omitempty" jsonschema_description:"Steps, in order."`
+		Recording string            `json:"recording,omitempty" jsonschema_description:"Or a recording's name."`
+		Params    map[string]string `json:"params,omitempty" jsonschema_description:"Param values by name."`
 		Target
 	}
 	RecordingsArgs struct {
-		Name   string `json:"name,omitempty" jsonschema_description:"One recording's name; omit for the list."`
-		Format string `json:"format,omitempty" jsonschema:"enum=steps,enum=playwright" jsonschema_description:"steps (default) or playwright: the recording as a Playwright test in TypeScript."`
+		Name   string `json:"name,omitempty" jsonschema_description:"One recording; omit for all."`
+		Format string `json:"format,omitempty" jsonschema:"enum=steps,enum=playwright" jsonschema_description:"playwright: as a Playwright test."`
 		Target
 	}
 	FormField struct {
