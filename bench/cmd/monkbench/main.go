@@ -4,6 +4,7 @@
 //	monkbench run    [flags]   run the servers on the pages, write results.json
 //	monkbench report [flags]   read results.json and the benchstat output, write BENCHMARKS.md
 //	monkbench profile [flags]  profile one monkbrowse step in the page's renderer
+//	monkbench flow   [flags]   a six-step form by single calls and by browser_run (issue 42), write flow.json and flow.md
 //	monkbench apps   [flags]   run the apps corpus (e2e/libpages/apps.json) on every server, write apps.json and apps.md
 package main
 
@@ -38,6 +39,8 @@ func main() {
 		err = cmdProfile(os.Args[2:])
 	case "apps":
 		err = cmdApps(os.Args[2:])
+	case "flow":
+		err = cmdFlow(os.Args[2:])
 	default:
 		usage()
 	}
@@ -48,7 +51,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: monkbench run|report|profile|apps [flags] (see scripts/bench)")
+	fmt.Fprintln(os.Stderr, "usage: monkbench run|report|profile|apps|flow [flags] (see scripts/bench)")
 	os.Exit(2)
 }
 
@@ -186,6 +189,7 @@ func cmdReport(args []string) error {
 	notes := fs.String("notes", filepath.Join(root, "bench", "NOTES.md"), "hand-written analysis included in the report")
 	out := fs.String("out", filepath.Join(root, "BENCHMARKS.md"), "the report to write")
 	appsIn := fs.String("apps", filepath.Join(root, "bench-results", "apps.json"), "results of monkbench apps (left out when missing)")
+	flowIn := fs.String("flow", filepath.Join(root, "bench-results", "flow.md"), "the table of monkbench flow (left out when missing)")
 	_ = fs.Parse(args)
 	res, err := run.Load(*in)
 	if err != nil {
@@ -204,6 +208,13 @@ func cmdReport(args []string) error {
 	// The apps corpus (monkbench apps), when it was run, before the per-step tables.
 	if apps, err := run.LoadApps(*appsIn); err == nil {
 		md = strings.Replace(md, "## Per step\n\n", report.AppsTable(apps)+"\n## Per step\n\n", 1)
+	}
+	// The six-step form by single calls and by browser_run (monkbench flow), when it was run.
+	if flow, err := os.ReadFile(*flowIn); err == nil {
+		md = strings.Replace(md, "## Per step\n\n", "## A six-step form: single calls vs browser_run (issue 42)\n\n"+
+			"e2e/testdata/rec-form.html: full name, email, password, plan, terms, submit, after the navigation (counted). "+
+			"Single calls act on refs from the page the AI was shown; browser_run names the targets by role and name. "+
+			"Medians; done = the form's own submit record. `monkbench flow`.\n\n"+string(flow)+"\n## Per step\n\n", 1)
 	}
 	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
 		return err
@@ -238,5 +249,32 @@ func cmdApps(args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "monkbench: wrote %s and %s (%.0f s)\n", path, md, res.Duration)
+	return nil
+}
+
+func cmdFlow(args []string) error {
+	root := repoRoot()
+	fs := flag.NewFlagSet("flow", flag.ExitOnError)
+	rf := addRunFlags(fs, root)
+	srvList := fs.String("servers", "monkbrowse,playwright", "servers to run")
+	reps := fs.Int("reps", 10, "timed repetitions per server and mode")
+	warmup := fs.Int("warmup", 1, "untimed repetitions first")
+	_ = fs.Parse(args)
+	cfg, err := rf.config(root)
+	if err != nil {
+		return err
+	}
+	cfg.Servers = splitList(*srvList)
+	cfg.Reps, cfg.Warmup = max(*reps, 1), max(*warmup, 0)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	samples, err := run.RunFlow(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := run.SaveFlow(cfg.OutDir, samples); err != nil {
+		return err
+	}
+	fmt.Print(run.FlowTable(samples))
 	return nil
 }

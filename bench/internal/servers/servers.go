@@ -342,3 +342,17 @@ func monkbrowseKey(k string) string {
 	}
 	return strings.Join(parts, "+")
 }
+
+// With adds the server's fixed arguments (chrome-devtools-mcp's page) to m.
+func (s *Server) With(m map[string]any) map[string]any { return s.with(m) }
+
+// SelectCalls chooses the option labelled value in the select ref.
+func (s *Server) SelectCalls(ref, element, value string) []Call {
+	switch s.Key {
+	case Playwright:
+		return []Call{{Tool: "browser_select_option", Args: s.with(map[string]any{"target": ref, "element": element, "values": []string{value}})}}
+	case ChromeDevtools:
+		return []Call{{Tool: "fill", Args: s.with(map[string]any{"uid": ref, "value": value})}}
+	}
+	return []Call{{Tool: "browser_select_option", Args: s.with(map[string]any{"ref": ref, "element": element, "values": []string{value}})}}
+}
