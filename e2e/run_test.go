@@ -172,6 +172,7 @@ func TestRunRecording(t *testing.T) {
 	if sub, ok := readSubmitted(ctx, t, tab3); !ok || sub.Email != "grace@example.com" || sub.Plan != "team" {
 		t.Fatalf("the changed form submitted %+v; answer:\n%s", sub, res.Text)
 	}
+	t.Logf("the healed run's answer:\n%s", res.Text)
 	if !strings.Contains(res.Text, `healed: no exact match; used textbox "E-mail address"`) {
 		t.Errorf("the heal is not reported:\n%s", res.Text)
 	}
@@ -183,6 +184,7 @@ func TestRunRecording(t *testing.T) {
 	if !res.IsError {
 		t.Fatalf("the run on the page without its button succeeded: %s", res.Text)
 	}
+	t.Logf("the stopped run's answer:\n%s", res.Text)
 	for _, want := range []string{"Ran 5 of 7 steps", "stopped at step 6 (click)", "Steps 6–7 were not run", `button "Continue"`} {
 		if !strings.Contains(res.Text, want) {
 			t.Errorf("the stop report lacks %q:\n%s", want, res.Text)
