@@ -15,6 +15,7 @@ import (
 const playwrightConfig = `import { defineConfig } from "@playwright/test";
 export default defineConfig({
   testDir: ".",
+  outputDir: "test-results",
   timeout: 30000,
   workers: 1,
   reporter: "line",

@@ -208,3 +208,69 @@ func TestRunRecording(t *testing.T) {
 		t.Errorf("the AI's own steps: %s", res.Text)
 	}
 }
+
+// TestRunEndsOnStopAndCancel: the person's Stop (the tab's own Pause in the
+// real popup) and the app cancelling its call (notifications/cancelled)
+// end a run while it waits in its second step; the third never runs.
+func TestRunEndsOnStopAndCancel(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, 2*testTimeout)
+	args := func(slot int) map[string]any {
+		return map[string]any{"tab": slot, "steps": []any{
+			map[string]any{"action": "type", "target": map[string]any{"role": "textbox", "name": "Full name"}, "value": "Ada Lovelace"},
+			map[string]any{"action": "wait_for", "value": "a text this page never shows"},
+			map[string]any{"action": "type", "target": map[string]any{"role": "textbox", "name": "Email"}, "value": "ada@example.com"},
+		}}
+	}
+
+	// The person's Stop: the tab's Pause in the popup.
+	tab, slot := s.openShared(ctx, t, "/rec-form.html")
+	id, err := s.popup.ChromeTabID(ctx, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan harness.ToolResult, 1)
+	go func() { got <- s.call(ctx, t, "browser_run", args(slot)) }()
+	waitJS(ctx, t, tab, "document.getElementById('name').value === 'Ada Lovelace'")
+	row := fmt.Sprintf(`li[data-tab-id="%d"]`, id)
+	if err := s.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS(row+" .tab-pause"))); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	select {
+	case res := <-got:
+		t.Logf("answered %s after the Pause:\n%s", time.Since(stopped).Round(time.Millisecond), res.Text)
+		if !res.IsError || !strings.Contains(res.Text, "Ran 1 of 3 steps") || !strings.Contains(res.Text, "the run ended at step") || !strings.Contains(res.Text, "paused the AI") {
+			t.Errorf("the run's answer after the Pause:\n%s", res.Text)
+		}
+		if d := time.Since(stopped); d > 2*time.Second {
+			t.Errorf("the run answered %s after the Pause, want within 2 s", d)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the run did not end after the tab's Pause")
+	}
+	if v := js[string](ctx, t, tab, "document.getElementById('email').value"); v != "" {
+		t.Errorf("the step after the Pause ran: email = %q", v)
+	}
+	if err := s.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS(row+" .tab-pause"))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, s.popup.Tab, fmt.Sprintf(`document.querySelector('%s')?.dataset.paused === undefined`, row))
+
+	// The app cancels its call.
+	tab2, slot2 := s.openShared(ctx, t, "/rec-form.html")
+	cctx, cancel := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.server.Call(cctx, "browser_run", args(slot2))
+		errc <- err
+	}()
+	waitJS(ctx, t, tab2, "document.getElementById('name').value === 'Ada Lovelace'")
+	cancel()
+	<-errc
+	// Calls to one tab run in order: this snapshot runs once the run's turn is over.
+	s.ok(ctx, t, "browser_snapshot", map[string]any{"tab": slot2})
+	if v := js[string](ctx, t, tab2, "document.getElementById('email').value"); v != "" {
+		t.Errorf("the step after the cancel ran: email = %q", v)
+	}
+}

@@ -453,6 +453,9 @@ type runStopped struct {
 	step  int // 0-based
 	why   string
 	lines []string
+	// halted: ended from outside (cancel, the person's Stop, the budget),
+	// not by the page; why is monkbrowse's own sentence then.
+	halted bool
 }
 
 func (d dispatch) run(ctx context.Context, a protocol.RunArgs) (protocol.CallToolResult, error) {
@@ -488,7 +491,7 @@ func (d dispatch) run(ctx context.Context, a protocol.RunArgs) (protocol.CallToo
 		var dialogs []protocol.Dialog
 		for i, st := range prepared {
 			if err := ctx.Err(); err != nil {
-				stop = &runStopped{step: i, why: "the run was stopped before this step: " + stoppedWhy(ctx)}
+				stop = &runStopped{step: i, why: stoppedWhy(ctx), halted: true}
 				break
 			}
 			res, r, serr := d.runStep(ctx, t, s, snap, st)
@@ -497,7 +500,7 @@ func (d dispatch) run(ctx context.Context, a protocol.RunArgs) (protocol.CallToo
 				if errors.As(serr, &nf) {
 					stop = &runStopped{step: i, why: nf.why, lines: nf.lines}
 				} else if ctx.Err() != nil {
-					stop = &runStopped{step: i, why: "the run was stopped during this step: " + stoppedWhy(ctx)}
+					stop = &runStopped{step: i, why: stoppedWhy(ctx), halted: true}
 				} else {
 					why, _ := failureParts(serr)
 					stop = &runStopped{step: i, why: "it failed" + strings.TrimSuffix(why, ".")}
@@ -538,7 +541,10 @@ func (d dispatch) run(ctx context.Context, a protocol.RunArgs) (protocol.CallToo
 		if len(done) > 0 {
 			lead = append(lead, "Steps done:\n"+strings.Join(done, "\n"))
 		}
-		if stop != nil {
+		if stop != nil && stop.halted {
+			failed = true
+			head = fmt.Sprintf("Ran %d of %d steps in %s; the run ended at step %d (%s), which may be half done: %s.", len(done), len(prepared), t.String(), stop.step+1, prepared[stop.step].Action, strings.TrimSuffix(stop.why, "."))
+		} else if stop != nil {
 			failed = true
 			head = fmt.Sprintf("Ran %d of %d steps in %s, then stopped at step %d (%s).", len(done), len(prepared), t.String(), stop.step+1, prepared[stop.step].Action)
 			if stop.step+1 < len(prepared) {

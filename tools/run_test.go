@@ -206,7 +206,7 @@ func TestRunCancelEndsItBetweenSteps(t *testing.T) {
 	if p.values["e3"] != "" || p.checked || p.sent {
 		t.Errorf("steps ran after the cancel: %v\n%s", p.values, out)
 	}
-	if !strings.Contains(out, "Ran 1 of 5") || !strings.Contains(out, "cancelled") {
+	if !strings.Contains(out, "Ran 1 of 5") || !strings.Contains(out, "the run ended at step 2 (type)") || !strings.Contains(out, "cancelled") {
 		t.Errorf("answer:\n%s", out)
 	}
 }
