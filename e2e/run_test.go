@@ -274,3 +274,36 @@ func TestRunEndsOnStopAndCancel(t *testing.T) {
 		t.Errorf("the step after the cancel ran: email = %q", v)
 	}
 }
+
+// TestRunRecordingOnReactPage: a recording on a page built with React and a
+// Radix dialog (libpages/react-form), run with other values: a controlled
+// input, a todo added with Enter, a dialog opened and its field (which
+// exists only once the dialog is open) filled and saved; judged in the
+// app's own state.
+func TestRunRecordingOnReactPage(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, 2*testTimeout)
+	l := openLib(ctx, t, s, "react-form", false)
+	tgt := func(role, name string) map[string]any { return map[string]any{"role": role, "name": name} }
+	seedRecordings(ctx, t, s, map[string]any{
+		"name": "Settings", "site": "http://127.0.0.1", "created": "2026-12-04T22:00:00Z",
+		"params": []any{map[string]any{"name": "who", "example": "Ada"}, map[string]any{"name": "todo", "example": "milk"}, map[string]any{"name": "nick", "example": "ada"}},
+		"steps": []any{
+			map[string]any{"action": "type", "target": tgt("textbox", "Full name"), "param": "who"},
+			map[string]any{"action": "type", "target": tgt("textbox", "New todo"), "param": "todo"},
+			map[string]any{"action": "press", "target": tgt("textbox", "New todo"), "value": "Enter"},
+			map[string]any{"action": "click", "target": tgt("button", "Open settings")},
+			map[string]any{"action": "type", "target": tgt("textbox", "Nickname"), "param": "nick"},
+			map[string]any{"action": "click", "target": tgt("button", "Save settings")},
+			map[string]any{"action": "wait_for", "value": "Saved nickname: {{nick}}"},
+		},
+	})
+	res := s.call(ctx, t, "browser_run", map[string]any{"tab": l.slot, "recording": "Settings", "params": map[string]any{"who": "Grace", "todo": "eggs", "nick": "amazing-grace"}})
+	if res.IsError {
+		t.Fatalf("browser_run failed: %s", res.Text)
+	}
+	state := js[string](ctx, t, l.tab, "JSON.stringify({name: __state.name, todos: __state.todos, open: __state.open, saved: __state.saved})")
+	if state != `{"name":"GRACE","todos":["eggs"],"open":false,"saved":"amazing-grace"}` {
+		t.Errorf("the app's state is %s; answer:\n%s", state, res.Text)
+	}
+}
