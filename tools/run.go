@@ -469,6 +469,7 @@ func (d dispatch) run(ctx context.Context, a protocol.RunArgs) (protocol.CallToo
 	err := d.withTab(ctx, a.Profile, a.Tab, func(ctx context.Context, t Target, s Session) error {
 		steps := a.Steps
 		var declared []protocol.RecordingParam
+		site := ""
 		if a.Recording != "" {
 			var res protocol.RecordingsResult
 			if err := s.Request(ctx, protocol.MsgRecordings, protocol.RecordingsRequest{TabID: t.TabID, Name: a.Recording}, &res); err != nil {
@@ -477,7 +478,7 @@ func (d dispatch) run(ctx context.Context, a protocol.RunArgs) (protocol.CallToo
 			if len(res.Recordings) == 0 {
 				return fmt.Errorf("There is no recording named %q in this browser profile. Call browser_recordings to list the person's recordings.", clip(a.Recording, 100))
 			}
-			steps, declared = res.Recordings[0].Steps, res.Recordings[0].Params
+			steps, declared, site = res.Recordings[0].Steps, res.Recordings[0].Params, res.Recordings[0].Site
 		}
 		prepared, err := prepareRun(steps, a.Params, declared)
 		if err != nil {
@@ -488,6 +489,7 @@ func (d dispatch) run(ctx context.Context, a protocol.RunArgs) (protocol.CallToo
 			return err
 		}
 		cleanSnapshot(&snap)
+		startURL := snap.URL
 		var dialogs []protocol.Dialog
 		for i, st := range prepared {
 			if err := ctx.Err(); err != nil {
@@ -554,6 +556,9 @@ func (d dispatch) run(ctx context.Context, a protocol.RunArgs) (protocol.CallToo
 			lead = append(lead, fmt.Sprintf("Stopped at step %d, %s: %s.", stop.step+1, stepLine(prepared[stop.step].Step), strings.TrimSuffix(stop.why, ".")))
 			if len(stop.lines) > 0 {
 				lead = append(lead, "What the page has instead:\n"+fenced("yaml", pageBlock(strings.Join(stop.lines, "\n"))))
+			}
+			if site != "" && !strings.HasPrefix(startURL, site) {
+				lead = append(lead, fmt.Sprintf("The recording was made on %s; the tab was on %s when the run began.", pageLine(clip(site, 200)), pageLine(clip(startURL, 200))))
 			}
 		}
 		if ctx.Err() != nil {

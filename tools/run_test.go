@@ -259,3 +259,14 @@ func TestResolveTargetNearAndNth(t *testing.T) {
 		}
 	}
 }
+
+func TestRunStopNamesTheRecordingsSite(t *testing.T) {
+	p := newFormPage()
+	p.recs = []protocol.Recording{{Name: "Shop", Site: "https://shop.test", Steps: []protocol.Step{
+		{Action: protocol.StepClick, Target: &protocol.StepTarget{Role: "button", Name: "Buy"}},
+	}}}
+	out, isErr := runCall(t, p, context.Background(), `{"recording":"Shop"}`)
+	if !isErr || !strings.Contains(out, "The recording was made on https://shop.test; the tab was on https://a.test/form when the run began.") {
+		t.Fatalf("answer:\n%s", out)
+	}
+}
