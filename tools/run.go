@@ -646,6 +646,12 @@ func (d dispatch) runStep(ctx context.Context, t Target, s Session, snap protoco
 		return res, r, req(protocol.MsgClick, protocol.ElementRequest{Ref: r.ref, TabID: t.TabID})
 	case protocol.StepType:
 		if st.Secret {
+			if _, _, v := lineParts(r.line); v != "" {
+				// The person answered it beforehand (or the browser filled
+				// it in): not asked again, never read.
+				r.healed = strings.TrimSpace(r.healed + " already filled in before the run: the person was not asked again")
+				return res, r, nil
+			}
 			return res, r, d.runSecret(ctx, t, s, st, r)
 		}
 		return res, r, req(protocol.MsgType, protocol.TypeRequest{Ref: r.ref, Text: st.value, TabID: t.TabID})

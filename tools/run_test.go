@@ -270,3 +270,21 @@ func TestRunStopNamesTheRecordingsSite(t *testing.T) {
 		t.Fatalf("answer:\n%s", out)
 	}
 }
+
+func TestRunSecretFilledBeforehandIsNotAskedAgain(t *testing.T) {
+	p := newFormPage()
+	p.values["e3"] = "•••"
+	p.recs = []protocol.Recording{{Name: "Sign up", Steps: []protocol.Step{
+		{Action: protocol.StepType, Target: &protocol.StepTarget{Role: "textbox", Name: "Name"}, Param: "pw", Secret: true},
+		{Action: protocol.StepCheck, Target: &protocol.StepTarget{Role: "checkbox", Name: "I agree"}},
+	}}}
+	out, isErr := runCall(t, p, context.Background(), `{"recording":"Sign up"}`)
+	if isErr || !p.checked || !strings.Contains(out, "already filled in before the run") {
+		t.Fatalf("answer:\n%s", out)
+	}
+	for _, r := range p.requests {
+		if strings.HasPrefix(r, protocol.MsgAskUser) || strings.HasPrefix(r, protocol.MsgType) {
+			t.Errorf("sent %s for a secret the person had entered", r)
+		}
+	}
+}
