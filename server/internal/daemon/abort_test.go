@@ -203,9 +203,11 @@ func burst(ctx context.Context, t *testing.T, ps []*mb, ext *relay, run, n int, 
 		c.stream = c.proc*2 + kind
 		c.launched = true
 		inflight++
-		args := map[string]any{"key": prefix + strconv.Itoa(i), "tab": 1}
+		// The same tab by the profile's slug or by its id: two streams of
+		// the app's reading layer, which cannot tell they are one profile.
+		args := map[string]any{"key": prefix + strconv.Itoa(i), "tab": 1, "profile": "work"}
 		if kind == 1 {
-			args["profile"] = "work" // the same tab, another FIFO of the app's reading layer
+			args["profile"] = "fake-profile-1"
 		}
 		cctx, cancel := context.WithCancel(ctx)
 		c.cancel = cancel

@@ -71,9 +71,12 @@ type keyResult struct {
 // cutWithQueued holds tab 1 with a running press_key from p's AI app,
 // queues n more behind it from the AI apps of ps (in turn), cuts the
 // extension's socket and returns the answers. Each app's reading layer
-// sends one call per tab FIFO at a time, and "tab 1" and "tab 1 of work"
-// are two FIFOs there, so the owner's queue for the tab holds a waiting
-// call of each FIFO of each app when the socket is cut.
+// sends one call per tab at a time, and "tab 1 of work" and "tab 1 of
+// fake-profile-1" (the profile's id, which the reading layer cannot tell
+// is work's: issue 39's order relates omitted and named tabs and profiles,
+// not ids and slugs) are two streams there, so the owner's queue for the
+// tab holds a waiting call of each stream of each app when the socket is
+// cut.
 func cutWithQueued(ctx context.Context, t *testing.T, cl *cluster, p *mb, ps []*mb, ext *relay, rec *keyRecorder, n int, reconnectAfter time.Duration) (holdText string, results []keyResult) {
 	t.Helper()
 	ext.setHook(rec.hook)
@@ -84,7 +87,7 @@ func cutWithQueued(ctx context.Context, t *testing.T, cl *cluster, p *mb, ps []*
 	}
 	held := make(chan string, 1)
 	go func() {
-		text, _ := p.call(ctx, t, "browser_press_key", map[string]any{"key": "hold", "tab": 1})
+		text, _ := p.call(ctx, t, "browser_press_key", map[string]any{"key": "hold", "tab": 1, "profile": "work"})
 		held <- text
 	}()
 	select {
@@ -95,7 +98,7 @@ func cutWithQueued(ctx context.Context, t *testing.T, cl *cluster, p *mb, ps []*
 	// The first call of each app's FIFO goes on to the owner's queue, except
 	// in the FIFO the held call is running in: the rest wait in the apps'
 	// reading layers.
-	fifos := map[[2]int]int{} // app, "work" or not: calls
+	fifos := map[[2]int]int{} // app, by id or not: calls
 	for i := range n {
 		fifos[[2]int{i % len(ps), i / len(ps) % 2}]++
 	}
@@ -113,9 +116,9 @@ func cutWithQueued(ctx context.Context, t *testing.T, cl *cluster, p *mb, ps []*
 	for i := range n {
 		go func() {
 			k := fmt.Sprintf("k%d", i)
-			args := map[string]any{"key": k, "tab": 1}
+			args := map[string]any{"key": k, "tab": 1, "profile": "work"}
 			if i/len(ps)%2 == 1 {
-				args["profile"] = "work"
+				args["profile"] = "fake-profile-1"
 			}
 			start := time.Now()
 			text, isErr := ps[i%len(ps)].call(ctx, t, "browser_press_key", args)

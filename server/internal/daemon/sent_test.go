@@ -52,14 +52,15 @@ func TestKilledOwnerSentOrNot(t *testing.T) {
 		answers <- answer{key, text}
 	}
 	mark := fwd.log.count()
-	go press("A", map[string]any{"tab": 1})
+	go press("A", map[string]any{"tab": 1, "profile": "work"})
 	<-held
-	// B and C wait behind A in the owner's queue for tab 1 ("tab 1" and
-	// "tab 1 of work" are two FIFOs in the forwarder's reading layer, so
-	// both reach the owner); the second "tab 1" call D stays in the
-	// forwarder's FIFO, never sent to the owner at all.
-	go press("B", map[string]any{"tab": 1, "profile": "work"})
-	go press("D", map[string]any{"tab": 1})
+	// B waits behind A in the owner's queue for tab 1 ("tab 1 of work" and
+	// "tab 1 of fake-profile-1", the profile's id, are two streams in the
+	// forwarder's reading layer, so both reach the owner); the second
+	// "tab 1 of work" call D stays in the forwarder, never sent to the
+	// owner at all.
+	go press("B", map[string]any{"tab": 1, "profile": "fake-profile-1"})
+	go press("D", map[string]any{"tab": 1, "profile": "work"})
 	cl.waitOwnerQueued(ctx, t, 1)         // B waits in the owner's queue
 	fwd.waitInboxWaiting(ctx, t, mark, 1) // D in the forwarder's
 	owner.kill9()

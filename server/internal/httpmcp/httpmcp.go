@@ -16,9 +16,11 @@
 //  5. the path /mcp: 404;
 //  6. the bearer token, compared in constant time: 401;
 //  7. the body, read under http.MaxBytesReader: 413;
-//  8. per-tab order: a tools/call waits for the calls before it on its
-//     tab (mcpserver.QueueKey), as over stdio; a call whose request ends
-//     while it waits never runs.
+//  8. per-tab order: mcp-go hands each tools/call to the server's tool
+//     handler, which takes the call's turn in the server's one per-tab
+//     order (mcpserver's order.go, scoped to the MCP session), as over
+//     stdio; a call whose request ends, or that is cancelled, while it
+//     waits never runs.
 //
 // Nothing before step 6 reads the body or keeps state per request, so an
 // unauthenticated flood costs a bounded number of connections with
@@ -30,7 +32,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -54,14 +55,6 @@ import (
 
 // DefaultAddr is where `monkbrowse serve --http` listens by default.
 const DefaultAddr = "127.0.0.1:9220"
-
-// LogCallWaits is the debug line of a tools/call that waits for the one
-// before it on its tab (tests wait on it).
-const LogCallWaits = "a tool call over HTTP waits behind the running call on its tab"
-
-// LogWaitingCallCancelled is the debug line of a tools/call dropped while
-// it waited for its turn: it never runs.
-const LogWaitingCallCancelled = "a waiting tool call over HTTP was cancelled: it will never run"
 
 // Realm is the WWW-Authenticate header of a 401 (doctor recognises
 // monkbrowse by it).
@@ -123,7 +116,6 @@ type Endpoint struct {
 	hosts   hostCheck
 	mcp     *server.StreamableHTTPServer
 	srv     *http.Server
-	turns   *turns
 	handler http.Handler
 }
 
@@ -156,11 +148,10 @@ func New(ln net.Listener, opts Options) *Endpoint {
 	if opts.SessionIdle <= 0 {
 		opts.SessionIdle = DefaultSessionIdle
 	}
-	e := &Endpoint{opts: opts, log: zerolog.Nop(), turns: newTurns()}
+	e := &Endpoint{opts: opts, log: zerolog.Nop()}
 	if opts.Logger != nil {
 		e.log = *opts.Logger
 	}
-	e.turns.waits = func() { e.log.Debug().Msg(LogCallWaits) }
 	e.ln = newConnLimit(ln, opts.MaxConns, opts.MaxPending)
 	e.ln.judge = func(c net.Conn) bool {
 		msg, uid := netguard.PeerRefusal(opts.PeerUID, opts.UID, c.RemoteAddr().String(), c.LocalAddr().String())
@@ -308,48 +299,7 @@ func (e *Endpoint) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r = r.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-			RequestID json.RawMessage `json:"requestId"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &env) == nil {
-		session := r.Header.Get(server.HeaderKeySessionID)
-		switch env.Method {
-		case "tools/call":
-			if key := mcpserver.QueueKey(env.Params.Name, env.Params.Arguments); key != "" && len(env.ID) > 0 {
-				e.inTurn(w, r, session+"\x00"+key, session+"\x00"+string(env.ID))
-				return
-			}
-		case "notifications/cancelled":
-			// A waiting call is dropped here; a running one is
-			// cancelled by mcp-go, which also gets the notification.
-			e.turns.cancel(session + "\x00" + string(env.Params.RequestID))
-		}
-	}
 	e.mcp.ServeHTTP(w, r)
-}
-
-// inTurn serves a tools/call once the calls before it on its tab are done.
-func (e *Endpoint) inTurn(w http.ResponseWriter, r *http.Request, key, id string) {
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	done, ok := e.turns.wait(ctx, key, id, cancel)
-	if !ok {
-		e.log.Debug().Msg(LogWaitingCallCancelled)
-		// The AI app ended the request (or cancelled the call) while it
-		// waited: it never ran. A client still listening is told so.
-		if r.Context().Err() == nil {
-			e.refuse(w, r, http.StatusConflict, "monkbrowse did not run this tool call: it was cancelled while it waited for the calls before it on its tab.")
-		}
-		return
-	}
-	defer done()
-	e.mcp.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // authorized reports whether r carries the bearer token. Both sides are

@@ -396,11 +396,11 @@ func TestPerTabOrderAndCancelOverHTTP(t *testing.T) {
 	cctx, ccancel := context.WithCancel(ctx)
 	wg.Add(1)
 	go call(cctx, map[string]any{"tab": 1, "text": "second"})
-	waitWaiting(t, f.ep.turns, 1, f.call.started)
+	waitWaiting(t, f.ep.opts.Server, 1, f.call.started)
 	// A third call for tab 1 queues behind the second.
 	wg.Add(1)
 	go call(ctx, map[string]any{"tab": 1, "text": "third"})
-	waitWaiting(t, f.ep.turns, 2, f.call.started)
+	waitWaiting(t, f.ep.opts.Server, 2, f.call.started)
 	// Another tab is not held up by tab 1.
 	got, err := callText(t, ctx, c, "browser_wait", map[string]any{"tab": 2, "text": "other"})
 	if err != nil || !strings.Contains(got, "tab 2") {
@@ -410,7 +410,7 @@ func TestPerTabOrderAndCancelOverHTTP(t *testing.T) {
 		t.Fatalf("the Caller got %s before tab 2's call", s.Args)
 	}
 	ccancel()
-	waitWaiting(t, f.ep.turns, 1, f.call.started)
+	waitWaiting(t, f.ep.opts.Server, 1, f.call.started)
 	select {
 	case s := <-f.call.started:
 		t.Fatalf("a call started while tab 1's first held: %s", s.Args)
@@ -436,12 +436,12 @@ func TestPerTabOrderAndCancelOverHTTP(t *testing.T) {
 // waitWaiting waits until n calls wait for their turn.
 // A call reaching the Caller meanwhile fails the test at once (it should
 // be waiting).
-func waitWaiting(t *testing.T, tu *turns, n int, started <-chan protocol.CallTool) {
+func waitWaiting(t *testing.T, srv *mcpserver.Server, n int, started <-chan protocol.CallTool) {
 	t.Helper()
 	timeout := time.After(20 * time.Second)
 	for {
-		ch := tu.Changed()
-		if tu.Waiting() == n {
+		w, ch := srv.WaitingCalls()
+		if w == n {
 			return
 		}
 		select {
@@ -449,7 +449,8 @@ func waitWaiting(t *testing.T, tu *turns, n int, started <-chan protocol.CallToo
 		case c := <-started:
 			t.Fatalf("%s %s started while it should wait for its turn", c.Name, c.Args)
 		case <-timeout:
-			t.Fatalf("%d calls wait for their turn after 20 s, want %d", tu.Waiting(), n)
+			w, _ := srv.WaitingCalls()
+			t.Fatalf("%d calls wait for their turn after 20 s, want %d", w, n)
 		}
 	}
 }

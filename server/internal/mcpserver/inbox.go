@@ -10,7 +10,6 @@ import (
 	"io"
 	stdlog "log"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,23 +20,23 @@ import (
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
-// inbox is monkbrowse's reading layer in front of mcp-go (issue 12, DESIGN
-// §6). It takes tools/call requests and notifications/cancelled off the
-// input stream itself, in the order they were read, and passes every other
-// line (initialize, ping, tools/list, replies to roots/list…) on to mcp-go's
-// stdio server unchanged.
+// inbox is monkbrowse's reading layer in front of mcp-go over stdio (issue
+// 12, DESIGN §6). It reads each line once: a tools/call is decoded into the
+// request the tool handler takes (rpcCall) and a notifications/cancelled is
+// applied, in the order they were read; every other line (initialize, ping,
+// tools/list, replies to roots/list…) goes on to mcp-go's stdio server
+// unchanged.
 //
 // Why: mcp-go v1.2.1 hands tools/call to a worker pool in scheduling order,
-// so calls written at once for one tab reach the tab's queue out of order,
-// and workers blocked on one busy tab starve every other tab. Its handlers
-// never see the JSON-RPC id either, so a cancellation cannot reach a call
-// that has not started. Here each call is put, as it is read, into the FIFO
-// of the tab it names (its `profile` and `tab` arguments, as written); one
-// goroutine per non-empty FIFO runs its calls one after another through
-// MCPServer.HandleMessage, so a call for an idle tab starts at once whatever
-// the depth of another tab's FIFO. A queued call that is cancelled is never
-// run; a running one has its context cancelled. Following the MCP spec, no
-// response is written for a cancelled call.
+// so calls written at once for one tab would reach the tab out of order,
+// and workers blocked on one busy tab would starve every other tab. Its
+// handlers never see the JSON-RPC id either, so a cancellation could not
+// reach a call that has not started. Here each call takes its turn in the
+// server's order (order.go) as it is read, and a goroutine per call waits
+// for that turn and runs the tool handler itself: a call for an idle tab
+// starts at once whatever the depth of another tab's queue. A waiting call
+// that is cancelled never runs; a running one has its context cancelled.
+// Following the MCP spec, no response is written for a cancelled call.
 type inbox struct {
 	s   *Server
 	out io.Writer // shared with mcp-go: one Write per message, serialised
@@ -46,20 +45,20 @@ type inbox struct {
 	base  context.Context
 
 	mu     sync.Mutex
-	queues map[string]*callQueue // by key; present only while non-empty or running
-	byID   map[string]*call      // queued or running calls by JSON-RPC id
+	byID   map[string]*call // waiting or running calls by JSON-RPC id
 	closed bool
 	wg     sync.WaitGroup
 }
 
-// Debug log lines tests wait on (a queue's state, observed rather than slept
+// Debug log lines tests wait on (a call's state, observed rather than slept
 // for).
 const (
-	// LogCallRead: a tools/call was read and taken in (queued or started).
+	// LogCallRead: a tools/call was read and taken in (waiting or started).
 	LogCallRead = "a tool call was read"
-	// LogCallWaits: a call joined a FIFO whose call is running.
+	// LogCallWaits: a call waits for its turn behind a call read before it
+	// that may address the same tab.
 	LogCallWaits = "a tool call waits behind the running call on its tab"
-	// LogWaitingCallCancelled: a call still waiting in its FIFO was
+	// LogWaitingCallCancelled: a call still waiting for its turn was
 	// cancelled; it will never run.
 	LogWaitingCallCancelled = "a waiting tool call was cancelled: it will never run"
 	// LogRunningCallCancelled: a call already started was cancelled; its
@@ -68,25 +67,23 @@ const (
 	LogRunningCallCancelled = "a running tool call was cancelled: its context is cancelled"
 )
 
-// callQueue is one tab's FIFO of calls. A goroutine runs it only while it
-// has calls.
-type callQueue struct {
-	calls   []*call
-	running bool
-}
-
 type call struct {
-	id        string // the JSON-RPC id, as raw JSON text
-	rawID     json.RawMessage
-	msg       json.RawMessage
-	key       string // "" runs at once, in no queue
-	readAt    time.Time
-	ctx       context.Context // ends at readAt + tools.CallBudget
-	cancel    context.CancelFunc
-	abort     context.CancelCauseFunc // cancels ctx with a *protocol.AbortError (DESIGN §5.5)
-	cancelled bool                    // by notifications/cancelled: never run, or no response
+	id      string // the JSON-RPC id, normalised (idKey)
+	rawID   json.RawMessage
+	req     *rpcCall
+	line    json.RawMessage // the message, kept only for the calls mcp-go serves (rpcCall.direct)
+	key     turnKey
+	ordered bool // takes a turn in the order (else it runs at once)
+	readAt  time.Time
+	ctx     context.Context // ends at readAt + tools.CallBudget
+	cancel  context.CancelFunc
+	abort   context.CancelCauseFunc // cancels ctx with a *protocol.AbortError (DESIGN §5.5)
+	// cancelled by notifications/cancelled: never run, or no response
+	cancelled bool
 	started   bool
 }
+
+func (c *call) tool() string { return c.req.Params.Name }
 
 // lockedWriter makes each Write atomic, so lines written by mcp-go and by
 // the inbox never interleave. mcp-go writes each message with one Write.
@@ -105,7 +102,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // itself and handing everything else to mcp-go's stdio server.
 func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	lw := &lockedWriter{w: out}
-	ib := &inbox{s: s, out: lw, ready: make(chan struct{}), queues: map[string]*callQueue{}, byID: map[string]*call{}}
+	ib := &inbox{s: s, out: lw, ready: make(chan struct{}), byID: map[string]*call{}}
 
 	pr, pw := io.Pipe()
 	st := server.NewStdioServer(s.mcp)
@@ -250,31 +247,69 @@ func prefixID(prefix []byte) json.RawMessage {
 	}
 }
 
-// envelope is the part of a JSON-RPC message the inbox looks at.
-type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+// rpcCall is a JSON-RPC message as the inbox reads it, once: enough of
+// any message to route it, and the whole of a tools/call, which the tool
+// handler takes as it is (toRequest) without mcp-go reading it again.
+type rpcCall struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  struct {
+		// tools/call
+		Name      string    `json:"name"`
+		Arguments callArgs  `json:"arguments"`
+		Meta      *mcp.Meta `json:"_meta"`
+		// notifications/cancelled
 		RequestID json.RawMessage `json:"requestId"`
 	} `json:"params"`
+}
+
+// direct reports whether the inbox serves this tools/call itself: a known
+// tool, in the protocol era of initialize (a request of the newest era,
+// which carries its protocol version in _meta, and an unknown tool's
+// error are mcp-go's to answer; the call still takes its turn here).
+func (r *rpcCall) direct() bool {
+	if r.JSONRPC != mcp.JSONRPC_VERSION {
+		return false
+	}
+	if _, ok := protocol.LookupTool(r.Params.Name); !ok {
+		return false
+	}
+	return !mcp.IsModernProtocol(r.Params.Meta.ProtocolVersion())
+}
+
+// toRequest is the call as mcp-go's tool handler takes it.
+func (r *rpcCall) toRequest() mcp.CallToolRequest {
+	var req mcp.CallToolRequest
+	req.Method = r.Method
+	req.Params.Name = r.Params.Name
+	req.Params.Meta = r.Params.Meta
+	req.Params.RawArguments = r.Params.Arguments.raw
+	if len(req.Params.RawArguments) > 0 {
+		req.Params.Arguments = req.Params.RawArguments
+	}
+	return req
 }
 
 // route handles line if it is a tools/call request or a cancellation and
 // reports whether it did; everything else goes to mcp-go. A cancellation is
 // also passed on, so mcp-go's own bookkeeping stays whole.
 func (ib *inbox) route(line []byte) bool {
-	var e envelope
-	if json.Unmarshal(line, &e) != nil {
+	var r rpcCall
+	if json.Unmarshal(line, &r) != nil {
 		return false // mcp-go answers the parse error
 	}
-	switch e.Method {
+	switch r.Method {
 	case string(mcp.MethodToolsCall):
-		if len(e.ID) == 0 || string(e.ID) == "null" {
+		if len(r.ID) == 0 || string(r.ID) == "null" {
 			return false
 		}
-		ib.enqueue(&call{readAt: time.Now(), id: idKey(e.ID), rawID: e.ID, msg: append(json.RawMessage(nil), bytes.TrimSpace(line)...), key: QueueKey(e.Params.Name, e.Params.Arguments)})
+		c := &call{readAt: time.Now(), id: idKey(r.ID), rawID: r.ID, req: &r}
+		c.key, c.ordered = keyOf("", r.Params.Name, &r.Params.Arguments)
+		if !r.direct() {
+			c.line = append(json.RawMessage(nil), bytes.TrimSpace(line)...) // mcp-go reads this one
+		}
+		ib.enqueue(c)
 		return true
 	case string(mcp.MethodNotificationRootsListChanged):
 		// Applied here, in read order: a browser_upload_file read after it
@@ -283,8 +318,8 @@ func (ib *inbox) route(line []byte) bool {
 		ib.s.rootsChanged()
 		return false
 	case "notifications/cancelled":
-		if len(e.Params.RequestID) > 0 {
-			ib.cancel(idKey(e.Params.RequestID))
+		if len(r.Params.RequestID) > 0 {
+			ib.cancel(idKey(r.Params.RequestID))
 		}
 		return false
 	}
@@ -307,43 +342,6 @@ func idKey(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// QueueKey is the FIFO a call joins: the tab its arguments name, exactly as
-// written (profile case-folded). Calls that name the same tab differently
-// (tab omitted vs its number) are in different FIFOs and meet again, in the
-// order they get there, in the owner's per-tab queue. Tools that take no
-// tab's turn (listing tabs, opening one, a plain sleep) join no FIFO.
-//
-// Exported for the HTTP transport (internal/httpmcp), which keeps the same
-// per-tab order.
-func QueueKey(name string, rawArgs json.RawMessage) string {
-	switch name {
-	case "browser_list_tabs", "browser_new_tab":
-		return ""
-	}
-	var a struct {
-		Profile any `json:"profile"`
-		Tab     any `json:"tab"`
-		Text    any `json:"text"`
-	}
-	if len(rawArgs) > 0 && json.Unmarshal(rawArgs, &a) != nil {
-		return "" // the dispatcher explains bad arguments at once
-	}
-	if name == "browser_wait" && (a.Text == nil || a.Text == "") {
-		return ""
-	}
-	prof := ""
-	if p, ok := a.Profile.(string); ok {
-		prof = strings.ToLower(strings.TrimSpace(p))
-	} else if a.Profile != nil {
-		prof = fmt.Sprint(a.Profile)
-	}
-	tab := ""
-	if a.Tab != nil {
-		tab = fmt.Sprint(a.Tab)
-	}
-	return "tab\x00" + prof + "\x00" + tab
-}
-
 func (ib *inbox) enqueue(c *call) {
 	<-ib.ready // mcp-go's Listen is running (it starts before reading)
 	ib.mu.Lock()
@@ -351,70 +349,57 @@ func (ib *inbox) enqueue(c *call) {
 	if ib.closed {
 		return
 	}
-	// The budget counts from the read, so time queued is included.
+	// The budget counts from the read, so time waiting is included.
 	dl, cancelDL := context.WithDeadlineCause(ib.base, c.readAt.Add(ib.s.opts.CallBudget), tools.ErrCallBudget)
-	c.ctx, c.abort = context.WithCancelCause(dl)
+	c.ctx, c.abort = context.WithCancelCause(context.WithValue(dl, inTurnKey{}, true))
 	c.cancel = func() { c.abort(nil); cancelDL() }
 	ib.byID[c.id] = c
 	if e := ib.s.log.Debug(); e.Enabled() {
-		e.Str("tool", toolName(c.msg)).Msg(LogCallRead)
+		e.Str("tool", c.tool()).Msg(LogCallRead)
 	}
-	if c.key == "" {
+	ib.wg.Add(1)
+	if !c.ordered {
 		c.started = true
-		ib.wg.Add(1)
 		go func() {
 			defer ib.wg.Done()
 			ib.run(c)
 		}()
 		return
 	}
-	q := ib.queues[c.key]
-	if q == nil {
-		q = &callQueue{}
-		ib.queues[c.key] = q
-	}
-	q.calls = append(q.calls, c)
-	if q.running {
+	// The turn is taken here, as the line is read: read order is the order.
+	t := ib.s.order.add(c.key)
+	if t.queued {
 		if e := ib.s.log.Debug(); e.Enabled() {
-			e.Str("tool", toolName(c.msg)).Int("waiting", len(q.calls)).Msg(LogCallWaits)
+			e.Str("tool", c.tool()).Msg(LogCallWaits)
 		}
-	} else {
-		q.running = true
-		ib.wg.Add(1)
-		go ib.drain(c.key, q)
 	}
+	go ib.inTurn(c, t)
 }
 
-// drain runs q's calls one after another until it is empty.
-func (ib *inbox) drain(key string, q *callQueue) {
+// inTurn runs c when its turn comes, unless it was cancelled meanwhile or
+// its budget ran out.
+func (ib *inbox) inTurn(c *call, t *turn) {
 	defer ib.wg.Done()
-	for {
-		ib.mu.Lock()
-		if len(q.calls) == 0 {
-			q.running = false
-			delete(ib.queues, key)
-			ib.mu.Unlock()
-			return
-		}
-		c := q.calls[0]
-		q.calls[0] = nil
-		q.calls = q.calls[1:]
-		skip := c.cancelled
-		if skip {
-			ib.forget(c)
-		} else {
-			c.started = true
-		}
-		ib.mu.Unlock()
-		if !skip && ib.spent(c) {
-			// Its budget ran out while it waited: answer without running it.
-			ib.answer(c, mcp.NewToolResultError(tools.BudgetMessage(toolName(c.msg))+" It was never started."))
-			continue
-		}
-		if !skip {
-			ib.run(c)
-		}
+	if t.wait(c.ctx) {
+		defer t.finish()
 	}
+	ib.mu.Lock()
+	skip := c.cancelled
+	if skip {
+		ib.forget(c)
+	} else {
+		c.started = true
+	}
+	ib.mu.Unlock()
+	if skip {
+		return
+	}
+	if ib.spent(c) {
+		// Its budget ran out while it waited: answer without running it.
+		ib.answer(c, mcp.NewToolResultError(tools.BudgetMessage(c.tool())+" It was never started."))
+		return
+	}
+	ib.run(c)
 }
 
 // forget drops c from byID. Call with mu held.
@@ -471,21 +456,23 @@ func (ib *inbox) answer(c *call, result *mcp.CallToolResult) {
 	ib.write(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(c.rawID), result))
 }
 
-func toolName(msg json.RawMessage) string {
-	var e envelope
-	_ = json.Unmarshal(msg, &e)
-	return e.Params.Name
-}
-
 func (ib *inbox) handle(c *call) (resp mcp.JSONRPCMessage) {
 	defer func() {
 		if r := recover(); r != nil {
-			ib.s.log.Error().Interface("panic", r).Msg("tool call panicked in mcp-go")
+			ib.s.log.Error().Interface("panic", r).Msg("tool call panicked")
 			resp = mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(c.rawID),
 				Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, fmt.Sprintf("internal panic: %v", r), nil)}
 		}
 	}()
-	return ib.s.mcp.HandleMessage(c.ctx, c.msg)
+	if !c.req.direct() {
+		return ib.s.mcp.HandleMessage(c.ctx, c.line)
+	}
+	res, err := ib.s.handle(c.ctx, c.req.toRequest())
+	if err != nil {
+		return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(c.rawID),
+			Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, err.Error(), nil)}
+	}
+	return mcp.NewJSONRPCResultResponse(mcp.NewRequestId(c.rawID), res)
 }
 
 // cancel applies notifications/cancelled: a queued call is never run, a
@@ -502,9 +489,9 @@ func (ib *inbox) cancel(id string) {
 	c.cancel()
 	if e := ib.s.log.Debug(); e.Enabled() {
 		if c.started {
-			e.Str("tool", toolName(c.msg)).Msg(LogRunningCallCancelled)
+			e.Str("tool", c.tool()).Msg(LogRunningCallCancelled)
 		} else {
-			e.Str("tool", toolName(c.msg)).Msg(LogWaitingCallCancelled)
+			e.Str("tool", c.tool()).Msg(LogWaitingCallCancelled)
 		}
 	}
 }

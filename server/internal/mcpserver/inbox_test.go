@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
@@ -246,5 +248,91 @@ func TestInboxBudgetCountsQueuedTime(t *testing.T) {
 	}
 	if n := ran.Load(); n != 1 {
 		t.Fatalf("%d calls ran; the one whose budget ran out in the queue must not", n)
+	}
+}
+
+// lineWriter sends each log line to lines.
+type lineWriter struct{ lines chan string }
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	w.lines <- string(p)
+	return len(p), nil
+}
+
+// TestInboxOmittedTabOrderedWithNamedTab (issue 39): a call that omits the
+// tab (the profile's active tab) and a later one naming a tab number — the
+// active tab's, for all the reading layer knows — run in the order they
+// were read, never at once. C (tab omitted) holds; A (tab omitted) and B
+// (tab 1) are read behind it and must both wait; B starts only after A
+// has ended.
+func TestInboxOmittedTabOrderedWithNamedTab(t *testing.T) {
+	events := make(chan string, 16)
+	logs := make(chan string, 256)
+	log := zerolog.New(lineWriter{logs}).Level(zerolog.DebugLevel)
+	hold := map[string]chan struct{}{"C": make(chan struct{}), "A": make(chan struct{})}
+	rs := startRaw(t, callerFunc(func(ctx context.Context, _ string, args json.RawMessage) (protocol.CallToolResult, error) {
+		var a struct {
+			Text string `json:"text"`
+		}
+		json.Unmarshal(args, &a)
+		events <- "start " + a.Text
+		if ch := hold[a.Text]; ch != nil {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+			}
+		}
+		events <- "end " + a.Text
+		return tools.TextResult("ok"), nil
+	}), Options{Logger: &log})
+	typ := func(id any, args string) string { return callLine(id, "browser_type", args) }
+	rs.write(t,
+		typ("C", `{"element":"e","ref":"e1","text":"C"}`),
+		typ("A", `{"element":"e","ref":"e1","text":"A"}`),
+		typ("B", `{"tab":1,"element":"e","ref":"e1","text":"B"}`),
+	)
+	var got []string
+	next := func() string {
+		select {
+		case e := <-events:
+			got = append(got, e)
+			return e
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no call event within 20 s after %v", got)
+		}
+		return ""
+	}
+	expect := func(want string) {
+		t.Helper()
+		if e := next(); e != want {
+			t.Fatalf("events %v, want %q next: the call naming tab 1 must wait for both earlier calls with the tab omitted", got, want)
+		}
+	}
+	expect("start C")
+	// A and B both wait behind C: two "waits" lines. A call that starts
+	// instead fails the test.
+	for waits := 0; waits < 2; {
+		select {
+		case l := <-logs:
+			if strings.Contains(l, LogCallWaits) {
+				waits++
+			}
+		case e := <-events:
+			t.Fatalf("%q while C held its turn: A and B must wait behind it", e)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%d calls wait behind C after 20 s, want 2", waits)
+		}
+	}
+	close(hold["C"])
+	expect("end C")
+	expect("start A")
+	close(hold["A"])
+	expect("end A")
+	expect("start B")
+	expect("end B")
+	for range 3 {
+		if m := rs.next(t); m["error"] != nil {
+			t.Fatalf("call failed: %v", m)
+		}
 	}
 }

@@ -106,6 +106,7 @@ type Server struct {
 	rootsValid bool
 	rootsGen   uint64
 	client     atomic.Pointer[string] // the MCP client's name, from initialize
+	order      *order                 // the per-tab order of every transport's calls
 }
 
 // New returns a Server that sends tool calls to c.
@@ -129,7 +130,7 @@ func New(c protocol.Caller, opts *Options) *Server {
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = DefaultProgressEvery
 	}
-	s := &Server{opts: o, log: zerolog.Nop(), caller: c}
+	s := &Server{opts: o, log: zerolog.Nop(), caller: c, order: newOrder()}
 	if o.Logger != nil {
 		s.log = *o.Logger
 	}
@@ -290,20 +291,49 @@ func AllTools() []mcp.Tool {
 	return out
 }
 
+// inTurnKey marks the context of a call that already holds its turn (the
+// stdio inbox takes it as it reads the line).
+type inTurnKey struct{}
+
+// WaitingCalls is the number of tool calls waiting for their turn, and a
+// channel closed at its next change (tests wait on it).
+func (s *Server) WaitingCalls() (int, <-chan struct{}) { return s.order.Waiting() }
+
+// LogHTTPCallWaits and LogHTTPWaitingCallCancelled are the debug lines of
+// a tools/call served by mcp-go (over HTTP) that waits for its turn, and
+// of one cancelled while it waited.
+const (
+	LogHTTPCallWaits            = "a tool call over HTTP waits behind the running call on its tab"
+	LogHTTPWaitingCallCancelled = "a waiting tool call over HTTP was cancelled: it will never run"
+)
+
 func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
+	if ctx.Value(inTurnKey{}) == nil {
+		// Served by mcp-go (HTTP, an in-process client): the call takes
+		// its turn now, in its session's scope. Over HTTP each request
+		// has its own goroutine, so waiting here holds no worker.
+		var args callArgs
+		raw, _ := rawArgs(req)
+		_ = args.UnmarshalJSON(raw)
+		if key, ok := keyOf(sessionID(ctx), name, &args); ok {
+			t := s.order.add(key)
+			if t.queued {
+				s.log.Debug().Str("tool", name).Msg(LogHTTPCallWaits)
+			}
+			if !t.wait(ctx) {
+				s.log.Debug().Str("tool", name).Msg(LogHTTPWaitingCallCancelled)
+				return mcp.NewToolResultError(fmt.Sprintf("%s was not run: it was cancelled while it waited for the calls before it on its tab.", name)), nil
+			}
+			defer t.finish()
+		}
+	}
 	if t, ok := protocol.LookupTool(name); ok && !s.caps(ctx).Has(t) {
 		return mcp.NewToolResultError(notChosen(t)), nil
 	}
-	var args json.RawMessage
-	if len(req.Params.RawArguments) > 0 {
-		args = req.Params.RawArguments
-	} else if req.Params.Arguments != nil {
-		b, err := json.Marshal(req.Params.Arguments)
-		if err != nil {
-			return mcp.NewToolResultError(fmt.Sprintf("Invalid arguments for %s: they are not JSON (%v).", name, err)), nil
-		}
-		args = b
+	args, err := rawArgs(req)
+	if err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("Invalid arguments for %s: they are not JSON (%v).", name, err)), nil
 	}
 	call := protocol.CallTool{Name: name, Args: args, Grants: protocol.AppGrants{AllowFileURLs: s.opts.AllowFileURLs}, App: s.appName(ctx)}
 	if name == "browser_upload_file" {
@@ -334,6 +364,26 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		return mcp.NewToolResultError(fmt.Sprintf("monkbrowse could not run %s: %v. Try again in a moment.", name, err)), nil
 	}
 	return ToMCP(res), nil
+}
+
+// rawArgs is a call's arguments as JSON: as read (RawArguments), or
+// encoded from an in-process client's value.
+func rawArgs(req mcp.CallToolRequest) (json.RawMessage, error) {
+	if len(req.Params.RawArguments) > 0 {
+		return req.Params.RawArguments, nil
+	}
+	if req.Params.Arguments == nil {
+		return nil, nil
+	}
+	return json.Marshal(req.Params.Arguments)
+}
+
+// sessionID is the MCP session of ctx's request ("" when none).
+func sessionID(ctx context.Context) string {
+	if sess := server.ClientSessionFromContext(ctx); sess != nil {
+		return sess.SessionID()
+	}
+	return ""
 }
 
 // reportProgress sends notifications/progress for token every
