@@ -22,6 +22,13 @@ func TestRequestsCarryTheApp(t *testing.T) {
 			t.Errorf("withApp(%+v) = %s (%v), want %s", tc.payload, b, err, tc.want)
 		}
 	}
+	// The wire's encoding, once (issue 39): the payload's text and the
+	// app's name keep <, > and & as they are, as messaging writes every
+	// other payload, not json.Marshal's \u003c.
+	raw, ok := withApp(protocol.TypeRequest{Ref: "e1", Element: "<b> & co", Text: "a<b>"}, "R&D <bot>").(json.RawMessage)
+	if want := `{"app":"R&D <bot>","ref":"e1","element":"<b> & co","text":"a<b>"`; !ok || len(raw) < len(want) || string(raw[:len(want)]) != want {
+		t.Errorf("withApp = %s, want it to start %s", raw, want)
+	}
 	if got := withApp(protocol.TabRequest{TabID: 1}, ""); got != (protocol.TabRequest{TabID: 1}) {
 		t.Errorf("no app: the payload should be unchanged, got %#v", got)
 	}

@@ -1,6 +1,7 @@
 package owner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -148,28 +149,35 @@ func (s *session) send(ctx context.Context, typ string, payload any, timeout tim
 
 // withApp adds the calling AI app's name to a request's payload
 // (protocol.RequestAppField), for the extension's activity log, popup and
-// tab groups. A payload that is not a JSON object is sent unchanged.
+// tab groups. The payload is encoded once, after the app's member, in the
+// wire's encoding (no HTML escaping, as messaging writes frames), and the
+// bytes go to the peer as they are. A payload that is not a JSON object is
+// sent unchanged.
 func withApp(payload any, app string) any {
 	if app == "" {
 		return payload
 	}
-	b, err := json.Marshal(payload)
-	if err != nil || len(b) < 2 || b[0] != '{' {
+	var buf bytes.Buffer
+	buf.WriteString(`{"` + protocol.RequestAppField + `":`)
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(app) != nil {
 		return payload
 	}
-	name, _ := json.Marshal(app)
-	out := make([]byte, 0, len(b)+len(name)+len(protocol.RequestAppField)+4)
-	out = append(out, '{', '"')
-	out = append(out, protocol.RequestAppField...)
-	out = append(out, '"', ':')
-	out = append(out, name...)
-	if rest := b[1:]; len(rest) > 1 { // more than the closing brace
-		out = append(out, ',')
-		out = append(out, rest...)
-	} else {
-		out = append(out, '}')
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	at := buf.Len()
+	if enc.Encode(payload) != nil {
+		return payload
 	}
-	return json.RawMessage(out)
+	b := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	if len(b) < at+2 || b[at] != '{' {
+		return payload
+	}
+	if b[at+1] == '}' { // an empty object: {"app":…}
+		return json.RawMessage(append(b[:at], '}'))
+	}
+	b[at] = ','
+	return json.RawMessage(b)
 }
 
 // minRetry is the least time worth a retry of a timed-out read.
