@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/monkbrowse/monkbrowse/server/internal/cli"
 )
 
 // stuckStderr is a stderr nobody reads: every Write waits until release is
@@ -36,7 +38,7 @@ func TestAnswersWhileStderrIsNotRead(t *testing.T) {
 	outR, outW := io.Pipe()
 	exited := make(chan int, 1)
 	go func() {
-		rc := run([]string{"--port", "0", "--control-port", strconv.Itoa(freePort(t)), "--log-level", "debug"}, inR, outW, stderr)
+		rc := cli.Run([]string{"--port", "0", "--control-port", strconv.Itoa(freePort(t)), "--log-level", "debug"}, inR, outW, stderr)
 		outW.Close()
 		exited <- rc
 	}()

@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/cli"
 	"github.com/monkbrowse/monkbrowse/server/internal/control"
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
 )
@@ -30,7 +31,7 @@ func TestPairReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	if rc := run([]string{"pair", "--reset"}, strings.NewReader(""), &out, &errb); rc != 0 {
+	if rc := cli.Run([]string{"pair", "--reset"}, strings.NewReader(""), &out, &errb); rc != 0 {
 		t.Fatalf("pair --reset exited %d: %s", rc, errb.String())
 	}
 	got, err := protocol.ReadPairingSecret(path)
@@ -48,7 +49,7 @@ func TestPairReset(t *testing.T) {
 	}
 	out.Reset()
 	errb.Reset()
-	if rc := run([]string{"pair", "extra"}, strings.NewReader(""), &out, &errb); rc != 2 {
+	if rc := cli.Run([]string{"pair", "extra"}, strings.NewReader(""), &out, &errb); rc != 2 {
 		t.Fatalf("pair with an argument exited %d", rc)
 	}
 }
@@ -68,7 +69,7 @@ func TestNativeHostHandsTheSecret(t *testing.T) {
 	req := `{"type":"pairing"}`
 	in := append([]byte{byte(len(req)), 0, 0, 0}, req...)
 	var out, errb bytes.Buffer
-	if rc := run([]string{"chrome-extension://" + "emkgfnickjohaibbledibfemnfkoamdj" + "/"}, bytes.NewReader(in), &out, &errb); rc != 0 {
+	if rc := cli.Run([]string{"chrome-extension://" + "emkgfnickjohaibbledibfemnfkoamdj" + "/"}, bytes.NewReader(in), &out, &errb); rc != 0 {
 		t.Fatalf("native host exited %d: %s", rc, errb.String())
 	}
 	if b := out.Bytes(); len(b) < 4 || int(b[0]) != len(b)-4 || !strings.Contains(string(b[4:]), `"secret":"`+secret+`"`) {
@@ -77,7 +78,7 @@ func TestNativeHostHandsTheSecret(t *testing.T) {
 
 	profile := t.TempDir()
 	out.Reset()
-	if rc := run([]string{"install", "--native-host-only", "--browser-data-dir", profile, "--command", "/bin/true"}, strings.NewReader(""), &out, &errb); rc != 0 {
+	if rc := cli.Run([]string{"install", "--native-host-only", "--browser-data-dir", profile, "--command", "/bin/true"}, strings.NewReader(""), &out, &errb); rc != 0 {
 		t.Fatalf("install exited %d: %s %s", rc, out.String(), errb.String())
 	}
 	manifest := filepath.Join(profile, "NativeMessagingHosts", "com.monkbrowse.pairing.json")
@@ -85,7 +86,7 @@ func TestNativeHostHandsTheSecret(t *testing.T) {
 	if err != nil || !strings.Contains(string(raw), `"path": "/bin/true"`) || !strings.Contains(string(raw), "chrome-extension://emkgfnickjohaibbledibfemnfkoamdj/") {
 		t.Fatalf("manifest %s (%v)", raw, err)
 	}
-	if rc := run([]string{"uninstall", "--native-host-only", "--browser-data-dir", profile}, strings.NewReader(""), &out, &errb); rc != 0 {
+	if rc := cli.Run([]string{"uninstall", "--native-host-only", "--browser-data-dir", profile}, strings.NewReader(""), &out, &errb); rc != 0 {
 		t.Fatalf("uninstall exited %d: %s", rc, errb.String())
 	}
 	if _, err := os.Stat(manifest); !os.IsNotExist(err) {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/monkbrowse/monkbrowse/server/internal/cli"
 )
 
 // rawProc runs the binary with plain pipes, to check every byte of stdout.
@@ -274,15 +276,17 @@ func TestAllowExtensionIDMustBeAnID(t *testing.T) {
 			args = append(ports, args...)
 		}
 		var out, errb strings.Builder
-		if rc := run(args, strings.NewReader(""), &out, &errb); rc != 2 {
+		if rc := cli.Run(args, strings.NewReader(""), &out, &errb); rc != 2 {
 			t.Errorf("%q: exit %d, want 2 (stderr %q)", args, rc, errb.String())
 		}
 		if !strings.Contains(errb.String(), "is not a Chrome extension id: an id is 32 lower-case letters from a to p") {
 			t.Errorf("%q: stderr %q does not say what an id is", args, errb.String())
 		}
 	}
-	var ids extensionIDs
-	if err := ids.Set("emkgfnickjohaibbledibfemnfkoamdj, abcdefghijklmnopabcdefghijklmnop"); err != nil || len(ids) != 2 {
-		t.Fatalf("valid ids refused: %v %q", err, ids)
+	// Valid ids (two, comma-separated) are taken: the server starts and
+	// ends at stdin's EOF.
+	var out, errb strings.Builder
+	if rc := cli.Run(append(ports, "--allow-extension-id", "emkgfnickjohaibbledibfemnfkoamdj, abcdefghijklmnopabcdefghijklmnop"), strings.NewReader(""), &out, &errb); rc != 0 {
+		t.Fatalf("valid ids refused: exit %d, stderr %q", rc, errb.String())
 	}
 }

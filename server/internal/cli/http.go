@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/rs/zerolog"
@@ -17,65 +16,6 @@ import (
 	"github.com/monkbrowse/monkbrowse/server/internal/httpmcp"
 	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
 )
-
-// httpFlag is --http with an optional address: alone it means
-// httpmcp.DefaultAddr.
-type httpFlag struct {
-	addr string
-	bare bool // given without a value: an address may follow as an argument
-}
-
-func (h *httpFlag) String() string   { return h.addr }
-func (h *httpFlag) IsBoolFlag() bool { return true }
-func (h *httpFlag) Set(v string) error {
-	switch v {
-	case "true":
-		*h = httpFlag{addr: httpmcp.DefaultAddr, bare: true}
-	case "false", "":
-		*h = httpFlag{}
-	default:
-		if _, _, err := net.SplitHostPort(v); err != nil {
-			return fmt.Errorf("give host:port, such as %s: %v", httpmcp.DefaultAddr, err)
-		}
-		*h = httpFlag{addr: v}
-	}
-	return nil
-}
-
-// urlFlag is install's --http with an optional URL: alone it means the
-// default endpoint.
-type urlFlag string
-
-func (u *urlFlag) String() string   { return string(*u) }
-func (u *urlFlag) IsBoolFlag() bool { return true }
-func (u *urlFlag) Set(v string) error {
-	switch {
-	case v == "true":
-		*u = urlFlag("http://" + httpmcp.DefaultAddr + httpmcp.Path)
-	case v == "false":
-		*u = ""
-	case strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://"):
-		*u = urlFlag(v)
-	default:
-		return fmt.Errorf("give the endpoint's URL, such as http://%s%s", httpmcp.DefaultAddr, httpmcp.Path)
-	}
-	return nil
-}
-
-// parseServeFlags parses args; after a bare --http, an argument that is
-// host:port is its address (`serve --http 0.0.0.0:9220 --caps all`).
-func parseServeFlags(fs *flag.FlagSet, args []string, h *httpFlag) error {
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if h.bare && fs.NArg() > 0 {
-		if _, _, err := net.SplitHostPort(fs.Arg(0)); err == nil {
-			*h = httpFlag{addr: fs.Arg(0)}
-			return fs.Parse(fs.Args()[1:])
-		}
-	}
-	return nil
-}
 
 // serveHTTP is `monkbrowse serve --http [ADDR]`: the MCP endpoint over
 // streamable HTTP (issue 45), in a process that is an owner or a forwarder
@@ -168,14 +108,4 @@ func runHTTPToken(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "monkbrowse http-token: the token in %s; send it as the header Authorization: Bearer <token> to monkbrowse serve --http.\n", path)
 	}
 	return 0
-}
-
-// httpTokenState is doctor's view of the HTTP token file: its path, or why
-// there is none (it is not created here).
-func httpTokenState() (string, error) {
-	_, path, err := control.ReadHTTPToken("")
-	if errors.Is(err, control.ErrNoHTTPToken) {
-		return "", fmt.Errorf("none yet in %s: monkbrowse serve --http (or monkbrowse http-token) creates it", path)
-	}
-	return path, err
 }

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/monkbrowse/monkbrowse/server/internal/control"
+	"github.com/monkbrowse/monkbrowse/server/internal/daemon"
+	"github.com/monkbrowse/monkbrowse/server/internal/doctor"
+	"github.com/monkbrowse/monkbrowse/server/internal/httpmcp"
+	"github.com/monkbrowse/monkbrowse/server/internal/install"
+	"github.com/monkbrowse/monkbrowse/tools"
+)
+
+// runDoctor is `monkbrowse doctor`: the ports, the connection, the owner's
+// report (over the control port), the pairing secret, the pairing host and
+// the HTTP endpoint, each with what to do.
+func runDoctor(ctx context.Context, cfg config, stdout io.Writer) int {
+	return doctor.Run(ctx, doctor.Options{
+		Port: cfg.port, ControlPort: cfg.controlPort, Out: stdout,
+		QueryOwner: queryOwner,
+		Pairing: func() (string, error) {
+			_, path, err := control.EnsurePairingSecret("")
+			return path, err
+		},
+		NativeHost: func() (ok, problems []string) {
+			env, err := install.EnvFromOS(runtime.GOOS)
+			if err != nil {
+				return nil, []string{err.Error()}
+			}
+			self, _ := os.Executable()
+			return install.CheckHost(install.DefaultHostTargets(env, install.OSRegistry()), self)
+		},
+		HTTPURL:   "http://" + httpmcp.DefaultAddr + httpmcp.Path,
+		HTTPToken: httpTokenState,
+	})
+}
+
+// queryOwner asks the owner on the control port for doctor's report.
+func queryOwner(ctx context.Context, controlPort int) (*doctor.OwnerStatus, error) {
+	st, err := daemon.QueryStatus(ctx, controlPort, "")
+	if err != nil {
+		return nil, err
+	}
+	out := &doctor.OwnerStatus{PID: st.OwnerPID, Version: st.Version, Port: st.ExtensionPort, Forwarders: st.Forwarders}
+	for _, p := range st.Profiles {
+		out.Profiles = append(out.Profiles, tools.ProfileInfo{ID: p.ProfileID, Label: p.Label, Slug: p.Slug, Connected: p.Connected, Tabs: p.Tabs})
+	}
+	return out, nil
+}
+
+// httpTokenState is doctor's view of the HTTP token file: its path, or why
+// there is none (it is not created here).
+func httpTokenState() (string, error) {
+	_, path, err := control.ReadHTTPToken("")
+	if errors.Is(err, control.ErrNoHTTPToken) {
+		return "", fmt.Errorf("none yet in %s: monkbrowse serve --http (or monkbrowse http-token) creates it", path)
+	}
+	return path, err
+}
