@@ -108,7 +108,10 @@ func UpdateForwarderReason(forwarderVersion string, forwarderPID int, ownerVersi
 // CallTool is one AI-facing tool call: what a [Caller] runs and, on the
 // control port, the payload of call_tool, by which a forwarder has the owner
 // run its call exactly as a local one. Args is the tool's arguments object
-// as the MCP client sent it.
+// as the MCP client sent it. Every field is on the wire: what only the
+// owner's process knows of a call (which app's snapshot memory it uses,
+// the call_sent exchange of a forwarded call) rides in its context
+// (tools.WithClient, tools.WithSent).
 type CallTool struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
@@ -122,21 +125,9 @@ type CallTool struct {
 	// of the call (RequestAppField). Absent (an older forwarder): the
 	// owner names the call after the forwarder's process.
 	App string `json:"app,omitempty"`
-	// Client names the calling AI app for what is kept per app (the
-	// snapshot that the next action's diff is computed against): "" is the
-	// app this process serves over stdio. It is not sent: the owner names a
-	// forwarder's calls after the connection they came on.
-	Client string `json:"-"`
 	// Ref is a forwarder's name for this call on the control port, echoed
 	// in call_sent (issue 12). Absent: the owner tells nothing.
 	Ref string `json:"ref,omitempty"`
-	// Sent, if set, is called once, just before the call's first request
-	// leaves for the extension, and the request waits for it (the owner
-	// asks its forwarder call_sent). An error means the call must not be
-	// sent at all (its forwarder answered that its client cancelled it, or
-	// did not answer): the request fails with that error, which says so.
-	// It is not sent.
-	Sent func(context.Context) error `json:"-"`
 }
 
 // Caller runs an AI-facing tool call. Tool failures (bad arguments, unknown

@@ -42,7 +42,7 @@ func (f *askFake) answer(typ string, payload any, out any) error {
 func call(t *testing.T, d *Dispatcher, ctx context.Context, name string, args any) protocol.CallToolResult {
 	t.Helper()
 	b, _ := json.Marshal(args)
-	res, err := d.CallTool(ctx, protocol.CallTool{Name: name, Args: b, Client: "app"})
+	res, err := d.CallTool(WithClient(ctx, "app"), protocol.CallTool{Name: name, Args: b})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,6 +74,8 @@ type Dispatcher struct {
 type dispatch struct {
 	*Dispatcher
 	call protocol.CallTool
+	// client is the calling app (ClientOf): its own snapshot memory.
+	client string
 	// person collects the person's edits this call's turns were told of.
 	person *personNote
 }
@@ -138,13 +140,10 @@ func (d *Dispatcher) callTool(ctx context.Context, call protocol.CallTool) (res 
 		return protocol.ErrorResult(verr.Error()), nil
 	}
 	clean, _ := json.Marshal(obj) // nulls removed; cannot fail on RawMessage values that parsed
-	if call.Sent != nil {
-		ctx = withSent(ctx, call.Sent) // the Browser's sessions call MarkSent
-	}
 	if call.App != "" {
 		ctx = withApp(ctx, call.App) // the Browser's sessions send it with each request
 	}
-	dd := dispatch{d, call, &personNote{}}
+	dd := dispatch{d, call, ClientOf(ctx), &personNote{}}
 	res, herr := h(dd, ctx, clean)
 	if herr != nil {
 		res = protocol.ErrorResult(d.explain(ctx, name, herr))

@@ -260,7 +260,7 @@ func runTool(t *testing.T, b Browser, name string) (string, protocol.CallToolRes
 	}
 	d := NewDispatcher(b, &Options{WaitPoll: 1})
 	grants := protocol.AppGrants{Upload: &protocol.UploadedFile{Path: "/home/ada/a.txt", Name: "a.txt", Size: 2, Data: "aGk="}}
-	res, err := d.CallTool(context.Background(), protocol.CallTool{Name: name, Args: json.RawMessage(args), Client: "app", Grants: grants})
+	res, err := d.CallTool(WithClient(context.Background(), "app"), protocol.CallTool{Name: name, Args: json.RawMessage(args), Grants: grants})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func (f *personFake) Quiet(_ context.Context, typ string, payload, out any) erro
 
 func callAs(t *testing.T, d *Dispatcher, client, name, args string) string {
 	t.Helper()
-	res, err := d.CallTool(context.Background(), protocol.CallTool{Name: name, Args: json.RawMessage(args), Client: client})
+	res, err := d.CallTool(WithClient(context.Background(), client), protocol.CallTool{Name: name, Args: json.RawMessage(args)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestPersonEditsKeepPageTextBelowTheNote(t *testing.T) {
 				f.fail = func(typ string) error { return &BrowserError{Message: "refused"} }
 			}
 			args := toolArgs[tool.Name]
-			res, _ := d.CallTool(context.Background(), protocol.CallTool{Name: tool.Name, Args: json.RawMessage(args), Client: "app",
+			res, _ := d.CallTool(WithClient(context.Background(), "app"), protocol.CallTool{Name: tool.Name, Args: json.RawMessage(args),
 				Grants: protocol.AppGrants{Upload: &protocol.UploadedFile{Path: "/home/ada/a.txt", Name: "a.txt", Size: 2, Data: "aGk="}}})
 			var texts []string
 			for _, c := range res.Content {

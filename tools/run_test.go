@@ -109,7 +109,7 @@ func (p *formPage) Request(ctx context.Context, typ string, payload, out any) er
 func runCall(t *testing.T, p *formPage, ctx context.Context, args string) (string, bool) {
 	t.Helper()
 	d := NewDispatcher(p, &Options{WaitPoll: 1})
-	res, err := d.CallTool(ctx, protocol.CallTool{Name: "browser_run", Args: json.RawMessage(args), Client: "app"})
+	res, err := d.CallTool(WithClient(ctx, "app"), protocol.CallTool{Name: "browser_run", Args: json.RawMessage(args)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,14 @@ import (
 
 type sentKey struct{}
 
-// withSent returns ctx carrying fn (protocol.CallTool.Sent), to be called
-// once, just before the call's first request is sent to the extension
-// (issue 12, "sent or not": the owner tells a forwarder that its call is
-// leaving for the browser). fn runs synchronously: the request waits for it.
-func withSent(ctx context.Context, fn func(context.Context) error) context.Context {
+// WithSent returns ctx carrying fn, to be called once, just before the
+// call's first request is sent to the extension (issue 12, "sent or not":
+// the owner asks the forwarder of a forwarded call call_sent). fn runs
+// synchronously: the request waits for it. An error means the call must
+// not be sent at all (its forwarder answered that its client cancelled it,
+// or did not answer): the request fails with that error, which says so.
+// In-process only: it is never on the wire.
+func WithSent(ctx context.Context, fn func(context.Context) error) context.Context {
 	var once sync.Once
 	var err error
 	return context.WithValue(ctx, sentKey{}, func(ctx context.Context) error {
@@ -30,6 +33,23 @@ func MarkSent(ctx context.Context) error {
 		return fn(ctx)
 	}
 	return nil
+}
+
+type clientKey struct{}
+
+// WithClient returns ctx naming the calling AI app for what is kept per app
+// (the snapshot that the next action's diff is computed against, a pause's
+// app): the owner names a forwarder's calls after the connection they came
+// on ("forwarder pid N"). In-process only: it is never on the wire.
+func WithClient(ctx context.Context, client string) context.Context {
+	return context.WithValue(ctx, clientKey{}, client)
+}
+
+// ClientOf is the calling app ctx's call was named after with WithClient;
+// "" is the app this process serves itself.
+func ClientOf(ctx context.Context) string {
+	s, _ := ctx.Value(clientKey{}).(string)
+	return s
 }
 
 type appKey struct{}

@@ -89,10 +89,10 @@ func (m *snapMemory) last(k snapKey) (snapEntry, bool) {
 	return e, ok
 }
 
-// snapKey keys the snapshot memory by the calling app (CallTool.Client):
+// snapKey keys the snapshot memory by the calling app (ClientOf):
 // an app must only be given changes relative to a snapshot it saw itself.
 func (d dispatch) snapKey(t Target) snapKey {
-	return snapKey{client: d.call.Client, profile: t.ProfileID, tabID: t.TabID}
+	return snapKey{client: d.client, profile: t.ProfileID, tabID: t.TabID}
 }
 
 // formatAfterAction renders the snapshot that follows an action: the changes

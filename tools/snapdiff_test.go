@@ -143,12 +143,12 @@ func TestActionsAnswerWithChangesSinceTheAppsLastSnapshot(t *testing.T) {
 		t.Fatalf("unchanged page:\n%s", text(r))
 	}
 	// Another app (a forwarder) never saw this tab: it gets the full page.
-	res, err := d.CallTool(context.Background(), protocol.CallTool{Name: "browser_click", Args: []byte(`{"element":"Add","ref":"e4"}`), Client: "forwarder pid 42"})
+	res, err := d.CallTool(WithClient(context.Background(), "forwarder pid 42"), protocol.CallTool{Name: "browser_click", Args: []byte(`{"element":"Add","ref":"e4"}`)})
 	if err != nil || !strings.Contains(res.Content[0].Text, "- Page Snapshot:\n```yaml\n- heading") {
 		t.Fatalf("another app's first action must be full: %v\n%+v", err, res)
 	}
 	// Its next action is diffed against what it was shown itself.
-	res, err = d.CallTool(context.Background(), protocol.CallTool{Name: "browser_hover", Args: []byte(`{"element":"Add","ref":"e4"}`), Client: "forwarder pid 42"})
+	res, err = d.CallTool(WithClient(context.Background(), "forwarder pid 42"), protocol.CallTool{Name: "browser_hover", Args: []byte(`{"element":"Add","ref":"e4"}`)})
 	if err != nil || !strings.Contains(res.Content[0].Text, "unchanged since your last snapshot") {
 		t.Fatalf("another app's second action must be diffed against its own view: %v\n%+v", err, res)
 	}
@@ -332,7 +332,7 @@ func TestSnapshotAfterAWholeAnswerSaysUnchanged(t *testing.T) {
 		t.Fatalf("after a whole snapshot:\n%s", text(r))
 	}
 	// Another app never saw the page.
-	res, err := d.CallTool(context.Background(), protocol.CallTool{Name: "browser_snapshot", Args: []byte(`{}`), Client: "forwarder pid 42"})
+	res, err := d.CallTool(WithClient(context.Background(), "forwarder pid 42"), protocol.CallTool{Name: "browser_snapshot", Args: []byte(`{}`)})
 	if err != nil || !strings.Contains(res.Content[0].Text, "Water the plants") {
 		t.Fatalf("another app's snapshot must be whole: %v %+v", err, res)
 	}

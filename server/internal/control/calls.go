@@ -9,6 +9,7 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/tools"
 )
 
 // callSentWait bounds the wait for a forwarder's answer to call_sent.
@@ -53,8 +54,7 @@ func (s *Server) handleCallTool(c *conn) messaging.Handler {
 			ct.App = protocol.AppDisplayName("", c.info.PID)
 		}
 		s.mu.Unlock()
-		ct.Client = fmt.Sprintf("forwarder pid %d", pid)
-		ct.Sent = nil // never the forwarder's to set
+		ctx = tools.WithClient(ctx, fmt.Sprintf("forwarder pid %d", pid))
 		if ref := ct.Ref; ref != "" {
 			// Sent or not (issue 12): tell the forwarder before the call's
 			// first request leaves for the extension, and wait for its
@@ -65,7 +65,7 @@ func (s *Server) handleCallTool(c *conn) messaging.Handler {
 			// only on the forwarder's {}; its "cancelled", or no answer
 			// within callSentWait, means it is not sent at all.
 			name := ct.Name
-			ct.Sent = func(ctx context.Context) error {
+			ctx = tools.WithSent(ctx, func(ctx context.Context) error {
 				sctx, cancel := messaging.WithRequestTimeout(ctx, protocol.MsgCallSent, callSentWait)
 				defer cancel()
 				_, err := c.peer.Request(sctx, protocol.MsgCallSent, protocol.CallSent{Ref: ref})
@@ -80,7 +80,7 @@ func (s *Server) handleCallTool(c *conn) messaging.Handler {
 				s.log.Debug().Err(err).Str("tool", name).Msg(LogCallSentUnanswered)
 				return fmt.Errorf("%s was not run: the monkbrowse process of the AI app that made this call (pid %d) did not confirm within %s that the call was still wanted (%v), "+
 					"so it was not sent to the browser and nothing happened on the page. Call it again.", name, pid, callSentWait, err)
-			}
+			})
 		}
 		res, err := s.cfg.Caller.CallTool(ctx, ct)
 		if errors.Is(err, ErrLeaving) {

@@ -20,6 +20,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/tools"
 )
 
 func watchdog(t *testing.T, d time.Duration) context.Context {
@@ -36,6 +37,7 @@ type fakeCaller struct {
 	mu      sync.Mutex
 	calls   []string
 	last    protocol.CallTool
+	client  string // tools.ClientOf the last call's context
 	started chan string
 	release chan struct{}
 }
@@ -49,11 +51,10 @@ func (f *fakeCaller) CallTool(ctx context.Context, call protocol.CallTool) (prot
 	f.mu.Lock()
 	f.calls = append(f.calls, name+" "+string(call.Args))
 	f.last = call
+	f.client = tools.ClientOf(ctx)
 	f.mu.Unlock()
 	if name == "block" {
-		if call.Sent != nil {
-			call.Sent(ctx)
-		}
+		_ = tools.MarkSent(ctx)
 	}
 	f.started <- name
 	switch name {
@@ -405,18 +406,18 @@ func TestCallToolRunsThroughCaller(t *testing.T) {
 	// The forwarder's grants travel with the call; the Client it names is
 	// not sent: the owner names the call after its connection.
 	res, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_navigate", Args: json.RawMessage(`{"url":"https://example.com/"}`),
-		Grants: protocol.AppGrants{AllowFileURLs: true}, Client: "someone else"})
+		Grants: protocol.AppGrants{AllowFileURLs: true}})
 	if err != nil || res.IsError || res.Content[0].Text != "ran browser_navigate" {
 		t.Fatalf("CallTool = %+v, %v", res, err)
 	}
 	f.caller.mu.Lock()
-	got, last := f.caller.calls[0], f.caller.last
+	got, last, client := f.caller.calls[0], f.caller.last, f.caller.client
 	f.caller.mu.Unlock()
 	if got != `browser_navigate {"url":"https://example.com/"}` {
 		t.Errorf("the caller got %q", got)
 	}
-	if want := fmt.Sprintf("forwarder pid %d", os.Getpid()); last.Client != want || !last.Grants.AllowFileURLs || last.Grants.Upload != nil {
-		t.Errorf("the caller got client %q and grants %+v; want %q and the forwarder's grants", last.Client, last.Grants, want)
+	if want := fmt.Sprintf("forwarder pid %d", os.Getpid()); client != want || !last.Grants.AllowFileURLs || last.Grants.Upload != nil {
+		t.Errorf("the caller got client %q and grants %+v; want %q and the forwarder's grants", client, last.Grants, want)
 	}
 	// A call without grants is allowed nothing.
 	if _, err := c.CallTool(ctx, protocol.CallTool{Name: "browser_snapshot"}); err != nil {

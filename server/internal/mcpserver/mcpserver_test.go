@@ -62,10 +62,17 @@ func (f callerFunc) CallTool(ctx context.Context, call protocol.CallTool) (proto
 	return f(ctx, call.Name, call.Args)
 }
 
-// captureCaller keeps the call it was given.
-type captureCaller struct{ got chan protocol.CallTool }
+// captureCaller keeps the call it was given, and the client its context
+// names (tools.ClientOf).
+type captureCaller struct {
+	got    chan protocol.CallTool
+	client chan string
+}
 
-func (c captureCaller) CallTool(_ context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+func (c captureCaller) CallTool(ctx context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
+	if c.client != nil {
+		c.client <- tools.ClientOf(ctx)
+	}
 	c.got <- call
 	return tools.ImageResult("shot", "AAAA", "image/png"), nil
 }
@@ -74,11 +81,11 @@ func (c captureCaller) CallTool(_ context.Context, call protocol.CallTool) (prot
 // this app's grants in the call itself (the local app: no Client); its
 // result and its Go errors reach the MCP client.
 func TestCallerGetsTheCall(t *testing.T) {
-	cc := captureCaller{got: make(chan protocol.CallTool, 1)}
+	cc := captureCaller{got: make(chan protocol.CallTool, 1), client: make(chan string, 1)}
 	c := inProcess(t, New(cc, &Options{AllowFileURLs: true}))
 	res := callTool(t, c, "browser_screenshot", map[string]any{"tab": 2})
 	got := <-cc.got
-	if got.Name != "browser_screenshot" || string(got.Args) != `{"tab":2}` || !got.Grants.AllowFileURLs || got.Grants.Upload != nil || got.Client != "" || len(res.Content) != 2 {
+	if got.Name != "browser_screenshot" || string(got.Args) != `{"tab":2}` || !got.Grants.AllowFileURLs || got.Grants.Upload != nil || <-cc.client != "" || len(res.Content) != 2 {
 		t.Fatalf("call %+v, result %+v", got, res)
 	}
 	if img, ok := res.Content[1].(mcp.ImageContent); !ok || img.Data != "AAAA" || img.MIMEType != "image/png" {

@@ -59,7 +59,7 @@ func (g *gate) CallTool(ctx context.Context, call protocol.CallTool) (protocol.C
 	defer cancelBudget()
 	ctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
-	rec := &callRec{client: call.Client, abort: abort}
+	rec := &callRec{client: tools.ClientOf(ctx), abort: abort}
 
 	g.mu.Lock()
 	if g.closed {
