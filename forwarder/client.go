@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/monkbrowse/monkbrowse/messaging"
+	"github.com/monkbrowse/monkbrowse/protocol"
 )
 
 // Defaults for [Options], and for contexts without a deadline.
@@ -40,6 +41,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Heartbeat and HungAfter: see DefaultHeartbeat; 0 means the default.
 	Heartbeat, HungAfter time.Duration
+	// HTTP, if set, answers the owner's http_status with this process's
+	// MCP endpoint over HTTP (nil result: none), for `monkbrowse doctor`.
+	HTTP func() *protocol.HTTPStatus
 }
 
 // Client is one authenticated connection from a forwarder to the owner, and

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/gorilla/websocket"
+
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/messaging/neterr"
 	"github.com/monkbrowse/monkbrowse/messaging/wsconn"
@@ -132,6 +133,14 @@ func Dial(ctx context.Context, opts *Options) (*Client, error) {
 		}
 		st.sent = true
 		return struct{}{}, nil
+	})
+	c.peer.Handle(protocol.MsgHTTPStatus, func(context.Context, json.RawMessage) (any, error) {
+		if o.HTTP != nil {
+			if h := o.HTTP(); h != nil {
+				return h, nil
+			}
+		}
+		return protocol.HTTPStatus{}, nil
 	})
 	c.peer.Start()
 	go func() {

@@ -38,6 +38,11 @@ const (
 	// MsgFwdAuth follows an accepted fwd_hello ack with the forwarder's
 	// proof (proof.go).
 	MsgFwdAuth = "fwd_auth"
+	// MsgHTTPStatus (request, owner → forwarder, payload {}) asks a
+	// forwarder for its MCP endpoint over HTTP while the owner answers a
+	// status (a serve --http process may be either): the answer is an
+	// HTTPStatus, with no URL when the forwarder serves stdio only.
+	MsgHTTPStatus = "http_status"
 )
 
 // FwdHello is the first request of a forwarder: who it is and its fresh
@@ -189,6 +194,27 @@ type StatusResult struct {
 	ExtensionPort int             `json:"extensionPort"`
 	Forwarders    []ForwarderInfo `json:"forwarders"`
 	Profiles      []ProfileStatus `json:"profiles"`
+	// HTTP lists the MCP endpoints over HTTP (`monkbrowse serve --http`)
+	// of the owner and of the forwarders that answered http_status.
+	HTTP []HTTPStatus `json:"http,omitempty"`
+}
+
+// HTTPStatus describes one `monkbrowse serve --http` endpoint: its URL, the
+// process serving it, and the AI apps connected to it (MCP sessions that
+// are open), oldest first.
+type HTTPStatus struct {
+	URL     string           `json:"url,omitempty"`
+	PID     int              `json:"pid,omitempty"`
+	Clients []HTTPClientInfo `json:"clients,omitempty"`
+}
+
+// HTTPClientInfo is one AI app connected over HTTP: the name it gave in
+// initialize (as the person knows it, AppDisplayName), since when (Unix
+// milliseconds) and how many tool calls it made.
+type HTTPClientInfo struct {
+	Name  string `json:"name"`
+	Since int64  `json:"since"`
+	Calls int    `json:"calls"`
 }
 
 // ForwarderInfo describes one forwarder connected to the owner. The

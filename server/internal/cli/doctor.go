@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -46,19 +44,16 @@ func queryOwner(ctx context.Context, controlPort int) (*doctor.OwnerStatus, erro
 	if err != nil {
 		return nil, err
 	}
-	out := &doctor.OwnerStatus{PID: st.OwnerPID, Version: st.Version, Port: st.ExtensionPort, Forwarders: st.Forwarders}
+	out := &doctor.OwnerStatus{PID: st.OwnerPID, Version: st.Version, Port: st.ExtensionPort, Forwarders: st.Forwarders, HTTP: st.HTTP}
 	for _, p := range st.Profiles {
 		out.Profiles = append(out.Profiles, tools.ProfileInfo{ID: p.ProfileID, Label: p.Label, Slug: p.Slug, Connected: p.Connected, Tabs: p.Tabs})
 	}
 	return out, nil
 }
 
-// httpTokenState is doctor's view of the HTTP token file: its path, or why
-// there is none (it is not created here).
-func httpTokenState() (string, error) {
-	_, path, err := control.ReadHTTPToken("")
-	if errors.Is(err, control.ErrNoHTTPToken) {
-		return "", fmt.Errorf("none yet in %s: monkbrowse serve --http (or monkbrowse http-token) creates it", path)
-	}
-	return path, err
+// httpTokenState is doctor's view of the HTTP token file: where, whether
+// it exists, its mode and owner (it is neither read nor created here).
+func httpTokenState() (doctor.TokenFile, error) {
+	f, err := control.StatHTTPToken("")
+	return doctor.TokenFile{Path: f.Path, Exists: f.Exists, Mode: f.Mode, UID: f.UID, UIDKnown: f.UIDKnown}, err
 }

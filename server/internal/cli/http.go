@@ -8,10 +8,12 @@ import (
 	"io"
 	"net"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/rs/zerolog"
 
+	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/control"
 	"github.com/monkbrowse/monkbrowse/server/internal/httpmcp"
 	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
@@ -43,7 +45,16 @@ func serveHTTP(ctx context.Context, cfg config, addr string, log *zerolog.Logger
 		log.Warn().Str("http", addr).Msg("the HTTP endpoint listens beyond this machine: its traffic, the token included, is NOT encrypted. " +
 			"Reach it over a trusted network only (WSL, a dev container, a VPN), or put a TLS proxy in front and listen on 127.0.0.1")
 	}
-	d := newDaemon(cfg, log, func() string { return "monkbrowse serve --http" })
+	// The endpoint exists once the daemon's Caller does: doctor's status
+	// may ask before (nothing to report yet).
+	var endpoint atomic.Pointer[httpmcp.Endpoint]
+	d := newDaemon(cfg, log, func() string { return "monkbrowse serve --http" }, func() *protocol.HTTPStatus {
+		if ep := endpoint.Load(); ep != nil {
+			st := ep.Status()
+			return &st
+		}
+		return nil
+	})
 	dctx, stopDaemon := context.WithCancel(context.Background())
 	defer stopDaemon()
 	ran := make(chan error, 1)
@@ -58,6 +69,7 @@ func serveHTTP(ctx context.Context, cfg config, addr string, log *zerolog.Logger
 		},
 		Logger: log,
 	})
+	endpoint.Store(ep)
 	log.Info().Str("url", ep.URL()).Str("token_file", tokenPath).
 		Msg("serving MCP over HTTP: give AI apps this URL with the header Authorization: Bearer <token> (monkbrowse http-token prints it; monkbrowse install --http configures the apps)")
 	serveErr := ep.Serve(ctx)

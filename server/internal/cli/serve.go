@@ -42,7 +42,7 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 			return s.ClientName()
 		}
 		return ""
-	})
+	}, nil)
 	dctx, stopDaemon := context.WithCancel(context.Background())
 	defer stopDaemon()
 	ran := make(chan error, 1)
@@ -86,10 +86,12 @@ func uploadRoots(cfg config, log *zerolog.Logger) []string {
 // newDaemon is this process's shared daemon, whatever its MCP transport
 // (stdio or HTTP): it elects the process owner (it binds the extension
 // port) or forwarder (it sends tool calls to the owner). app names the AI
-// app this process serves, for the other processes.
-func newDaemon(cfg config, log *zerolog.Logger, app func() string) *daemon.Daemon {
+// app this process serves, for the other processes; httpStatus, if not
+// nil, reports its MCP endpoint over HTTP for doctor.
+func newDaemon(cfg config, log *zerolog.Logger, app func() string, httpStatus func() *protocol.HTTPStatus) *daemon.Daemon {
 	return daemon.New(daemon.Config{
 		App:         app,
+		HTTP:        httpStatus,
 		ControlPort: cfg.controlPort,
 		Logger:      log,
 		StartOwner: func(ctx context.Context) (daemon.Owner, error) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sort"
+	"time"
 
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -31,8 +33,54 @@ func (s *Server) handleStatus(c *conn) messaging.Handler {
 				st.Profiles = p
 			}
 		}
+		st.HTTP = s.httpEndpoints(ctx, c)
 		return st, nil
 	}
+}
+
+// httpStatusWait bounds a forwarder's answer to http_status: a status is
+// for a person waiting at `monkbrowse doctor`.
+const httpStatusWait = time.Second
+
+// httpEndpoints lists the MCP endpoints over HTTP of this process and of
+// the accepted forwarders but asker (asked at once; one that does not
+// answer within httpStatusWait, or is older than http_status, is left out).
+func (s *Server) httpEndpoints(ctx context.Context, asker *conn) []protocol.HTTPStatus {
+	var out []protocol.HTTPStatus
+	if s.cfg.HTTP != nil {
+		if h := s.cfg.HTTP(); h != nil && h.URL != "" {
+			out = append(out, *h)
+		}
+	}
+	s.mu.Lock()
+	var peers []*messaging.Peer
+	for c := range s.conns {
+		if c != asker && c.accepted.Load() {
+			peers = append(peers, c.peer)
+		}
+	}
+	s.mu.Unlock()
+	answers := make(chan *protocol.HTTPStatus, len(peers))
+	for _, p := range peers {
+		go func() {
+			rctx, cancel := messaging.WithRequestTimeout(ctx, protocol.MsgHTTPStatus, httpStatusWait)
+			defer cancel()
+			var h protocol.HTTPStatus
+			raw, err := p.Request(rctx, protocol.MsgHTTPStatus, struct{}{})
+			if err != nil || json.Unmarshal(raw, &h) != nil || h.URL == "" {
+				answers <- nil
+				return
+			}
+			answers <- &h
+		}()
+	}
+	for range peers {
+		if h := <-answers; h != nil {
+			out = append(out, *h)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URL < out[j].URL })
+	return out
 }
 
 // Forwarders lists the accepted forwarder connections, oldest first.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
@@ -97,4 +98,35 @@ func httpTokenDir(err error) error {
 			"Fix it by removing %s (it is recreated as a private folder) and run the command again", ue.Dir, ue.Why, ue.Dir)
 	}
 	return err
+}
+
+// HTTPTokenFile is the HTTP token file as `monkbrowse doctor` shows it.
+type HTTPTokenFile struct {
+	Path string
+	// Exists: the file is there (its content is not read).
+	Exists bool
+	Mode   fs.FileMode // its permission bits
+	// UID owns it; UIDKnown is false where the OS does not say (Windows).
+	UID      int
+	UIDKnown bool
+}
+
+// StatHTTPToken reports the HTTP token file under home ("" is $HOME)
+// without reading or creating it.
+func StatHTTPToken(home string) (HTTPTokenFile, error) {
+	path, err := HTTPTokenPath(home)
+	if err != nil {
+		return HTTPTokenFile{}, err
+	}
+	f := HTTPTokenFile{Path: path}
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, err
+	}
+	f.Exists, f.Mode = true, fi.Mode().Perm()
+	f.UID, f.UIDKnown = fileUID(fi)
+	return f, nil
 }

@@ -53,6 +53,10 @@ type Config struct {
 	Profiles func() []protocol.ProfileStatus
 	// ExtensionPort, if set, reports the owner's extension port for status.
 	ExtensionPort func() int
+	// HTTP, if set, reports this process's MCP endpoint over HTTP for
+	// status (nil result: it serves none); each accepted forwarder is asked
+	// for its own (http_status) too.
+	HTTP func() *protocol.HTTPStatus
 	// App, if set, names the AI app that started the owner (sent in the
 	// fwd_hello ack).
 	App func() string

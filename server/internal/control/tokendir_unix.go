@@ -33,3 +33,11 @@ func checkTokenDir(dir string) error {
 	}
 	return nil
 }
+
+// fileUID is the OS user owning fi's file.
+func fileUID(fi fs.FileInfo) (int, bool) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid), true
+	}
+	return 0, false
+}

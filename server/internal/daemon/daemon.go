@@ -106,6 +106,10 @@ type Config struct {
 	ListenerUID func(port int) (uid int, ok bool)
 	// UID is this process's user; 0 means os.Getuid().
 	UID int
+	// HTTP, if set, reports this process's MCP endpoint over HTTP (serve
+	// --http), for `monkbrowse doctor`: in the owner's status when this
+	// process is owner, in its answer to http_status when a forwarder.
+	HTTP func() *protocol.HTTPStatus
 }
 
 // Role is what a process currently is in the shared daemon.
@@ -274,6 +278,7 @@ func (d *Daemon) dial(ctx context.Context) (*forwarder.Client, error) {
 		Home:    d.cfg.Home,
 		Version: d.cfg.Version,
 		Logger:  d.slog,
+		HTTP:    d.cfg.HTTP,
 	})
 }
 

@@ -31,6 +31,7 @@ func (d *Daemon) runOwner(ctx context.Context, ln net.Listener) {
 		Version:     d.cfg.Version,
 		ControlPort: d.cfg.ControlPort,
 		App:         d.cfg.App,
+		HTTP:        d.cfg.HTTP,
 		Logger:      &d.log,
 		Profiles: func() []protocol.ProfileStatus {
 			profMu.Lock()

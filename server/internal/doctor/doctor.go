@@ -9,9 +9,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -30,6 +32,19 @@ type OwnerStatus struct {
 	// Forwarders are the other monkbrowse processes (one per AI app)
 	// sending their tool calls through this owner.
 	Forwarders []protocol.ForwarderInfo
+	// HTTP are the MCP endpoints over HTTP (serve --http) of the owner
+	// and its forwarders, with the AI apps connected to each.
+	HTTP []protocol.HTTPStatus
+}
+
+// TokenFile is the HTTP token's file as doctor shows it (its content is
+// never read): where, whether it exists, its mode and its owner.
+type TokenFile struct {
+	Path     string
+	Exists   bool
+	Mode     fs.FileMode
+	UID      int
+	UIDKnown bool
 }
 
 // Options configures Run.
@@ -50,11 +65,14 @@ type Options struct {
 	// NativeHost reports the pairing host's manifests that are right and
 	// the problems of the others (nil: not checked).
 	NativeHost func() (ok, problems []string)
-	// HTTPURL is where `monkbrowse serve --http` serves MCP ("": not
-	// checked); HTTPToken reports the HTTP token's file, or why there is
-	// none.
+	// HTTPURL is where `monkbrowse serve --http` serves MCP by default
+	// ("": not checked; the endpoints the owner reports are shown
+	// whatever their address); HTTPToken reports the HTTP token's file
+	// (nil: not checked).
 	HTTPURL   string
-	HTTPToken func() (path string, err error)
+	HTTPToken func() (TokenFile, error)
+	// UID is this user, whom the token file must belong to (0: os.Getuid()).
+	UID int
 }
 
 // Run prints the diagnosis and returns the exit code: 0 when everything
@@ -174,14 +192,31 @@ func Run(ctx context.Context, o Options) int {
 
 	// 5. MCP over HTTP (serve --http), for AI apps that reach monkbrowse
 	// by a URL: optional, so it only adds a step when its token is broken.
-	if o.HTTPURL != "" {
+	var endpoints []protocol.HTTPStatus
+	if status != nil {
+		endpoints = status.HTTP
+	}
+	probed := false
+	for _, h := range endpoints {
+		probed = probed || h.URL == o.HTTPURL
+		fmt.Fprintf(w, "HTTP endpoint:  %s, served by monkbrowse serve --http (pid %d)%s\n", h.URL, h.PID, httpClients(h.Clients))
+		for _, c := range h.Clients {
+			fmt.Fprintf(w, "                  %s, since %s, %d tool call%s\n", c.Name, time.UnixMilli(c.Since).Local().Format("2006-01-02 15:04:05"), c.Calls, plural(c.Calls))
+		}
+	}
+	if o.HTTPURL != "" && !probed {
 		fmt.Fprintf(w, "HTTP endpoint:  %s %s\n", o.HTTPURL, probeHTTP(ctx, o.HTTPURL, o.Timeout))
 	}
 	if o.HTTPToken != nil {
-		if path, err := o.HTTPToken(); err != nil {
-			fmt.Fprintf(w, "HTTP token:     %v\n", err)
-		} else {
-			fmt.Fprintf(w, "HTTP token:     in %s (monkbrowse http-token prints it, --rotate replaces it)\n", path)
+		uid := o.UID
+		if uid == 0 {
+			uid = os.Getuid()
+		}
+		f, err := o.HTTPToken()
+		line, problem := tokenFileLine(f, err, uid)
+		fmt.Fprintf(w, "HTTP token:     %s\n", line)
+		if problem != "" {
+			next = append(next, problem)
 		}
 	}
 
@@ -306,4 +341,48 @@ func suspended(h portholder.Holder) string {
 		return " — it is suspended (stopped)"
 	}
 	return " — is it stuck?"
+}
+
+// httpClients says how many AI apps an HTTP endpoint has.
+func httpClients(cs []protocol.HTTPClientInfo) string {
+	switch len(cs) {
+	case 0:
+		return "; no AI app connected"
+	case 1:
+		return "; 1 AI app connected:"
+	}
+	return fmt.Sprintf("; %d AI apps connected:", len(cs))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// tokenFileLine describes the HTTP token's file, and what to do when it is
+// not private to this user (uid).
+func tokenFileLine(f TokenFile, err error, uid int) (line, problem string) {
+	switch {
+	case err != nil:
+		return err.Error(), ""
+	case !f.Exists:
+		return fmt.Sprintf("none yet in %s: monkbrowse serve --http (or monkbrowse http-token) creates it", f.Path), ""
+	}
+	owner := "owner unknown on this system"
+	if f.UIDKnown {
+		owner = fmt.Sprintf("owned by uid %d", f.UID)
+		if f.UID == uid {
+			owner = fmt.Sprintf("owned by you (uid %d)", uid)
+		}
+	}
+	line = fmt.Sprintf("%s: present, mode %04o, %s (monkbrowse http-token prints it, --rotate replaces it)", f.Path, uint32(f.Mode.Perm()), owner)
+	if f.UIDKnown && f.UID != uid {
+		return line, fmt.Sprintf("The HTTP token file %s belongs to another user: monkbrowse serve --http refuses the folder. Remove it and run monkbrowse http-token as yourself.", f.Path)
+	}
+	if runtime.GOOS != "windows" && f.Mode.Perm()&0o077 != 0 {
+		return line, fmt.Sprintf("The HTTP token file %s can be read by other users (mode %04o): run chmod 600 %s, or monkbrowse http-token --rotate for a fresh one.", f.Path, uint32(f.Mode.Perm()), f.Path)
+	}
+	return line, ""
 }

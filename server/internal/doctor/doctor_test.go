@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/httpmcp"
 	"github.com/monkbrowse/monkbrowse/server/internal/owner"
 )
@@ -135,19 +136,57 @@ func TestDoctorShowsTheHTTPEndpoint(t *testing.T) {
 	free := fmt.Sprintf("http://127.0.0.1:%d/mcp", freePort(t))
 	for _, c := range []struct {
 		url   string
-		token func() (string, error)
+		token func() (TokenFile, error)
 		want  []string
+		next  bool // a next step about the token
 	}{
-		{served.URL + "/mcp", func() (string, error) { return "/h/.monkbrowse/http-token", nil }, []string{"is served by monkbrowse serve --http", "HTTP token:     in /h/.monkbrowse/http-token"}},
-		{other.URL + "/mcp", func() (string, error) { return "", errors.New("no HTTP token yet") }, []string{"answers 404", "another program", "HTTP token:     no HTTP token yet"}},
-		{free, nil, []string{free + " is not served"}},
+		{served.URL + "/mcp", func() (TokenFile, error) {
+			return TokenFile{Path: "/h/.monkbrowse/http-token", Exists: true, Mode: 0o600, UID: 1000, UIDKnown: true}, nil
+		}, []string{"is served by monkbrowse serve --http", "HTTP token:     /h/.monkbrowse/http-token: present, mode 0600, owned by you (uid 1000)"}, false},
+		{other.URL + "/mcp", func() (TokenFile, error) { return TokenFile{}, errors.New("~/.monkbrowse is a symlink") }, []string{"answers 404", "another program", "HTTP token:     ~/.monkbrowse is a symlink"}, false},
+		{free, func() (TokenFile, error) { return TokenFile{Path: "/h/.monkbrowse/http-token"}, nil }, []string{free + " is not served", "none yet in /h/.monkbrowse/http-token"}, false},
+		{free, func() (TokenFile, error) {
+			return TokenFile{Path: "/h/t", Exists: true, Mode: 0o644, UID: 1000, UIDKnown: true}, nil
+		}, []string{"present, mode 0644", "can be read by other users (mode 0644): run chmod 600 /h/t"}, true},
+		{free, func() (TokenFile, error) {
+			return TokenFile{Path: "/h/t", Exists: true, Mode: 0o600, UID: 0, UIDKnown: true}, nil
+		}, []string{"present, mode 0600, owned by uid 0", "belongs to another user"}, true},
 	} {
 		var out bytes.Buffer
-		Run(context.Background(), Options{Port: freePort(t), ControlPort: freePort(t), Out: &out, Timeout: 2 * time.Second, HTTPURL: c.url, HTTPToken: c.token})
+		Run(context.Background(), Options{Port: freePort(t), ControlPort: freePort(t), Out: &out, Timeout: 2 * time.Second, HTTPURL: c.url, HTTPToken: c.token, UID: 1000})
 		for _, w := range c.want {
 			if !strings.Contains(out.String(), w) {
 				t.Errorf("doctor with %s lacks %q:\n%s", c.url, w, out.String())
 			}
+		}
+	}
+}
+
+// TestDoctorListsHTTPClients: the HTTP endpoints the owner reports are
+// shown with the AI apps connected to each (name, since when, calls).
+func TestDoctorListsHTTPClients(t *testing.T) {
+	since := time.Date(2026, 12, 4, 21, 0, 0, 0, time.Local)
+	// Something holds the control port: doctor asks it for the status.
+	ctl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	var out bytes.Buffer
+	Run(context.Background(), Options{Port: freePort(t), ControlPort: ctl.Addr().(*net.TCPAddr).Port, Out: &out, Timeout: 2 * time.Second,
+		QueryOwner: func(context.Context, int) (*OwnerStatus, error) {
+			return &OwnerStatus{PID: 7, HTTP: []protocol.HTTPStatus{{URL: "http://127.0.0.1:9330/mcp", PID: 8, Clients: []protocol.HTTPClientInfo{
+				{Name: "Claude Code", Since: since.UnixMilli(), Calls: 3}, {Name: "Cursor", Since: since.UnixMilli(), Calls: 1},
+			}}}}, nil
+		},
+	})
+	for _, w := range []string{
+		"HTTP endpoint:  http://127.0.0.1:9330/mcp, served by monkbrowse serve --http (pid 8); 2 AI apps connected:",
+		"Claude Code, since 2026-12-04 21:00:00, 3 tool calls",
+		"Cursor, since 2026-12-04 21:00:00, 1 tool call\n",
+	} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("doctor lacks %q:\n%s", w, out.String())
 		}
 	}
 }

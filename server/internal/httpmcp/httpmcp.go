@@ -483,3 +483,9 @@ func connOf(ctx context.Context) *limitedConn {
 	c, _ := ctx.Value(connKey{}).(*limitedConn)
 	return c
 }
+
+// Status is this endpoint as `monkbrowse doctor` shows it (over the
+// control port): its URL, this process and the AI apps connected.
+func (e *Endpoint) Status() protocol.HTTPStatus {
+	return protocol.HTTPStatus{URL: e.URL(), PID: os.Getpid(), Clients: e.opts.Server.Clients()}
+}

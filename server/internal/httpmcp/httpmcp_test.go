@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -562,5 +563,46 @@ func TestAnotherUsersConnectionRefused(t *testing.T) {
 	g := start(t, Options{PeerUID: func(string, string) (int, bool) { return 0, true }, UID: 1000})
 	if status, body := raw(t, http.MethodPost, g.url, "", hdr, strings.NewReader(initBody)); status != 200 {
 		t.Fatalf("root's connection: %d %q, want 200", status, body)
+	}
+}
+
+// TestStatusNamesTheClients (issue 45): the endpoint's status, which
+// doctor shows, lists each connected AI app by the name it gave, with its
+// tool calls, and drops it when its session ends.
+func TestStatusNamesTheClients(t *testing.T) {
+	f := start(t, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	a := f.connect(t, "claude-code", "", true)
+	b := f.connect(t, "Some Agent", "", true)
+	for range 2 {
+		if _, err := callText(t, ctx, a, "browser_snapshot", map[string]any{"tab": 1}); err != nil {
+			t.Fatal(err)
+		}
+		<-f.call.started
+	}
+	st := f.ep.Status()
+	if st.URL != f.url || st.PID != os.Getpid() || len(st.Clients) != 2 {
+		t.Fatalf("status %+v", st)
+	}
+	calls := map[string]int{}
+	for _, c := range st.Clients {
+		calls[c.Name] = c.Calls
+		if c.Since == 0 {
+			t.Errorf("%s has no since", c.Name)
+		}
+	}
+	if calls["Claude Code"] != 2 || calls["Some Agent"] != 0 {
+		t.Fatalf("clients %+v, want Claude Code with 2 calls and Some Agent with none", st.Clients)
+	}
+	// The session's DELETE (sent by hand: mcp-go's client sends its own
+	// without the Authorization header, refused 401) is answered once
+	// mcp-go has unregistered the session.
+	hdr := map[string]string{"Authorization": "Bearer " + testToken, "Mcp-Session-Id": b.GetSessionId(), "Mcp-Protocol-Version": mcp.LATEST_LEGACY_PROTOCOL_VERSION}
+	if status, body := raw(t, http.MethodDelete, f.url, "", hdr, nil); status != http.StatusOK {
+		t.Fatalf("DELETE of Some Agent's session: %d %q", status, body)
+	}
+	if st := f.ep.Status(); len(st.Clients) != 1 || st.Clients[0].Name != "Claude Code" {
+		t.Fatalf("after Some Agent closed: %+v", st.Clients)
 	}
 }

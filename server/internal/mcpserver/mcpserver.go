@@ -107,6 +107,7 @@ type Server struct {
 	rootsGen   uint64
 	client     atomic.Pointer[string] // the MCP client's name, from initialize
 	order      *order                 // the per-tab order of every transport's calls
+	clients    clients                // the MCP sessions open (HTTP's AI apps)
 }
 
 // New returns a Server that sends tool calls to c.
@@ -143,11 +144,13 @@ func New(c protocol.Caller, opts *Options) *Server {
 			res.Tools = s.chosen(ctx, res.Tools)
 		}
 	})
-	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
 		if req != nil {
 			s.client.Store(&req.Params.ClientInfo.Name)
+			s.clients.initialized(ctx, req.Params.ClientInfo.Name, time.Now())
 		}
 	})
+	s.clients.hook(hooks)
 	s.mcp = server.NewMCPServer(o.Name, o.Version,
 		server.WithHooks(hooks),
 		server.WithInstructions(o.Instructions),
@@ -309,6 +312,7 @@ const (
 
 func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
+	s.clients.called(ctx)
 	if ctx.Value(inTurnKey{}) == nil {
 		// Served by mcp-go (HTTP, an in-process client): the call takes
 		// its turn now, in its session's scope. Over HTTP each request
