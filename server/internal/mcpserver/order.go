@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -146,7 +147,7 @@ func (t *turn) wait(ctx context.Context) bool {
 		case <-t.ready:
 			t.finish()
 		default:
-			// finish runs when the turn comes (release).
+			// finish runs when the turn comes (the finish before it).
 		}
 	}
 	return false
@@ -167,10 +168,17 @@ func (t *turn) finish() {
 		var abandoned []*turn
 		o.mu.Lock()
 		for i, l := range o.live {
-			if l == t {
-				o.live = append(o.live[:i:i], o.live[i+1:]...)
-				break
+			if l != t {
+				continue
 			}
+			if i == 0 {
+				// The usual case (turns end in order): no copy.
+				o.live[0] = nil
+				o.live = o.live[1:]
+			} else {
+				o.live = slices.Delete(o.live, i, i+1)
+			}
+			break
 		}
 		for _, n := range t.next {
 			n.pending--
