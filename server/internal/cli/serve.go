@@ -20,6 +20,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/server/internal/daemon"
 	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
 	"github.com/monkbrowse/monkbrowse/server/internal/owner"
+	"github.com/monkbrowse/monkbrowse/server/internal/proc"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
@@ -93,7 +94,6 @@ func newDaemon(cfg config, log *zerolog.Logger, app func() string, httpStatus fu
 		App:         app,
 		HTTP:        httpStatus,
 		ControlPort: cfg.controlPort,
-		Logger:      log,
 		StartOwner: func(ctx context.Context) (daemon.Owner, error) {
 			// The pairing secret exists from the first run on, so a
 			// same-user client (the native host, fakeext, the bench) can
@@ -128,7 +128,7 @@ func newDaemon(cfg config, log *zerolog.Logger, app func() string, httpStatus fu
 			addr := net.JoinHostPort(cfg.listen, strconv.Itoa(cfg.port))
 			o, err := owner.Start(ctx, owner.Config{
 				Port: cfg.port, Addr: addr, ControlPort: cfg.controlPort, MaxProfiles: cfg.maxProfiles,
-				AllowedExtensionIDs: cfg.allowIDs, Logger: log,
+				AllowedExtensionIDs: cfg.allowIDs, Self: proc.Self{Logger: log},
 				PairingSecret: pairingSecret,
 				PairingCodes:  codes,
 				Tools:         &tools.Options{AskSlice: askSlice(log)},
@@ -154,6 +154,7 @@ func newDaemon(cfg config, log *zerolog.Logger, app func() string, httpStatus fu
 				},
 			}, nil
 		},
+		Self: proc.Self{Logger: log},
 	})
 }
 

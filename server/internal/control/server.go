@@ -19,6 +19,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 	"github.com/monkbrowse/monkbrowse/server/internal/portholder"
+	"github.com/monkbrowse/monkbrowse/server/internal/proc"
 )
 
 // DefaultHelloTimeout is how long a connection may stay without having
@@ -44,11 +45,14 @@ type Config struct {
 	Token string
 	// Caller runs call_tool requests. Required.
 	Caller protocol.Caller
-	// PID, Version and ControlPort are reported in status; 0/"" mean this
-	// process's pid, protocol.Version and unknown.
+	// PID and ControlPort are reported in status; 0 means this process's
+	// pid and unknown.
 	PID         int
-	Version     string
 	ControlPort int
+	// Self is this process: the version reported in status and the acks,
+	// the user other users' connections are told from, the logger
+	// (proc.Self's defaults).
+	proc.Self
 	// Profiles, if set, lists the browser profiles for status.
 	Profiles func() []protocol.ProfileStatus
 	// ExtensionPort, if set, reports the owner's extension port for status.
@@ -60,8 +64,6 @@ type Config struct {
 	// App, if set, names the AI app that started the owner (sent in the
 	// fwd_hello ack).
 	App func() string
-	// Logger receives diagnostics; nil discards them.
-	Logger *zerolog.Logger
 	// Heartbeat is how often each forwarder is pinged; a forwarder that
 	// answers none for DropAfter is disconnected. 0 means
 	// DefaultHeartbeat / DefaultDropAfter.
@@ -78,9 +80,8 @@ type Config struct {
 	MaxUnupgraded int
 	// PeerUID attributes an accepted connection to its OS user; one of
 	// another user (not UID, not root) is refused before the upgrade
-	// (DESIGN §8). nil means portholder.PeerUID; UID 0 means os.Getuid().
+	// (DESIGN §8). nil means portholder.PeerUID; the user is Self.UID.
 	PeerUID netguard.PeerUID
-	UID     int
 }
 
 // Server is the owner's control-port server. Its methods are safe for
@@ -134,14 +135,9 @@ func New(cfg Config) *Server {
 	if cfg.PID == 0 {
 		cfg.PID = os.Getpid()
 	}
-	if cfg.Version == "" {
-		cfg.Version = protocol.Version
-	}
+	cfg.Self = cfg.Self.Defaulted()
 	if cfg.PeerUID == nil {
 		cfg.PeerUID = portholder.PeerUID
-	}
-	if cfg.UID == 0 {
-		cfg.UID = os.Getuid()
 	}
 	if cfg.HelloTimeout <= 0 {
 		cfg.HelloTimeout = DefaultHelloTimeout
@@ -152,10 +148,7 @@ func New(cfg Config) *Server {
 	if cfg.DropAfter <= 0 {
 		cfg.DropAfter = DefaultDropAfter
 	}
-	log := zerolog.Nop()
-	if cfg.Logger != nil {
-		log = cfg.Logger.With().Str("component", "control").Logger()
-	}
+	log := cfg.Logger.With().Str("component", "control").Logger()
 	s := &Server{
 		cfg:      cfg,
 		log:      log,

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -20,6 +19,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 	"github.com/monkbrowse/monkbrowse/server/internal/portholder"
+	process "github.com/monkbrowse/monkbrowse/server/internal/proc"
 )
 
 // Defaults for [Config].
@@ -77,16 +77,15 @@ type Config struct {
 	App func() string
 	// Home decides where the control token lives; "" means $HOME.
 	Home string
-	// Version is announced to the other processes; "" means
-	// protocol.Version.
-	Version string
+	// Self is this process: the version announced to the other processes,
+	// its user (a control port listener of another user is refused), the
+	// lifecycle log (proc.Self's defaults).
+	process.Self
 	// StartOwner starts the owner runtime (binding the extension port) when
 	// this process wins the election. It may fail (the extension port is
 	// busy, for one); the daemon then retries while holding the control
 	// port. Required.
 	StartOwner func(ctx context.Context) (Owner, error)
-	// Logger receives the lifecycle log; nil discards it.
-	Logger *zerolog.Logger
 	// HandoverWait is how long a tool call waits for a new owner while the
 	// role changes; 0 means DefaultHandoverWait.
 	HandoverWait time.Duration
@@ -104,8 +103,6 @@ type Config struct {
 	// before anything is sent to it. nil means portholder.ListenerUID
 	// (Linux; elsewhere unknown, and the control proof decides alone).
 	ListenerUID func(port int) (uid int, ok bool)
-	// UID is this process's user; 0 means os.Getuid().
-	UID int
 	// HTTP, if set, reports this process's MCP endpoint over HTTP (serve
 	// --http), for `monkbrowse doctor`: in the owner's status when this
 	// process is owner, in its answer to http_status when a forwarder.
@@ -154,9 +151,7 @@ func New(cfg Config) *Daemon {
 	if cfg.ControlPort == 0 {
 		cfg.ControlPort = protocol.DefaultControlPort
 	}
-	if cfg.Version == "" {
-		cfg.Version = protocol.Version
-	}
+	cfg.Self = cfg.Self.Defaulted()
 	if cfg.HandoverWait <= 0 {
 		cfg.HandoverWait = DefaultHandoverWait
 	}
@@ -166,16 +161,10 @@ func New(cfg Config) *Daemon {
 	if cfg.ListenerUID == nil {
 		cfg.ListenerUID = portholder.ListenerUID
 	}
-	if cfg.UID == 0 {
-		cfg.UID = os.Getuid()
-	}
 	if cfg.ExtensionGrace <= 0 {
 		cfg.ExtensionGrace = DefaultExtensionGrace
 	}
-	log := zerolog.Nop()
-	if cfg.Logger != nil {
-		log = *cfg.Logger
-	}
+	log := *cfg.Logger
 	r := newRouter(cfg.HandoverWait)
 	r.log = log
 	return &Daemon{

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
+	process "github.com/monkbrowse/monkbrowse/server/internal/proc"
 )
 
 func watchdog(t *testing.T, d time.Duration) context.Context {
@@ -108,12 +109,12 @@ func (e *env) start(name string) *proc {
 	p.d = New(Config{
 		ControlPort: e.port,
 		Home:        e.home,
-		Logger:      &log,
 		ListenerUID: e.listenerUID,
 		StartOwner: func(ctx context.Context) (Owner, error) {
 			return Owner{Caller: p.owner, Shutdown: p.owner.Shutdown, Port: 9333, AwaitExtension: e.await,
 				Profiles: func() []protocol.ProfileStatus { return []protocol.ProfileStatus{{ProfileID: "p-" + name, Slug: name}} }}, nil
 		},
+		Self: process.Self{Logger: &log},
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel

@@ -8,6 +8,7 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/control"
+	process "github.com/monkbrowse/monkbrowse/server/internal/proc"
 )
 
 // runOwner serves as the owner on the bound control listener until ctx
@@ -28,11 +29,9 @@ func (d *Daemon) runOwner(ctx context.Context, ln net.Listener) {
 	srv := control.New(control.Config{
 		Token:       token,
 		Caller:      d.router,
-		Version:     d.cfg.Version,
 		ControlPort: d.cfg.ControlPort,
 		App:         d.cfg.App,
 		HTTP:        d.cfg.HTTP,
-		Logger:      &d.log,
 		Profiles: func() []protocol.ProfileStatus {
 			profMu.Lock()
 			p := profiles
@@ -47,6 +46,7 @@ func (d *Daemon) runOwner(ctx context.Context, ln net.Listener) {
 			defer profMu.Unlock()
 			return extPort
 		},
+		Self: process.Self{Version: d.cfg.Version, Logger: &d.log},
 	})
 	serveDone := make(chan struct{})
 	go func() {

@@ -17,6 +17,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/httpmcp"
 	"github.com/monkbrowse/monkbrowse/server/internal/owner"
+	"github.com/monkbrowse/monkbrowse/server/internal/proc"
 )
 
 func portOf(addr net.Addr) int { return addr.(*net.TCPAddr).Port }
@@ -49,7 +50,7 @@ func TestChromeRemoteDebuggingIsNamed(t *testing.T) {
 
 func TestMonkbrowseOwnerIsRecognised(t *testing.T) {
 	log := zerolog.Nop()
-	o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Logger: &log})
+	o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Self: proc.Self{Logger: &log}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
 	"github.com/monkbrowse/monkbrowse/server/internal/owner"
+	"github.com/monkbrowse/monkbrowse/server/internal/proc"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
@@ -251,7 +252,7 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			log := zerolog.Nop()
-			o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Logger: &log})
+			o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Self: proc.Self{Logger: &log}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -281,7 +282,7 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 // BenchmarkParallelTabs runs calls to 8 tabs at once.
 func BenchmarkParallelTabs(b *testing.B) {
 	log := zerolog.Nop()
-	o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Logger: &log})
+	o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Self: proc.Self{Logger: &log}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
+	"github.com/monkbrowse/monkbrowse/server/internal/proc"
 )
 
 // flood keeps n WebSocket connections open on url that never say hello,
@@ -76,7 +77,7 @@ func TestFloodOfIdleSocketsDoesNotKeepTheExtensionOut(t *testing.T) {
 	// Warnings only: a thousand debug lines through t.Log would be the
 	// bottleneck under -race.
 	l := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
-	o := startOwner(t, Config{Logger: &l})
+	o := startOwner(t, Config{Self: proc.Self{Logger: &l}})
 	ctx, stop := context.WithCancel(context.Background())
 	opened, wait := flood(ctx, wsURL(o), "", 1000)
 	defer func() { stop(); wait() }()

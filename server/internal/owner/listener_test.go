@@ -18,6 +18,7 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
+	"github.com/monkbrowse/monkbrowse/server/internal/proc"
 )
 
 func dialRaw(t *testing.T, o *Owner, origin string) *websocket.Conn {
@@ -524,9 +525,11 @@ func TestUnprovenLimitHoldsUntilAuth(t *testing.T) {
 func TestOtherUsersExtensionSocketRefused(t *testing.T) {
 	var foreign atomic.Bool
 	foreign.Store(true)
-	o := startOwner(t, Config{UID: 1000, PeerUID: func(remote, local string) (int, bool) {
+	o := startOwner(t, Config{PeerUID: func(remote, local string) (int, bool) {
 		return 1001, foreign.Load()
-	}})
+	},
+		Self: proc.Self{UID: 1000},
+	})
 	ws, resp, err := websocket.DefaultDialer.Dial(wsURL(o), nil)
 	if err == nil {
 		ws.Close()

@@ -16,7 +16,6 @@ import (
 	"maps"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -28,6 +27,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
 	"github.com/monkbrowse/monkbrowse/server/internal/portholder"
+	"github.com/monkbrowse/monkbrowse/server/internal/proc"
 	"github.com/monkbrowse/monkbrowse/tools"
 )
 
@@ -81,9 +81,8 @@ type Config struct {
 	ReadLimit int64
 	// PeerUID attributes a connection to its OS user; one of another user
 	// (not UID, not root) is refused before the upgrade (DESIGN §8). Nil
-	// means portholder.PeerUID; UID 0 means os.Getuid().
+	// means portholder.PeerUID; the user is Self.UID.
 	PeerUID netguard.PeerUID
-	UID     int
 	// HelloTimeout closes a socket that has not said an accepted hello in
 	// time. Zero: 10 s.
 	HelloTimeout time.Duration
@@ -108,13 +107,14 @@ type Config struct {
 	Timeout func(typ string) time.Duration
 	// Tools configures the dispatcher (upload limit, wait polling).
 	Tools *tools.Options
-	// Version is reported in hello_ack. Empty: protocol.Version.
-	Version string
-	// Logger receives the owner's logs. Nil discards them.
-	Logger *zerolog.Logger
+	// Self is this process: the version reported in hello_ack, the user
+	// other users' connections are told from, the logger (proc.Self's
+	// defaults).
+	proc.Self
 }
 
 func (c Config) withDefaults() Config {
+	c.Self = c.Self.Defaulted()
 	if c.Port == 0 {
 		c.Port = protocol.DefaultExtensionPort
 	}
@@ -132,9 +132,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PeerUID == nil {
 		c.PeerUID = portholder.PeerUID
-	}
-	if c.UID == 0 {
-		c.UID = os.Getuid()
 	}
 	if c.HelloTimeout <= 0 {
 		c.HelloTimeout = DefaultHelloTimeout
@@ -156,9 +153,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Timeout == nil {
 		c.Timeout = protocol.TimeoutFor
-	}
-	if c.Version == "" {
-		c.Version = protocol.Version
 	}
 	return c
 }
@@ -215,10 +209,7 @@ type Owner struct {
 // *[PortInUseError].
 func Start(ctx context.Context, cfg Config) (*Owner, error) {
 	cfg = cfg.withDefaults()
-	log := zerolog.Nop()
-	if cfg.Logger != nil {
-		log = *cfg.Logger
-	}
+	log := *cfg.Logger
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", cfg.Addr)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
+	"github.com/monkbrowse/monkbrowse/server/internal/proc"
 )
 
 // memCodes is an in-memory PairingCodes: the codes `monkbrowse pair`
@@ -119,7 +120,7 @@ func TestCodeIDAloneRedeemsNothing(t *testing.T) {
 	codes, shown := newMemCodes(protocol.NewPairCode())
 	var logs syncBuffer
 	l := zerolog.New(&logs)
-	o := startOwner(t, Config{PairingCodes: codes, Logger: &l})
+	o := startOwner(t, Config{PairingCodes: codes, Self: proc.Self{Logger: &l}})
 	canon, _ := protocol.NormalizePairCode(shown[0])
 	ws := dialRaw(t, o, "")
 	nonce := protocol.NewNonce()
@@ -222,8 +223,10 @@ func TestResetClosesProvenConnections(t *testing.T) {
 	secret.Store(testPairing)
 	var logs syncBuffer
 	l := zerolog.New(&logs)
-	o := startOwner(t, Config{PingInterval: 20 * time.Millisecond, Logger: &l,
-		PairingSecret: func() (string, error) { return secret.Load().(string), nil }})
+	o := startOwner(t, Config{PingInterval: 20 * time.Millisecond,
+		PairingSecret: func() (string, error) { return secret.Load().(string), nil },
+		Self:          proc.Self{Logger: &l},
+	})
 	a := connect(t, o, fakeext.Options{Secret: testPairing, Label: "A"})
 	b := connect(t, o, fakeext.Options{Secret: testPairing, Label: "B"})
 	secret.Store("the new secret after pair --reset")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
+	"github.com/monkbrowse/monkbrowse/server/internal/proc"
 )
 
 // syncBuffer is a log sink safe for the owner's goroutines.
@@ -41,7 +42,7 @@ func (s *syncBuffer) String() string {
 func TestImpostorsNeverBecomeProfiles(t *testing.T) {
 	var logs syncBuffer
 	l := zerolog.New(&logs)
-	o := startOwner(t, Config{MaxProfiles: 2, Logger: &l})
+	o := startOwner(t, Config{MaxProfiles: 2, Self: proc.Self{Logger: &l}})
 	origin := "chrome-extension://" + UnpackedExtensionID
 	for i := range 5 {
 		ctx, cancel := context.WithTimeout(context.Background(), watchdog)

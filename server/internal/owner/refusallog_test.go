@@ -11,6 +11,7 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
 	"github.com/monkbrowse/monkbrowse/server/internal/netguard"
+	"github.com/monkbrowse/monkbrowse/server/internal/proc"
 )
 
 // TestRefusalLinesCutEachField (issue 40, finding 7): a Host, an Origin or
@@ -60,7 +61,7 @@ func TestRefusalLinesCutEachField(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs syncBuffer
 			l := zerolog.New(&logs)
-			o := startOwner(t, Config{Logger: &l})
+			o := startOwner(t, Config{Self: proc.Self{Logger: &l}})
 			tc.try(t, o)
 			var line string
 			for _, l := range strings.Split(logs.String(), "\n") {
