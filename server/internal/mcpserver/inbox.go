@@ -366,23 +366,21 @@ func (ib *inbox) enqueue(c *call) {
 		}()
 		return
 	}
-	// The turn is taken here, as the line is read: read order is the order.
-	t := ib.s.order.add(c.key)
+	// The turn is taken here, as the line is read: read order is the
+	// order. A goroutine starts when the turn comes (none while it waits).
+	t := ib.s.order.addThen(c.key, func(t *turn) { go ib.inTurn(c, t) })
 	if t.queued {
 		if e := ib.s.log.Debug(); e.Enabled() {
 			e.Str("tool", c.tool()).Msg(LogCallWaits)
 		}
 	}
-	go ib.inTurn(c, t)
 }
 
-// inTurn runs c when its turn comes, unless it was cancelled meanwhile or
-// its budget ran out.
+// inTurn runs c now that its turn has come, unless it was cancelled while
+// it waited or its budget ran out; either way the turn then passes on.
 func (ib *inbox) inTurn(c *call, t *turn) {
 	defer ib.wg.Done()
-	if t.wait(c.ctx) {
-		defer t.finish()
-	}
+	defer t.finish()
 	ib.mu.Lock()
 	skip := c.cancelled
 	if skip {

@@ -79,16 +79,26 @@ type turn struct {
 	pending int     // turns before it not done yet (under o.mu)
 	next    []*turn // turns waiting for this one (under o.mu)
 	queued  bool    // it had to wait when it was added
-	ready   chan struct{}
-	state   atomic.Int32
-	done    sync.Once
+	// start, if set (addThen), is called when the turn comes, in place of
+	// a waiter: the turn counts as started, and start's call finishes it.
+	start func(*turn)
+	ready chan struct{}
+	state atomic.Int32
+	done  sync.Once
 }
 
 // add takes a turn for key, after every live turn it conflicts with. The
 // caller must call wait, then finish once the call is over (or at once
 // when wait said no).
-func (o *order) add(key turnKey) *turn {
-	t := &turn{o: o, key: key, ready: make(chan struct{})}
+func (o *order) add(key turnKey) *turn { return o.addThen(key, nil) }
+
+// addThen is add for a caller that waits without a goroutine: start is
+// called (from addThen itself, or from the finish of the turn before) when
+// the turn comes; what it starts must finish the turn, whether the call
+// runs or not. The stdio inbox uses it, so that a thousand calls queued on
+// one tab hold no goroutine until their turn.
+func (o *order) addThen(key turnKey, start func(*turn)) *turn {
+	t := &turn{o: o, key: key, ready: make(chan struct{}), start: start}
 	o.mu.Lock()
 	// Walking back, the first live turn with the same key stands for every
 	// turn before it (it waits for them all): with a deep queue on one tab
@@ -110,8 +120,14 @@ func (o *order) add(key turnKey) *turn {
 	t.queued = t.pending > 0
 	if !t.queued {
 		close(t.ready)
+		if start != nil {
+			o.waiting--
+		}
 	}
 	o.mu.Unlock()
+	if !t.queued && start != nil {
+		start(t)
+	}
 	return t
 }
 
@@ -165,7 +181,7 @@ func (o *order) left() {
 func (t *turn) finish() {
 	t.done.Do(func() {
 		o := t.o
-		var abandoned []*turn
+		var abandoned, started []*turn
 		o.mu.Lock()
 		for i, l := range o.live {
 			if l != t {
@@ -184,13 +200,23 @@ func (t *turn) finish() {
 			n.pending--
 			if n.pending == 0 {
 				close(n.ready)
-				if n.state.Load() == turnAbandoned {
+				switch {
+				case n.start != nil:
+					o.waiting--
+					started = append(started, n)
+				case n.state.Load() == turnAbandoned:
 					abandoned = append(abandoned, n)
 				}
 			}
 		}
 		t.next = nil
+		if len(started) > 0 {
+			o.signal()
+		}
 		o.mu.Unlock()
+		for _, n := range started {
+			n.start(n)
+		}
 		// Abandoned turns whose turn has come are done at once (outside
 		// the lock: finishing one may free others).
 		for _, n := range abandoned {
