@@ -4,12 +4,13 @@
 
 import { defineBackground } from "wxt/utils/define-background";
 import { Executor } from "../../lib/executor";
+import { Exec, withNotice } from "../../lib/worker/exec";
 import { buildProfile } from "../../lib/hello";
 import { NATIVE_HOST_NAME, parseHostReply, resolveSecret, type SecretSource } from "../../lib/pairing";
 import { ensureIdentity, withAssigned } from "../../lib/identity";
 import { isBgMessage, senderMayAsk, SLEEP_MAX_MS, type BgMessage, type BgMessages, type OffMessage, type Reply } from "../../lib/messages";
-import { CodedError, errorCode, errorText } from "../../lib/peer";
-import { DIALOG_ARM_TTL_MS, ERROR_CODES } from "../../lib/protocol.gen";
+import { errorCode, errorText } from "../../lib/peer";
+import { DIALOG_ARM_TTL_MS } from "../../lib/protocol.gen";
 import { pruneShares, shareAll, shareTab, unshareTab } from "../../lib/slots";
 import {
   KEY_CONSENT,
@@ -39,19 +40,18 @@ import { armTab, injectDocument, injectTab, makeDormant, noteBusy } from "./inje
 import { setShareState, unsharedError } from "./gate";
 import {
   actingIn,
-  appOf,
   forgetTabApps,
   forgetTabBadge,
   forgetTabPause,
   groupForApp,
   isPaused,
+  logPaused,
   loadSteer,
   logRefused,
   noteConnection,
   onPauseChanged,
   onTabAppsChanged,
   pausedFor,
-  pauseGate,
   pausedTabs,
   setPaused,
   setTabPaused,
@@ -60,7 +60,6 @@ import {
   watchCall,
   withTabApps,
 } from "./steer";
-import { isLogged } from "../../lib/activity";
 import type { DialogArm } from "../../lib/page/console";
 import { answerFromPopup, endAllAsks, endAsksInTab, reshowAsk } from "./ask";
 import { beginActing, createPointMenu, forgetPointed, personCommitted, personInput, pointAt, POINT_MENU_ID } from "./person";
@@ -345,27 +344,32 @@ setShareState({
   shared: (tabId) => sharedIds?.has(tabId) ?? false,
 });
 
-/** Wire requests being executed, by the offscreen document's callId, with the tab they name. */
-const running = new Map<string, { ctl: AbortController; tabId?: number; app?: string }>();
+/** Wire requests: the pause gate, the abort registry, the call watch (lib/worker/exec.ts). */
+const exec = new Exec({
+  ready: loadSteer,
+  pausedFor,
+  logPaused: (type, payload, err) => logPaused(type, payload, steerPort, err),
+  watch: (type, payload) => watchCall(type, payload, steerPort),
+  beginActing,
+  actingIn,
+  execute: (type, payload, signal) => executor.execute(type, payload, signal),
+  answer: async (type, result, app) => {
+    let r = result;
+    if (type === "list_tabs" && r && typeof r === "object" && Array.isArray((r as { tabs?: unknown }).tabs)) {
+      r = { ...r, tabs: withPausedTabs(withTabApps((r as { tabs: Parameters<typeof withTabApps>[0] }).tabs)) };
+    }
+    const opened = type === "browser_new_tab" ? (r as { tabId?: unknown } | null)?.tabId : undefined;
+    if (typeof opened === "number") await groupForApp(opened, app);
+    const notice = await takeCancelNotice();
+    // The AI hears that the person cancelled debugging in its next answer.
+    return notice !== undefined && r !== null && typeof r === "object" ? { ...r, notice } : r;
+  },
+  failure: async (e) => withNotice(e, await takeCancelNotice().catch(reported("debugger: reading the cancel notice"))),
+});
 
 /** Stops every running call on the tab (the person unshared it): each answers with reason. */
 function abortTab(tabId: number, reason: Error): void {
-  for (const r of running.values()) if (r.tabId === tabId) r.ctl.abort(reason);
-}
-
-/**
- * The extension's one place where an abort is honoured (DESIGN §5.5): the
- * call answers with the abort's reason at once (the server's cancel, the
- * person unsharing the tab), whatever its work is still doing; that work
- * meets the share gate (gate.ts) at its next injection, attach or op.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
+  exec.running.abortTab(tabId, reason);
 }
 
 /**
@@ -407,53 +411,13 @@ const handlers: Handlers = {
     const pasted = paired[String(settings.port)];
     return { port: settings.port, extVersion: chrome.runtime.getManifest().version, profile, ...pairing, ...(pasted ? { pasted } : {}) };
   },
-  exec: async (m) => {
-    const ctl = new AbortController();
-    const p = m.payload as { tabId?: unknown } | null | undefined;
-    const tabId = typeof p?.tabId === "number" ? p.tabId : undefined;
-    const app = appOf(m.payload);
-    await loadSteer();
-    // Stop in the popup (the profile, or this tab): nothing is sent to the page until Resume.
-    pauseGate(m.type, m.payload, tabId, steerPort);
-    const watch = await watchCall(m.type, m.payload, steerPort);
-    // Stop may have come while the targets were read: checked again with
-    // nothing async before the call is registered for Stop's abort.
-    pauseGate(m.type, m.payload, tabId, steerPort);
-    if (m.callId) running.set(m.callId, { ctl, tabId, app });
-    // Input in the tab while this runs is monkbrowse's own, not the person's (lib/person.ts).
-    const endActing = tabId !== undefined && m.type !== "person_edits" ? beginActing(tabId) : undefined;
-    // The tab's toolbar badge says the AI acts in it until the call ends, however it ends.
-    const acted = tabId !== undefined && isLogged(m.type) ? actingIn(tabId, app) : undefined;
-    try {
-      let r = await untilAborted(executor.execute(m.type, m.payload, ctl.signal), ctl.signal);
-      watch.done(r);
-      if (m.type === "list_tabs" && r && typeof r === "object" && Array.isArray((r as { tabs?: unknown }).tabs)) {
-        r = { ...r, tabs: withPausedTabs(withTabApps((r as { tabs: Parameters<typeof withTabApps>[0] }).tabs)) };
-      }
-      const opened = m.type === "browser_new_tab" ? (r as { tabId?: unknown } | null)?.tabId : undefined;
-      if (typeof opened === "number") await groupForApp(opened, app);
-      const notice = await takeCancelNotice();
-      // The AI hears that the person cancelled debugging in its next answer.
-      return notice !== undefined && r !== null && typeof r === "object" ? { ...r, notice } : r;
-    } catch (e) {
-      watch.failed(e);
-      const notice = await takeCancelNotice().catch(reported("debugger: reading the cancel notice"));
-      if (notice === undefined) throw e;
-      const code = errorCode(e);
-      const text = `${errorText(e)}\n\n${notice}`;
-      throw code !== undefined ? new CodedError(code, text) : new Error(text);
-    } finally {
-      endActing?.();
-      if (m.callId) running.delete(m.callId);
-      acted?.();
-    }
-  },
+  exec: (m) => exec.run(m),
   refused: async (m) => {
     logRefused(m.tool, m.tabId, m.app, steerPort);
     return null;
   },
   cancel: async (m) => {
-    running.get(m.callId)?.ctl.abort(new CodedError(ERROR_CODES.cancelled, "the call was cancelled by its MCP client while it ran; what it had begun may have happened"));
+    exec.cancel(m.callId);
     return null;
   },
   accepted: async (m) => {
@@ -495,12 +459,7 @@ const handlers: Handlers = {
     else await setPaused(m.paused);
     // Running calls answer at once (the one abort path); queued and new
     // ones are refused by the server (told by tabs_changed) and at exec.
-    if (m.paused) {
-      for (const r of running.values()) {
-        const why = pausedFor(r.tabId);
-        if (why && (typeof m.tabId !== "number" || r.tabId === m.tabId)) r.ctl.abort(why);
-      }
-    }
+    if (m.paused) exec.running.abortPaused(typeof m.tabId === "number" ? m.tabId : undefined, pausedFor);
     // The AI's requests to the person end too (the tab's, or all), and their banners go.
     if (m.paused) {
       const tabId = m.tabId;

@@ -34,6 +34,7 @@ import {
 import { CodedError, errorCode, errorText } from "../../lib/peer";
 import { ERROR_CODES, REQUEST_APP_FIELD, type TabInfo } from "../../lib/protocol.gen";
 import { contentOp } from "./content-ops";
+import { appOf } from "../../lib/worker/exec";
 import { KEY_SHARES } from "../../lib/storage";
 import { afterEither, report, reported } from "../../lib/diag";
 
@@ -108,18 +109,6 @@ export function pausedFor(tabId: number | undefined): CodedError | undefined {
       return new CodedError(ERROR_CODES.paused, PAUSED_TAB_MESSAGE);
   }
   return undefined;
-}
-
-/**
- * The service worker's pause gate (index.ts exec): a wire request on tabId
- * runs only while neither the profile nor that tab is stopped; otherwise
- * this throws the paused refusal, logged. Synchronous, so that the caller's
- * check and its registering the call for Stop's abort have nothing async
- * between them.
- */
-export function pauseGate(type: string, payload: unknown, tabId: number | undefined, port: SteerPort): void {
-  const refusal = pausedFor(tabId);
-  if (refusal) throw logPaused(type, payload, port, refusal);
 }
 
 /** The tabs paused on their own. */
@@ -399,12 +388,6 @@ export async function showPauseBadge(): Promise<void> {
 }
 
 // ---- watching one call ---------------------------------------------------------
-
-/** The app a request names (REQUEST_APP_FIELD), or UNKNOWN_APP. */
-export function appOf(payload: unknown): string {
-  const v = payload && typeof payload === "object" ? (payload as Record<string, unknown>)[REQUEST_APP_FIELD] : undefined;
-  return typeof v === "string" && v.trim() !== "" ? v : UNKNOWN_APP;
-}
 
 /**
  * How long the targets may take: a page blocked by a native dialog does not
