@@ -10,8 +10,6 @@ import {
   KEY_APP_GROUPS,
   KEY_PAUSE,
   KEY_TAB_APPS,
-  PAUSED_MESSAGE,
-  PAUSED_TAB_MESSAGE,
   PERSON_APP,
   PERSON_POINTED,
   READ_TYPES,
@@ -19,21 +17,18 @@ import {
   colorFor,
   groupKey,
   isLogged,
-  normalizePause,
   normalizeTabApps,
   outcomeOf,
-  pausedIn,
-  withTabPaused,
   refsOf,
   textOf,
   verbOf,
   type ActivityEntry,
-  type Pause,
   type TabApps,
 } from "../../lib/activity";
 import { CodedError, errorCode, errorText } from "../../lib/peer";
-import { ERROR_CODES, REQUEST_APP_FIELD, type TabInfo } from "../../lib/protocol.gen";
+import { REQUEST_APP_FIELD, type TabInfo } from "../../lib/protocol.gen";
 import { contentOp } from "./content-ops";
+import { PauseState, pausedError } from "../../lib/worker/pause";
 import { appOf } from "../../lib/worker/exec";
 import { KEY_SHARES } from "../../lib/storage";
 import { afterEither, report, reported } from "../../lib/diag";
@@ -48,17 +43,22 @@ chrome.storage.onChanged.addListener((changes, area) => {
 
 // ---- state kept in memory, loaded once per worker ---------------------------
 
-let pause: Pause = { paused: false };
 let tabApps: Record<string, TabApps> = {};
-let loading: Promise<void> | undefined;
+let tabAppsLoading: Promise<void> | undefined;
+
+/** The person's Stop (lib/worker/pause.ts): stored in chrome.storage.local, shown on the toolbar icon. */
+const pause = new PauseState({
+  load: async () => (await chrome.storage.local.get(KEY_PAUSE))[KEY_PAUSE],
+  save: (p) => chrome.storage.local.set({ [KEY_PAUSE]: p }),
+  show: () => showPauseBadge(),
+});
 
 /** Loads the pause and the tab apps (the worker just started). */
 export function loadSteer(): Promise<void> {
-  loading ??= chrome.storage.local.get([KEY_PAUSE, KEY_TAB_APPS]).then((got) => {
-    pause = normalizePause(got[KEY_PAUSE]);
+  tabAppsLoading ??= chrome.storage.local.get(KEY_TAB_APPS).then((got) => {
     tabApps = normalizeTabApps(got[KEY_TAB_APPS]);
   });
-  return loading;
+  return Promise.all([pause.load(), tabAppsLoading]).then(() => undefined);
 }
 
 let tabAppsChanged: () => void = () => undefined;
@@ -96,61 +96,34 @@ export function isPaused(): boolean {
   return pause.paused;
 }
 
-export function pausedError(): CodedError {
-  return new CodedError(ERROR_CODES.paused, PAUSED_MESSAGE);
-}
-
 /** Why a request on tabId may not run now (the profile or that tab is paused), or undefined. */
 export function pausedFor(tabId: number | undefined): CodedError | undefined {
-  switch (pausedIn(pause, tabId)) {
-    case "profile":
-      return pausedError();
-    case "tab":
-      return new CodedError(ERROR_CODES.paused, PAUSED_TAB_MESSAGE);
-  }
-  return undefined;
+  return pause.pausedFor(tabId);
 }
 
 /** The tabs paused on their own. */
 export function pausedTabs(): number[] {
-  return pause.tabs ?? [];
+  return pause.tabs();
 }
 
-let pauseChanged: () => Promise<void> = async () => undefined;
 /** index.ts: tell the server at once (tabs_changed carries the pause). */
 export function onPauseChanged(fn: () => Promise<void>): void {
-  pauseChanged = fn;
+  pause.onChanged(fn);
 }
 
-// The server is told before the popup (which renders from storage) shows
-// the new state: once the person sees "Resume" take effect, a call the AI
-// sends next is not refused by a server that has not heard it yet.
-async function savePause(next: Pause): Promise<void> {
-  pause = next;
-  await pauseChanged();
-  await chrome.storage.local.set({ [KEY_PAUSE]: pause });
-  await showPauseBadge();
-}
-
-/** Stop (paused) or Resume the whole profile; stored so a restarted worker stays paused. */
-export async function setPaused(paused: boolean): Promise<void> {
-  await loadSteer();
-  const { tabs } = pause;
-  const next: Pause = paused ? { paused: true, since: Date.now() } : { paused: false };
-  if (tabs) next.tabs = tabs;
-  await savePause(next);
+/** Stop (paused) or Resume the whole profile. */
+export function setPaused(paused: boolean): Promise<void> {
+  return pause.setPaused(paused);
 }
 
 /** Pause (or resume) the AI in one tab only. */
-export async function setTabPaused(tabId: number, paused: boolean): Promise<void> {
-  await loadSteer();
-  await savePause(withTabPaused(pause, tabId, paused));
+export function setTabPaused(tabId: number, paused: boolean): Promise<void> {
+  return pause.setTabPaused(tabId, paused);
 }
 
 /** The tab is gone: its own pause goes with it. */
 export function forgetTabPause(tabId: number): void {
-  if (!pause.tabs?.includes(tabId)) return;
-  void setTabPaused(tabId, false).catch(reported("pause: forgetting a closed tab's pause"));
+  void pause.forgetTab(tabId)?.catch(reported("pause: forgetting a closed tab's pause"));
 }
 
 let rejected = false;
