@@ -7,11 +7,9 @@ import { CodedError, errorText } from "../../lib/peer";
 import { assertShared, executeInTab } from "./gate";
 import { BlockedPage, CONTENT_SCRIPT_FILE, PAGE_HOOKS_FILE, unlessBlocked } from "./inject";
 
-/** One frame's document of a tab (webNavigation's frameId and, when known, documentId). */
-export interface FrameTarget {
-  frameId: number;
-  documentId?: string;
-}
+import type { FrameTarget } from "../../lib/worker/frames";
+
+export type { FrameTarget };
 
 const TOP: FrameTarget = { frameId: 0 };
 

@@ -1,12 +1,10 @@
-// The service worker's side of frames with a fake Chrome: the stitched
+// The service worker's side of frames with a fake port: the stitched
 // snapshot from each frame's answers, and ops on frame refs sent to their
 // frame document.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { CsMessage, ElementBox } from "../../lib/messages";
-import { setShareState } from "./gate";
-import { forgetFrames, framedContent, refBox, type FrameInfo } from "./frames";
-
-setShareState({ ready: async () => undefined, shared: () => true });
+import { beforeEach, describe, expect, it } from "vitest";
+import type { CsMessage, CsOp, CsOps, ElementBox } from "../messages";
+import { createFrames, type Frames } from "./framed";
+import type { FrameInfo, FrameTarget } from "./frames";
 
 type Doc = (msg: CsMessage) => unknown;
 
@@ -14,41 +12,42 @@ let docs: Record<string, Doc>;
 let frames: FrameInfo[];
 let sent: Array<{ to: string; op: string; args: unknown }>;
 
-function fakeChrome() {
-  const store = new Map<string, unknown>();
-  vi.stubGlobal("chrome", {
-    storage: {
-      session: {
-        get: async (k: string) => (store.has(k) ? { [k]: structuredClone(store.get(k)) } : {}),
-        set: async (o: Record<string, unknown>) => {
-          for (const [k, v] of Object.entries(o)) store.set(k, structuredClone(v));
-        },
-        remove: async (k: string) => void store.delete(k),
-      },
-    },
-    webNavigation: { getAllFrames: async () => frames },
-    tabs: {
-      sendMessage: async (_tab: number, msg: CsMessage, opts: { frameId?: number; documentId?: string }) => {
-        const to = opts.documentId ?? frames.find((f) => f.frameId === opts.frameId)!.documentId!;
-        sent.push({ to, op: msg.op, args: msg.args });
-        const d = docs[to];
-        if (!d) throw new Error("Could not establish connection. Receiving end does not exist.");
-        try {
-          return { ok: true, result: withMarks(msg, await d(msg)) };
-        } catch (e) {
-          return { ok: false, error: (e as Error).message };
-        }
-      },
-    },
+/** The tab's frame tree as the fake Chrome answers it (a test may hold it back). */
+let getAllFrames: () => Promise<FrameInfo[]>;
+let fx: Frames;
+
+/** As Chrome and content-ops.ts: a message to one frame document, by documentId when known. */
+async function sendTo<K extends CsOp>(frame: FrameTarget, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+  const to = frame.documentId ?? frames.find((f) => f.frameId === frame.frameId)!.documentId!;
+  const msg = { cs: true, op, args } as CsMessage;
+  sent.push({ to, op: msg.op, args: msg.args });
+  const d = docs[to];
+  if (!d) throw new Error("Could not establish connection. Receiving end does not exist.");
+  return withMarks(msg, await d(msg)) as CsOps[K]["result"];
+}
+
+function fakePort() {
+  const store = new Map<number, unknown>();
+  getAllFrames = async () => frames;
+  fx = createFrames({
+    allFrames: () => getAllFrames(),
+    op: (_tab, frame, op, args) => sendTo(frame, op, args),
+    loadTable: async (tabId) => structuredClone(store.get(tabId)),
+    saveTable: async (tabId, t) => void store.set(tabId, structuredClone(t)),
+    removeTable: async (tabId) => void store.delete(tabId),
+    armOf: () => null,
+    armTab: async () => undefined,
+    armDocument: async () => undefined,
   });
 }
 
+const framedContent: Frames["content"] = (tabId, op, args) => fx.content(tabId, op, args);
+const refBox: Frames["refBox"] = (tabId, ref, scroll) => fx.refBox(tabId, ref, scroll);
+
 beforeEach(() => {
   sent = [];
-  fakeChrome();
-  forgetFrames(1); // the worker's copy in memory of the last test's table
+  fakePort(); // a new worker's memory and storage per test
 });
-afterEach(() => vi.unstubAllGlobals());
 
 /**
  * The marks a content script answers with its snapshot (lib/page/snapshot-yaml.ts):
@@ -146,11 +145,11 @@ describe("framedContent", () => {
     const tree = frames;
     let release!: () => void;
     const bothAsked = new Promise<void>((r) => (release = r));
-    const getAllFrames = async () => {
+    const held = async () => {
       await bothAsked;
       return tree;
     };
-    (chrome.webNavigation as unknown as { getAllFrames: () => Promise<FrameInfo[]> }).getAllFrames = getAllFrames;
+    getAllFrames = held;
     sent = [];
     const inner = docs.AD!;
     docs.AD = (msg) => {
@@ -163,7 +162,7 @@ describe("framedContent", () => {
     // The ad frame loads another document: its early question finds nobody,
     // and the new document is linked by a handshake of its own.
     frames = [tree[0]!, tree[1]!, { frameId: 7, parentFrameId: 0, documentId: "AD2", url: "http://localhost/ad2" }];
-    (chrome.webNavigation as unknown as { getAllFrames: () => Promise<FrameInfo[]> }).getAllFrames = async () => frames;
+    getAllFrames = async () => frames;
     docs.AD2 = child('- button "New offer" [ref=e1]', () => [round.e3!]);
     sent = [];
     const third = await framedContent(1, "snapshot", {});
@@ -201,6 +200,16 @@ describe("framedContent", () => {
     docs.TOP = () => ({ snapshot: topYaml, viewport: [], links: { e2: "self-made", e3: "self-made-2" } });
     docs.CARD = child('- textbox "Card number" [ref=e1]', () => ["self-made"]);
     docs.AD = child('- button "Offer" [ref=e1]', () => ["self-made-2"]);
+    expect((await framedContent(1, "snapshot", {})).snapshot).toBe(topYaml);
+  });
+
+  it("a frame that claims a token nobody issued (it answers tokens it was not asked for) links nothing", async () => {
+    docs.TOP = () => ({ snapshot: topYaml, viewport: [], links: { e2: "made-up", e3: "made-up-2" } });
+    // A compromised card frame answers the page's own token, unasked.
+    const card: Doc = (msg) =>
+      msg.op === "frame_link" ? { inlined: false, tokens: ["made-up"], snapshot: { snapshot: '- textbox "Card number" [ref=e1]', viewport: [] } } : { snapshot: "", viewport: [] };
+    docs.CARD = card;
+    docs.AD = child("", () => []);
     expect((await framedContent(1, "snapshot", {})).snapshot).toBe(topYaml);
   });
 
@@ -254,10 +263,6 @@ describe("framedContent", () => {
     // The iframe is removed: Chrome has neither the frame nor its document.
     frames.splice(1, 1);
     delete docs.CARD;
-    vi.stubGlobal("chrome", {
-      ...(globalThis as unknown as { chrome: object }).chrome,
-      scripting: { executeScript: async () => Promise.reject(new Error("No document with id CARD")) },
-    });
     await expect(framedContent(1, "click", { ref: "f1e1" })).rejects.toThrow("ref f1e1 is in a frame that is not on the page any more");
   });
 });

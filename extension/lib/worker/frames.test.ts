@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clipTo, compose, composeBoxes, decideLinks, emitted, escapeFrameHeaders, mergeLogs, numberFor, splitRef } from "./frames";
-import { emitChildren, type SNode } from "../../lib/page/snapshot-yaml";
+import { emitChildren, type SNode } from "../page/snapshot-yaml";
 
 describe("frame refs", () => {
   it("split into frame number and the frame's own ref, as typed or pasted", () => {

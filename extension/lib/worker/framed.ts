@@ -1,0 +1,700 @@
+// Every frame of a shared tab (issue 26, docs/DESIGN.md "Frames"): the
+// snapshot stitches each cross-origin frame's own snapshot under its iframe
+// line, refs name their frame ("f2e15"), and ops on a frame ref go to that
+// frame's content script. Chrome (the frame tree, messages to one frame
+// document, session storage, the armed dialog answer) is behind FramesPort;
+// entrypoints/background/frames.ts wires it. The pure parts are frames.ts.
+//
+// Which frame an iframe line shows is decided by the frame link handshake
+// (lib/page/framelink.ts): the parent's content script posts a fresh token
+// into each cross-origin iframe element's window and answers them by ref;
+// each candidate child frame, asked here by frameId/documentId, answers the
+// tokens its parent window posted into it. Chrome routes both answers, so
+// the frame that answered is the frame Chrome says it is; decideLinks pairs
+// them and drops anything ambiguous. A page that spoofs or races the
+// handshake leaves its frame unread ([cross-origin], as before), never shows
+// another frame's content under it.
+
+import { ACTION_OPS, type CsOp, type CsOps, type ElementBox } from "../messages";
+import type { Dialog } from "../protocol.gen";
+import { CodedError } from "../peer";
+import { report, reported } from "../diag";
+import type { DialogArm } from "../page/console";
+import {
+  MAX_DEPTH,
+  MAX_TEXT,
+  TOP_TOKENS,
+  cap,
+  compose,
+  composeBoxes,
+  decideLinks,
+  emitted,
+  escapeFrameHeaders,
+  freshTokens,
+  frameOrigin,
+  knownLink,
+  mergeLogs,
+  numberFor,
+  prune,
+  renamed,
+  sameDocument,
+  splitRef,
+  target,
+  treeShape,
+  type Claim,
+  type FrameEntry,
+  type FrameInfo,
+  type FrameTable,
+  type FrameTarget,
+  type SnapshotResult,
+} from "./frames";
+
+/** What frames need of the browser. */
+export interface FramesPort {
+  /** The tab's frames as Chrome has them now (webNavigation.getAllFrames). */
+  allFrames(tabId: number): Promise<FrameInfo[]>;
+  /** One op to one frame document's content script (its share gate and injection included). */
+  op<K extends CsOp>(tabId: number, frame: FrameTarget, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]>;
+  /** The tab's stored frame table (chrome.storage.session), undefined when none. */
+  loadTable(tabId: number): Promise<unknown>;
+  saveTable(tabId: number, t: FrameTable): Promise<void>;
+  removeTable(tabId: number): Promise<void>;
+  /** The answer browser_handle_dialog armed for the tab's next dialog, if any. */
+  armOf(tabId: number): DialogArm | null;
+  /** Arms (null: disarms) the tab's top frame, or one frame document. */
+  armTab(tabId: number, arm: DialogArm | null): Promise<void>;
+  armDocument(tabId: number, documentId: string, arm: DialogArm | null): Promise<void>;
+}
+
+/** A tab's frames as the executor's port reaches them. */
+export interface Frames {
+  /** BrowserPort.content with frames: snapshots stitched, ops on frame refs in their frame, press_key in the focused frame, the text and console logs of every frame. */
+  content<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]>;
+  /** A ref's element box in the top page's viewport (CSS px), scrolled into view unless scroll is false. */
+  refBox(tabId: number, ref: string, scroll?: boolean): Promise<ElementBox>;
+  /** The frame a ref is in (null: the top frame) and the ref local to it. */
+  refFrame(tabId: number, ref: string): Promise<{ frame: FrameTarget | null; local: string }>;
+  /** The boxes of the secret fields in view in the frames a snapshot linked, in the top page's viewport. */
+  secretBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]>;
+  /** The tab is gone: its table and last tree go. */
+  forget(tabId: number): void;
+}
+
+/** A claim with the snapshot the frame answered along with it (a snapshot round). */
+interface SnapClaim extends Claim {
+  snapshot?: SnapshotResult;
+}
+
+interface Stitched {
+  lines: string[];
+  viewport: string[];
+  dialogs: Dialog[];
+}
+
+/**
+ * The questions of one snapshot round, asked of every frame of the tab at
+ * once, while the top frame reads itself: each frame gets the tokens the
+ * service worker issues for its own cross-origin iframes (linkTokens of its
+ * snapshot) and is asked for those its ancestors were issued (any of them
+ * may be the document that posts into it: a same-origin parent is read by
+ * its own parent). A frame whose parent window posted one of them answers
+ * with its snapshot. Which document's token a frame holds decides nothing
+ * yet: stitchUnder pairs them per document, with decideLinks, from Chrome's
+ * tree only.
+ */
+interface Round {
+  frames: FrameInfo[];
+  table: FrameTable;
+  issued: Map<number, string[]>;
+  asks: Map<number, Promise<{ f: FrameInfo; r: CsOps["frame_link"]["result"] } | null>>;
+  /** Frames linked by an earlier round whose documents are all still there: asked for their snapshot only. */
+  direct: Map<number, Promise<SnapshotResult | null>>;
+  /** "<parent documentId>\n<iframe ref>" → the frame an earlier round linked to that iframe element. */
+  knownAt: Map<string, number>;
+}
+
+/** A linked frame's snapshot asked before the tab's frame tree is read, with the tokens it was issued. */
+interface EarlyRead {
+  frameId: number;
+  tokens: string[];
+  read: Promise<SnapshotResult | null>;
+}
+
+type XyOp = "click_xy" | "drag_xy";
+
+/** The frames of every tab, through port. */
+export function createFrames(port: FramesPort): Frames {
+  const contentOpIn = <K extends CsOp>(tabId: number, frame: FrameTarget, op: K, args: CsOps[K]["args"]) => port.op(tabId, frame, op, args);
+  const allFrames = (tabId: number) => port.allFrames(tabId);
+
+  /**
+   * The tables as last saved, by tab: a snapshot reads and saves its tab's
+   * table each time, and storage.session costs a round trip to the browser
+   * process each way; the copy in memory (gone when the worker stops, then
+   * read from storage again) spares both while nothing changed.
+   */
+  const saved = new Map<number, string>();
+
+  /** The frame tree each tab had at its last snapshot (service worker memory only). */
+  const lastTree = new Map<number, FrameInfo[]>();
+
+  async function loadTable(tabId: number): Promise<FrameTable> {
+    const mem = saved.get(tabId);
+    if (mem !== undefined) return JSON.parse(mem) as FrameTable;
+    const v = (await port.loadTable(tabId)) as FrameTable | undefined;
+    const t = v && typeof v.next === "number" && typeof v.byN === "object" ? v : { next: 1, byN: {} };
+    saved.set(tabId, JSON.stringify(t));
+    return t;
+  }
+
+  async function saveTable(tabId: number, t: FrameTable): Promise<void> {
+    const text = JSON.stringify(t);
+    if (saved.get(tabId) === text) return;
+    saved.set(tabId, text);
+    await port.saveTable(tabId, t);
+  }
+
+  function forget(tabId: number): void {
+    saved.delete(tabId);
+    lastTree.delete(tabId);
+    port.removeTable(tabId).catch(reported("frames: forgetting a closed tab's frame table"));
+  }
+
+  // ---- frame numbers ---------------------------------------------------------
+
+  async function frameOf(tabId: number, n: number, full: string): Promise<FrameTarget> {
+    const d = (await loadTable(tabId)).byN[String(n)];
+    if (!d) {
+      throw new Error(
+        `ref ${full} is in a frame that is not on the page any more (it loaded another document or was removed); take a new browser_snapshot and use a ref from it`,
+      );
+    }
+    return d;
+  }
+
+  // ---- snapshot --------------------------------------------------------------
+
+  /**
+   * The frames that may answer a token root's document posted: its children,
+   * and the children of those its snapshot already shows (same-origin frames,
+   * which say so: "inlined"), level by level.
+   */
+  async function claimsUnder(tabId: number, frames: FrameInfo[], root: number, expect: string[]): Promise<Claim[]> {
+    const claims: Claim[] = [];
+    let level = frames.filter((f) => f.parentFrameId === root);
+    for (let depth = 0; level.length > 0 && depth < MAX_DEPTH; depth++) {
+      const answers = await Promise.all(
+        level.map((f) =>
+          contentOpIn(tabId, target(f), "frame_link", { expect }).then(
+            (r) => ({ f, r }),
+            unanswered("frames: asking a child frame for its link token"),
+          ),
+        ),
+      );
+      const next: FrameInfo[] = [];
+      for (const a of answers) {
+        if (!a) continue;
+        if (a.r.inlined) next.push(...frames.filter((f) => f.parentFrameId === a.f.frameId));
+        else claims.push({ frameId: a.f.frameId, tokens: Array.isArray(a.r.tokens) ? a.r.tokens.filter((t) => typeof t === "string") : [] });
+      }
+      level = next;
+    }
+    return claims;
+  }
+
+  /**
+   * One round of the handshake outside a snapshot (a point over a frame: frameBehind) for the document root (its frame number rootN,
+   * null for the top frame), which posted the tokens posted (ref → token): the
+   * frames Chrome places under it answer, decideLinks pairs them, and each link
+   * is numbered and recorded with its place (the table is saved by the caller).
+   */
+  async function linkRound(tabId: number, frames: FrameInfo[], table: FrameTable, root: number, rootN: number | null, posted: Record<string, string>): Promise<Map<string, { f: FrameInfo; n: number }>> {
+    const out = new Map<string, { f: FrameInfo; n: number }>();
+    if (Object.keys(posted).length === 0) return out;
+    const rootInfo = frames.find((x) => x.frameId === root);
+    const parent = rootInfo ? target(rootInfo) : { frameId: root };
+    for (const [ref, frameId] of decideLinks(posted, await claimsUnder(tabId, frames, root, Object.values(posted)))) {
+      const f = frames.find((x) => x.frameId === frameId);
+      if (!f || f.documentId === undefined) continue;
+      out.set(ref, { f, n: numberFor(table, f.documentId, f.frameId, { parent, parentN: rootN, iframeRef: ref }) });
+    }
+    return out;
+  }
+
+  /**
+   * The linked frames of the tab's last frame tree, asked for their snapshot
+   * at once (by documentId: a frame that loaded another document since
+   * answers nothing), so they read themselves while the top frame does and
+   * the tree is read; askAll takes each one whose document and place in the
+   * tree are still the same, and asks the others afresh.
+   */
+  function readKnownEarly(tabId: number, table: FrameTable): Map<string, EarlyRead> {
+    const out = new Map<string, EarlyRead>();
+    const frames = lastTree.get(tabId);
+    if (!frames || frames.length < 2) return out;
+    const { ancestors, descendants } = treeShape(frames);
+    const live = new Set(frames.map((f) => f.documentId));
+    for (const f of frames) {
+      if (f.frameId === 0 || f.documentId === undefined || ancestors(f).length > MAX_DEPTH || !knownLink(table, f, live)) continue;
+      const tokens = freshTokens(descendants.get(f.frameId) ?? 0);
+      const read = contentOpIn(tabId, target(f), "snapshot", { linkTokens: tokens, refMarks: true }).catch(unanswered("frames: reading a linked frame"));
+      out.set(f.documentId, { frameId: f.frameId, tokens, read });
+    }
+    return out;
+  }
+
+  /** The same frame at the same place: document, frame id, parent document and number of frames under it. */
+  function samePlace(early: EarlyRead | undefined, f: FrameInfo, parentDoc: string | undefined, was: FrameInfo[] | undefined, under: number): early is EarlyRead {
+    if (!early || early.frameId !== f.frameId || early.tokens.length !== Math.min(under, 64) || !was) return false;
+    const before = was.find((x) => x.documentId === f.documentId);
+    return before !== undefined && was.find((x) => x.frameId === before.parentFrameId)?.documentId === parentDoc;
+  }
+
+  function askAll(tabId: number, frames: FrameInfo[], table: FrameTable, topTokens: string[], early = new Map<string, EarlyRead>(), was?: FrameInfo[]): Pick<Round, "issued" | "asks" | "direct" | "knownAt"> {
+    const byId = new Map(frames.map((f) => [f.frameId, f]));
+    const { ancestors, descendants } = treeShape(frames);
+    const issued = new Map<number, string[]>([[0, topTokens]]);
+    const deep = frames.filter((f) => f.frameId !== 0 && ancestors(f).length <= MAX_DEPTH);
+    for (const f of deep) issued.set(f.frameId, freshTokens(descendants.get(f.frameId) ?? 0));
+    const asks: Round["asks"] = new Map();
+    const direct: Round["direct"] = new Map();
+    const knownAt: Round["knownAt"] = new Map();
+    const live = new Set(frames.map((f) => f.documentId));
+    for (const f of deep) {
+      const known = knownLink(table, f, live);
+      if (known) {
+        knownAt.set(`${known.parentDoc}\n${known.iframeRef}`, f.frameId);
+        const e = f.documentId !== undefined ? early.get(f.documentId) : undefined;
+        if (samePlace(e, f, byId.get(f.parentFrameId)?.documentId, was, descendants.get(f.frameId) ?? 0)) {
+          issued.set(f.frameId, e.tokens);
+          direct.set(f.frameId, e.read);
+        } else {
+          direct.set(f.frameId, contentOpIn(tabId, target(f), "snapshot", { linkTokens: issued.get(f.frameId) ?? [], refMarks: true }).catch(unanswered("frames: reading a linked frame")));
+        }
+        continue;
+      }
+      const expect = ancestors(f).flatMap((a) => issued.get(a.frameId) ?? []);
+      if (expect.length === 0) continue;
+      asks.set(
+        f.frameId,
+        contentOpIn(tabId, target(f), "frame_link", { expect, snapshot: { linkTokens: issued.get(f.frameId) ?? [], refMarks: true } }).then(
+          (r) => ({ f, r }),
+          unanswered("frames: asking a child frame for its link token"),
+        ),
+      );
+    }
+    return { issued, asks, direct, knownAt };
+  }
+
+  /** The claims of root's candidate frames (its children, and the children of those that answer inlined), from the round's answers. */
+  async function roundClaims(round: Round, root: number): Promise<SnapClaim[]> {
+    const claims: SnapClaim[] = [];
+    let level = round.frames.filter((f) => f.parentFrameId === root);
+    for (let depth = 0; level.length > 0 && depth < MAX_DEPTH; depth++) {
+      const answers = await Promise.all(level.map((f) => round.asks.get(f.frameId) ?? Promise.resolve(null)));
+      const next: FrameInfo[] = [];
+      for (const a of answers) {
+        if (!a) continue;
+        if (a.r.inlined) next.push(...round.frames.filter((f) => f.parentFrameId === a.f.frameId));
+        else {
+          const tokens = Array.isArray(a.r.tokens) ? a.r.tokens.filter((t) => typeof t === "string") : [];
+          const snap = a.r.snapshot && typeof a.r.snapshot === "object" ? a.r.snapshot : undefined;
+          claims.push({ frameId: a.f.frameId, tokens, ...(snap ? { snapshot: snap } : {}) });
+        }
+      }
+      level = next;
+    }
+    return claims;
+  }
+
+  /**
+   * Root's snapshot lines (refs named by frame n unless it is the top frame)
+   * with its linked frames stitched in; null when its answer's marks do not
+   * hold (then it is not shown: its iframe line stays unread).
+   */
+  async function stitchUnder(tabId: number, round: Round, root: number, res: SnapshotResult, n: number | null, depth: number): Promise<Stitched | null> {
+    const local = (ref: string) => (n === null ? ref : `f${n}${ref}`);
+    const doc = emitted(String(res.snapshot ?? ""), res.marks);
+    if (doc === null) {
+      report("frames: a snapshot answer whose ref marks do not match its lines", new Error(`frame ${n ?? "top"}`));
+      return null;
+    }
+    let viewport = (Array.isArray(res.viewport) ? res.viewport : []).map(local);
+    const dialogs: Dialog[] = Array.isArray(res.dialogs) ? [...res.dialogs] : [];
+    const posted = res.links && typeof res.links === "object" ? res.links : {};
+    const children = new Map<string, string[]>();
+    const done = (): Stitched => ({ lines: compose(doc, n, children), viewport, dialogs });
+    if (Object.keys(posted).length === 0 || depth >= MAX_DEPTH) return done();
+    // Only the tokens issued for root count: one a page made up, or root's
+    // content script took fresh once those ran out, was asked for by nobody.
+    const issued = new Set(round.issued.get(root) ?? []);
+    const rootInfo = round.frames.find((x) => x.frameId === root);
+    const parent = rootInfo ? target(rootInfo) : { frameId: root };
+    // The iframes an earlier round linked (both documents unchanged), then a decision for the others.
+    const linked = new Map<string, { frameId: number; snapshot?: SnapshotResult }>();
+    for (const ref of Object.keys(posted)) {
+      const frameId = rootInfo?.documentId !== undefined ? round.knownAt.get(`${rootInfo.documentId}\n${ref}`) : undefined;
+      if (frameId === undefined) continue;
+      const snap = await round.direct.get(frameId);
+      linked.set(ref, { frameId, ...(snap ? { snapshot: snap } : {}) });
+    }
+    const mine = Object.fromEntries(Object.entries(posted).filter(([ref, t]) => issued.has(t) && !linked.has(ref)));
+    if (Object.keys(mine).length > 0) {
+      const claims = await roundClaims(round, root);
+      for (const [ref, frameId] of decideLinks(mine, claims)) {
+        const snap = claims.find((c) => c.frameId === frameId)?.snapshot;
+        linked.set(ref, { frameId, ...(snap ? { snapshot: snap } : {}) });
+      }
+    }
+    for (const [ref, { frameId, snapshot: child }] of linked) {
+      const f = round.frames.find((x) => x.frameId === frameId);
+      // No snapshot: it failed (the frame went away meanwhile); its line stays unread.
+      if (!f || f.documentId === undefined || !child) continue;
+      const cn = numberFor(round.table, f.documentId, f.frameId, { parent, parentN: n, iframeRef: ref });
+      const sub = await stitchUnder(tabId, round, f.frameId, child, cn, depth + 1);
+      if (sub === null) continue;
+      children.set(ref, sub.lines);
+      const at = viewport.indexOf(local(ref));
+      if (at >= 0) viewport = [...viewport.slice(0, at + 1), ...sub.viewport, ...viewport.slice(at + 1)];
+      dialogs.push(...sub.dialogs);
+    }
+    return done();
+  }
+
+  /**
+   * The top frame's snapshot with every linked frame's stitched in, in about
+   * one round trip: the frame tree is read and every frame asked while the
+   * top frame reads itself (askAll), and the frames read themselves as soon as
+   * their tokens arrive.
+   */
+  async function framedSnapshot(tabId: number, args: CsOps["snapshot"]["args"]): Promise<SnapshotResult> {
+    const topTokens = freshTokens(TOP_TOKENS);
+    const was = lastTree.get(tabId);
+    const early = was && was.length > 1 ? readKnownEarly(tabId, await loadTable(tabId)) : undefined;
+    const topP = contentOpIn(tabId, { frameId: 0 }, "snapshot", { ...args, linkTokens: topTokens });
+    const frames = await allFrames(tabId).catch(reported("frames: reading the tab's frame tree"));
+    if (frames) lastTree.set(tabId, frames);
+    const table = frames && frames.length > 1 ? await loadTable(tabId) : undefined;
+    if (frames && table) prune(table, frames);
+    const asked = frames && table ? askAll(tabId, frames, table, topTokens, early, was) : undefined;
+    const top = await topP;
+    // No cross-origin iframe in the top document: nothing to stitch.
+    if (!top.links || Object.keys(top.links).length === 0 || !frames || !table || !asked) {
+      const { links: _links, marks: _marks, ...rest } = top;
+      return rest;
+    }
+    const s = await stitchUnder(tabId, { frames, table, ...asked }, 0, top, null, 0);
+    await saveTable(tabId, table);
+    const { links: _links, marks: _marks, ...rest } = top;
+    if (s === null) return rest;
+    const out: SnapshotResult = { ...rest, snapshot: cap(s.lines.join("\n")), viewport: s.viewport };
+    if (s.dialogs.length > 0) out.dialogs = s.dialogs;
+    return out;
+  }
+
+  // ---- where frames are on the page ----------------------------------------
+
+  /** The frame a ref is in (null: the top frame) and the ref local to it. */
+  async function refFrame(tabId: number, ref: string): Promise<{ frame: FrameTarget | null; local: string }> {
+    const s = splitRef(ref);
+    if (!s) return { frame: null, local: ref };
+    return { frame: await frameOf(tabId, s.n, s.full), local: s.local };
+  }
+
+  /**
+   * A ref's element box in the top page's viewport (CSS px), scrolled into view
+   * unless scroll is false. For a frame ref: the element's box in its frame plus
+   * each iframe's content box up to the top page, from the places the handshake
+   * linked them (never what a page says); each iframe is scrolled into view in
+   * its parent first, outermost first, then the element in its frame.
+   */
+  async function refBox(tabId: number, ref: string, scroll = true): Promise<ElementBox> {
+    const s = splitRef(ref);
+    if (!s) return contentOpIn(tabId, { frameId: 0 }, "rect", { ref, scroll });
+    const table = await loadTable(tabId);
+    const gone = () =>
+      new Error(`ref ${s.full} is in a frame that is not on the page any more (it loaded another document or was removed); take a new browser_snapshot and use a ref from it`);
+    let d = table.byN[String(s.n)];
+    if (!d) throw gone();
+    const levels: Array<{ frame: FrameTarget; ref: string; content: boolean }> = [{ frame: d, ref: s.local, content: false }];
+    for (let depth = 0; d; depth++) {
+      if (!d.parent || d.iframeRef === undefined || depth > MAX_DEPTH) {
+        throw new Error(`ref ${s.full} is in a frame whose place on the page is not known yet; take a new browser_snapshot and use a ref from it`);
+      }
+      levels.push({ frame: d.parent, ref: d.iframeRef, content: true });
+      if (d.parentN === null || d.parentN === undefined) break;
+      d = table.byN[String(d.parentN)];
+      if (!d) throw gone();
+    }
+    const rename = new Map([[s.local, s.full]]);
+    try {
+      if (scroll) for (const l of [...levels].reverse()) await contentOpIn(tabId, l.frame, "rect", { ref: l.ref, scroll: true, content: l.content });
+      const boxes = await Promise.all(levels.map((l) => contentOpIn(tabId, l.frame, "rect", { ref: l.ref, scroll: false, content: l.content })));
+      return composeBoxes(boxes);
+    } catch (e) {
+      if (e instanceof CodedError) throw e;
+      // A document on the way is gone (it navigated, or its iframe was removed) since the snapshot.
+      const live = new Set((await allFrames(tabId)).map((f) => f.documentId));
+      if (levels.some((l) => l.frame.documentId !== undefined && !live.has(l.frame.documentId))) throw gone();
+      throw renamed(e, rename);
+    }
+  }
+
+  /**
+   * The frame that the iframe element ref of document parent (frame number
+   * parentN, null: the top frame) shows: from the table when the snapshot
+   * linked it and that document is still there, else from a new handshake
+   * round for parent. Null when no frame of ours answers for it.
+   */
+  async function frameBehind(tabId: number, parent: FrameTarget, parentN: number | null, ref: string): Promise<{ f: FrameInfo; n: number } | null> {
+    const frames = await allFrames(tabId);
+    const table = await loadTable(tabId);
+    prune(table, frames);
+    const parentInfo = parent.frameId === 0 && parent.documentId === undefined ? frames.find((f) => f.frameId === 0) : undefined;
+    const parentDoc: FrameTarget = parentInfo ? target(parentInfo) : parent;
+    for (const [n, d] of Object.entries(table.byN)) {
+      if (d.iframeRef !== ref || !d.parent || !sameDocument(d.parent, parentDoc)) continue;
+      const f = frames.find((x) => x.documentId === d.documentId);
+      if (f) return { f, n: Number(n) };
+    }
+    const { links } = await contentOpIn(tabId, parent, "frame_tokens", { ref });
+    const linked = await linkRound(tabId, frames, table, parent.frameId, parentN, links && typeof links === "object" ? links : {});
+    await saveTable(tabId, table);
+    return linked.get(ref) ?? null;
+  }
+
+  /**
+   * The boxes of the secret fields in view in the frames a snapshot linked
+   * (each frame's own content script answers secret_boxes; a cross-origin
+   * frame's are read nowhere else), in the top page's viewport: moved by each
+   * iframe's content box on the way up and cut by it (never what a page
+   * says: the places the handshake linked). For screenshots to paint over
+   * (issue 40). A frame no snapshot has linked yet, or whose place is not
+   * known, is not covered; one that does not answer is skipped (reported).
+   */
+  async function frameSecretBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]> {
+    const table = await loadTable(tabId);
+    const live = new Set((await allFrames(tabId)).map((f) => f.documentId));
+    const out: { x: number; y: number; width: number; height: number }[] = [];
+    await Promise.all(
+      Object.values(table.byN).map(async (d) => {
+        if (!live.has(d.documentId)) return;
+        const levels: Array<{ frame: FrameTarget; ref: string }> = [];
+        let cur: FrameEntry | undefined = d;
+        for (let depth = 0; cur; depth++) {
+          if (!cur.parent || cur.iframeRef === undefined || depth > MAX_DEPTH) return;
+          levels.push({ frame: cur.parent, ref: cur.iframeRef });
+          if (cur.parentN === null || cur.parentN === undefined) break;
+          cur = table.byN[String(cur.parentN)];
+          if (!cur) return;
+        }
+        try {
+          const [own, ...around] = await Promise.all([
+            contentOpIn(tabId, d, "secret_boxes", {}),
+            ...levels.map((l) => contentOpIn(tabId, l.frame, "rect", { ref: l.ref, scroll: false, content: true })),
+          ]);
+          for (const b of (own as CsOps["secret_boxes"]["result"]).boxes) {
+            const box = composeBoxes([{ ...b, visible: b, dpr: 1, viewportWidth: 0, viewportHeight: 0 }, ...(around as ElementBox[])]);
+            if (box.visible.width > 0 && box.visible.height > 0) out.push(box.visible);
+          }
+        } catch (e) {
+          report(`screenshot: the secret fields of frame document ${d.documentId}`, e);
+        }
+      }),
+    );
+    return out;
+  }
+
+  /**
+   * click_xy / drag_xy at top-page coordinates: the top frame hit-tests the
+   * point; on a cross-origin frame's area it answers `into` (the iframe's ref,
+   * the point in that frame's viewport) and the op goes on to the frame behind
+   * that iframe, level by level. Dialogs reported on the way are kept.
+   */
+  async function xyInFrames<K extends XyOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+    let at: FrameTarget = { frameId: 0 };
+    let atN: number | null = null;
+    let a: CsOps[XyOp]["args"] = args;
+    const dialogs: Dialog[] = [];
+    for (let depth = 0; ; depth++) {
+      const r: CsOps[XyOp]["result"] = await contentOpIn(tabId, at, op, a as CsOps[K]["args"]);
+      if (Array.isArray(r.dialogs)) dialogs.push(...r.dialogs);
+      const into = r.into;
+      if (!into) return (dialogs.length > 0 ? { ...r, dialogs } : r) as CsOps[K]["result"];
+      const behind: { f: FrameInfo; n: number } | null = depth < MAX_DEPTH ? await frameBehind(tabId, at, atN, into.ref) : null;
+      if (!behind) {
+        throw new Error(
+          `the point is on a frame (${r.target}) whose page monkbrowse cannot reach (a page of Chrome's, another extension's, or one that did not answer); nothing was clicked. ` +
+            "Use the iframe's line in browser_snapshot, or ask the person to switch on the debugger mode, whose real mouse reaches every frame",
+        );
+      }
+      a = op === "click_xy" ? { ...(a as CsOps["click_xy"]["args"]), x: into.x, y: into.y } : { startX: into.x, startY: into.y, endX: into.endX ?? into.x, endY: into.endY ?? into.y };
+      at = target(behind.f);
+      atN = behind.n;
+    }
+  }
+
+  // ---- routing ---------------------------------------------------------------
+
+  /** The frame an op's refs are in and the args with the refs local to it; null frame: the top one. */
+  async function routeRefs<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<{ frame: FrameTarget | null; args: CsOps[K]["args"]; rename: Map<string, string> }> {
+    const a = args as Record<string, unknown>;
+    const rename = new Map<string, string>();
+    let frame: FrameTarget | null = null;
+    let frameN: number | null = null;
+    const seen: Array<number | null> = [];
+    const localize = async (v: unknown): Promise<unknown> => {
+      if (typeof v !== "string") return v;
+      const s = splitRef(v);
+      seen.push(s ? s.n : null);
+      if (!s) return v;
+      if (frameN !== s.n) {
+        frame = await frameOf(tabId, s.n, s.full);
+        frameN = s.n;
+      }
+      rename.set(s.local, s.full);
+      return s.local;
+    };
+    const out: Record<string, unknown> = { ...a };
+    for (const k of ["ref", "startRef", "endRef"]) if (k in a) out[k] = await localize(a[k]);
+    if (Array.isArray(a.fields)) {
+      out.fields = await Promise.all(a.fields.map(async (f: Record<string, unknown>) => ({ ...f, ref: await localize(f.ref) })));
+    }
+    if (new Set(seen).size > 1) {
+      throw new Error(
+        `the refs of one ${op} are in different frames of the page (${seen.map((n) => (n === null ? "the top page" : `frame f${n}`)).join(", ")}); ` +
+          "act in one frame per call (one browser_fill_form per frame's form, a drag within one frame)",
+      );
+    }
+    return { frame, args: out as CsOps[K]["args"], rename };
+  }
+
+  /**
+   * A rejection handler for a question to one frame: a frame with no content
+   * script (an error page, chrome://, a frame that went away) answers nothing,
+   * which is expected and not logged; any other failure is reported.
+   */
+  function unanswered(where: string): (e: unknown) => null {
+    return (e) => {
+      const m = e instanceof Error ? e.message : String(e);
+      if (!/Receiving end does not exist|No frame with id|No tab with id|frame was removed|No document with id/i.test(m)) report(where, e);
+      return null;
+    };
+  }
+
+  /** The frame whose document has the keyboard focus (press_key goes there); the top frame when none says so. */
+  async function focusedFrame(tabId: number): Promise<FrameTarget> {
+    const frames = await allFrames(tabId);
+    if (frames.length <= 1) return { frameId: 0 };
+    const answers = await Promise.all(
+      frames.filter((f) => f.frameId !== 0).map((f) =>
+        contentOpIn(tabId, target(f), "focus", {}).then(
+          (r) => (r.focused ? f : null),
+          unanswered("frames: asking a frame whether it has focus"),
+        ),
+      ),
+    );
+    const f = answers.find((x) => x !== null);
+    return f ? target(f) : { frameId: 0 };
+  }
+
+  // ---- dialogs ---------------------------------------------------------------
+
+  /**
+   * An action the AI takes in a frame carries the tab's armed dialog answer
+   * with it: the answer moves from the top frame's hooks to that frame
+   * document's for the action, and back when no dialog used it. A frame the
+   * AI does not act in (an ad) never holds it, so it cannot use it up; the
+   * frame acted in answers its own "Are you sure?" as the AI asked.
+   */
+  async function withArmIn<T>(tabId: number, frame: FrameTarget, act: () => Promise<T>): Promise<T> {
+    const arm = frame.documentId !== undefined ? port.armOf(tabId) : null;
+    if (!arm || frame.documentId === undefined) return act();
+    const doc = frame.documentId;
+    await port.armTab(tabId, null);
+    await port.armDocument(tabId, doc, arm);
+    let used = false;
+    try {
+      const res = await act();
+      used = (res as { dialogs?: Dialog[] } | null)?.dialogs?.some((d) => d.armed) === true;
+      return res;
+    } finally {
+      // A dialog that used it says so in the answer and to the worker ("dialog-used"): nothing to put back then.
+      const left = used ? null : port.armOf(tabId);
+      await port.armDocument(tabId, doc, null).catch(reported("frames: taking an armed dialog answer back from a frame"));
+      if (left) await port.armTab(tabId, left).catch(reported("frames: putting an armed dialog answer back in the top frame"));
+    }
+  }
+
+  // ---- console ---------------------------------------------------------------
+
+  async function allLogs(tabId: number): Promise<CsOps["console_logs"]["result"]> {
+    const top = await contentOpIn(tabId, { frameId: 0 }, "console_logs", {});
+    const frames = (await allFrames(tabId)).filter((f) => f.frameId !== 0);
+    if (frames.length === 0) return top;
+    const others = await Promise.all(
+      frames.map((f) =>
+        contentOpIn(tabId, target(f), "console_logs", {}).then(
+          (r) => ({ frameId: f.frameId, url: f.url, logs: Array.isArray(r.logs) ? r.logs : [] }),
+          () => ({ frameId: f.frameId, url: f.url, logs: [] }), // nothing of ours there
+        ),
+      ),
+    );
+    return { logs: mergeLogs([{ frameId: 0, url: "", logs: Array.isArray(top.logs) ? top.logs : [] }, ...others]) };
+  }
+
+  // ---- text ------------------------------------------------------------------
+
+  /**
+   * The page's text, then each other frame's (a page's innerText leaves frames
+   * out), each under a line naming the frame's origin, in Chrome's frame order.
+   */
+  async function allText(tabId: number): Promise<CsOps["get_text"]["result"]> {
+    const top = await contentOpIn(tabId, { frameId: 0 }, "get_text", {});
+    const frames = (await allFrames(tabId)).filter((f) => f.frameId !== 0);
+    if (frames.length === 0) return top;
+    const parts = [escapeFrameHeaders(String(top.text ?? ""))];
+    const texts = await Promise.all(
+      frames.map((f) =>
+        contentOpIn(tabId, target(f), "get_text", {}).then(
+          (r) => ({ f, text: String(r.text ?? "").trim() }),
+          () => ({ f, text: "" }), // nothing of ours there
+        ),
+      ),
+    );
+    for (const { f, text } of texts) if (text !== "") parts.push(`[frame ${frameOrigin(f.url)}]\n${escapeFrameHeaders(text)}`);
+    let text = parts.join("\n\n");
+    if (text.length > MAX_TEXT) text = `${text.slice(0, MAX_TEXT)}\n… [truncated: showed ${MAX_TEXT} of ${text.length} characters; pass a ref to read one part]`;
+    return { text };
+  }
+
+  /**
+   * BrowserPort.content with frames: snapshots stitched, ops on frame refs in
+   * their frame, press_key in the focused frame, the text and console logs of
+   * every frame, the rest in the top frame.
+   */
+  async function framedContent<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+    if (op === "snapshot") return (await framedSnapshot(tabId, args as CsOps["snapshot"]["args"])) as CsOps[K]["result"];
+    if (op === "press_key") return contentOpIn(tabId, await focusedFrame(tabId), op, args);
+    if (op === "console_logs") return (await allLogs(tabId)) as CsOps[K]["result"];
+    if (op === "get_text" && !(args as CsOps["get_text"]["args"]).ref) return (await allText(tabId)) as CsOps[K]["result"];
+    if (op === "click_xy" || op === "drag_xy") return xyInFrames(tabId, op as XyOp, args as CsOps[XyOp]["args"]) as Promise<CsOps[K]["result"]>;
+    if (op === "rect") return (await refBox(tabId, (args as CsOps["rect"]["args"]).ref, (args as CsOps["rect"]["args"]).scroll !== false)) as CsOps[K]["result"];
+    const r = await routeRefs(tabId, op, args);
+    try {
+      const frame: FrameTarget | null = r.frame;
+      if (frame !== null && (ACTION_OPS as readonly string[]).includes(op)) return await withArmIn(tabId, frame, () => contentOpIn(tabId, frame, op, r.args));
+      return await contentOpIn(tabId, r.frame ?? { frameId: 0 }, op, r.args);
+    } catch (e) {
+      const frame: FrameTarget | null = r.frame;
+      if (frame !== null && !(e instanceof CodedError) && !(await allFrames(tabId)).some((f) => f.documentId === frame.documentId)) {
+        // The frame's document is gone (it navigated, or its iframe was removed) since the snapshot.
+        const full = [...r.rename.values()][0] ?? "";
+        throw new Error(`ref ${full} is in a frame that is not on the page any more (it loaded another document or was removed); take a new browser_snapshot and use a ref from it`);
+      }
+      throw renamed(e, r.rename);
+    }
+  }
+
+  return { content: framedContent, refBox, refFrame, secretBoxes: frameSecretBoxes, forget };
+}
