@@ -1,0 +1,129 @@
+// The service worker's answer to each runtime message (lib/messages.ts
+// BgMessages): from the offscreen document, the popup and options pages,
+// and the few kinds a content script may send (senderMayAsk). A handler
+// gets the message as sent and its sender as Chrome tells it
+// (lib/worker/envelope.ts).
+
+import { buildProfile } from "../../lib/hello";
+import { resolveSecret } from "../../lib/pairing";
+import { withAssigned } from "../../lib/identity";
+import { SLEEP_MAX_MS } from "../../lib/messages";
+import { shareAll, unshareTab } from "../../lib/slots";
+import { KEY_IDENTITY, KEY_PAIRED, normalizePaired } from "../../lib/storage";
+import { needsReconnect } from "../../lib/settings-sync";
+import { entry } from "../../lib/diag";
+import type { Handlers } from "../../lib/worker/envelope";
+import { noteBusy } from "./inject";
+import { isPaused, logRefused, pausedFor, setPaused, setTabPaused } from "./steer";
+import { answerFromPopup, endAllAsks, endAsksInTab } from "./ask";
+import { personInput, pointAt } from "./person";
+import { exec, listTabs, scheduleTabsPush, steerPort } from "./calls";
+import { askReconnect, servedNow, setServed, writeStatus } from "./offscreen";
+import { arms, shareOne, shared } from "./shares";
+import { diagLog, readIdentity, readSettings, secretSource, withIdentity } from "./store";
+
+export const handlers: Handlers = {
+  "connect-info": async (m) => {
+    const [settings, identity, tabs, pairing, paired] = await Promise.all([
+      readSettings(),
+      readIdentity(),
+      listTabs(),
+      resolveSecret(secretSource, m.refresh === true),
+      chrome.storage.local.get(KEY_PAIRED).then((got) => normalizePaired(got[KEY_PAIRED])),
+    ]);
+    const profile = buildProfile({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version, paused: isPaused() });
+    setServed({ port: settings.port, label: settings.label });
+    const pasted = paired[String(settings.port)];
+    return { port: settings.port, extVersion: chrome.runtime.getManifest().version, profile, ...pairing, ...(pasted ? { pasted } : {}) };
+  },
+  exec: (m) => exec.run(m),
+  refused: async (m) => {
+    logRefused(m.tool, m.tabId, m.app, steerPort);
+    return null;
+  },
+  cancel: async (m) => {
+    exec.cancel(m.callId);
+    return null;
+  },
+  accepted: async (m) => {
+    await withIdentity((identity) =>
+      chrome.storage.local.set({ [KEY_IDENTITY]: withAssigned(identity, m.assignedLabel, m.assignedSlug) }),
+    );
+    // Tabs may have changed between building the hello and its ack.
+    scheduleTabsPush();
+    return null;
+  },
+  status: async (m) => {
+    await writeStatus(m.status);
+    // A settings change whose reconnect message missed the connection
+    // (issue 12): the connection reports on other settings than the stored.
+    if (needsReconnect(await readSettings(), servedNow(), m.status)) void askReconnect("its status is for other settings");
+    return null;
+  },
+  share: async (m) => {
+    if (m.shared) return { slot: await shareOne(m.tabId) };
+    await shared.update((s) => ({ shares: unshareTab(s, m.tabId), out: undefined }));
+    return { slot: null };
+  },
+  sleep: (m) => {
+    const ms = typeof m.ms === "number" && Number.isFinite(m.ms) ? Math.min(Math.max(m.ms, 0), SLEEP_MAX_MS) : 0;
+    return new Promise((resolve) => setTimeout(() => resolve(null), ms));
+  },
+  // Only about the sender's own tab, whatever the message says.
+  "dialog-used": async (_m, { tabId }) => {
+    if (tabId !== undefined) arms.delete(tabId);
+    return null;
+  },
+  busy: async (_m, { tabId }) => {
+    if (tabId !== undefined) noteBusy(tabId);
+    return null;
+  },
+  pause: async (m) => {
+    if (typeof m.tabId === "number") await setTabPaused(m.tabId, m.paused);
+    else await setPaused(m.paused);
+    // Running calls answer at once (the one abort path); queued and new
+    // ones are refused by the server (told by tabs_changed) and at exec.
+    if (m.paused) exec.running.abortPaused(typeof m.tabId === "number" ? m.tabId : undefined, pausedFor);
+    // The AI's requests to the person end too (the tab's, or all), and their banners go.
+    if (m.paused) {
+      const tabId = m.tabId;
+      const why = "the person pressed Stop in the monkbrowse popup";
+      if (typeof tabId === "number") await endAsksInTab(tabId, why, { banner: true });
+      else await endAllAsks(why);
+    }
+    return null;
+  },
+  "ask-answer": async (m, { fromPage }) => {
+    if (typeof m.askId !== "string" || (m.answer !== "done" && m.answer !== "declined")) return null;
+    // The popup's only (issue 40): senderMayAsk refuses this kind from a
+    // content script already; a page's answer never counts. Who answered is
+    // the sender's, never the message's.
+    if (fromPage) return null;
+    await answerFromPopup(m.askId, m.answer);
+    return null;
+  },
+  diag: async (m, { tabId }) => {
+    const from = tabId !== undefined ? `tab ${tabId}: ` : "offscreen: ";
+    await diagLog.add(entry(from + String(m.where), String(m.message), Date.now()));
+    return null;
+  },
+  person: async (m, { tabId, frameId }) => {
+    if (tabId === undefined || !(await shared.load()).has(tabId)) return null;
+    await personInput(tabId, frameId, m.edit, m.at, m.refHigh);
+    return null;
+  },
+  point: async (m) => {
+    if (!(await shared.load()).has(m.tabId)) return { pointed: false };
+    return { pointed: await pointAt(m.tabId, typeof m.frameId === "number" ? m.frameId : 0) };
+  },
+  "share-all": async () => {
+    const tabs = await chrome.tabs.query({ windowType: "normal" });
+    const ids = tabs
+      .slice()
+      .sort((a, b) => a.windowId - b.windowId || a.index - b.index)
+      .map((t) => t.id)
+      .filter((id): id is number => id !== undefined);
+    await shared.update((s) => ({ shares: shareAll(s, ids), out: undefined }));
+    return null;
+  },
+};
