@@ -6,6 +6,8 @@
 
 import { Executor } from "../../lib/executor";
 import { Exec, withNotice } from "../../lib/worker/exec";
+import { createCallLog } from "../../lib/worker/watch";
+import { contentOp } from "./content-ops";
 import { Debounce } from "../../lib/worker/debounce";
 import { report, reported } from "../../lib/diag";
 import { makeChromePort } from "./chrome-port";
@@ -16,12 +18,12 @@ import {
   groupForApp,
   isPaused,
   loadSteer,
-  logPaused,
   onPauseChanged,
   onTabAppsChanged,
   pausedFor,
   pausedTabs,
-  watchCall,
+  noteTabApp,
+  appendActivity,
   withTabApps,
 } from "./steer";
 import { sendToOffscreen } from "./offscreen";
@@ -65,17 +67,24 @@ onTabAppsChanged(scheduleTabsPush);
 // calls it holds for this profile (issue 28).
 onPauseChanged(pushTabs);
 
-export const steerPort = {
-  resolveTab: (tabId: number | undefined) => executor.resolveTab(tabId),
-  slotOf: async (tabId: number) => (await readShares())[String(tabId)],
-};
+/** The activity log's watch over the calls (lib/worker/watch.ts). */
+export const callLog = createCallLog({
+  ready: loadSteer,
+  resolveTab: (tabId) => executor.resolveTab(tabId),
+  slotOf: async (tabId) => (await readShares())[String(tabId)],
+  describe: (tabId, refs) => contentOp(tabId, "describe", { refs }),
+  tab: (tabId) => chrome.tabs.get(tabId),
+  append: appendActivity,
+  acted: noteTabApp,
+  pausedFor,
+});
 
 /** Wire requests: the pause gate, the abort registry, the call watch (lib/worker/exec.ts). */
 export const exec = new Exec({
   ready: loadSteer,
   pausedFor,
-  logPaused: (type, payload, err) => logPaused(type, payload, steerPort, err),
-  watch: (type, payload) => watchCall(type, payload, steerPort),
+  logPaused: (type, payload, err) => callLog.logPaused(type, payload, err),
+  watch: (type, payload) => callLog.watch(type, payload),
   beginActing,
   actingIn,
   execute: (type, payload, signal) => executor.execute(type, payload, signal),

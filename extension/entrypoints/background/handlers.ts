@@ -14,10 +14,10 @@ import { needsReconnect } from "../../lib/settings-sync";
 import { entry } from "../../lib/diag";
 import type { Handlers } from "../../lib/worker/envelope";
 import { noteBusy } from "./inject";
-import { isPaused, logRefused, pausedFor, setPaused, setTabPaused } from "./steer";
+import { isPaused, pausedFor, setPaused, setTabPaused } from "./steer";
 import { answerFromPopup, endAllAsks, endAsksInTab } from "./ask";
 import { personInput, pointAt } from "./person";
-import { exec, listTabs, scheduleTabsPush, steerPort } from "./calls";
+import { callLog, exec, listTabs, scheduleTabsPush } from "./calls";
 import { askReconnect, servedNow, setServed, writeStatus } from "./offscreen";
 import { arms, shareOne, shared } from "./shares";
 import { diagLog, readIdentity, readSettings, secretSource, withIdentity } from "./store";
@@ -38,7 +38,7 @@ export const handlers: Handlers = {
   },
   exec: (m) => exec.run(m),
   refused: async (m) => {
-    logRefused(m.tool, m.tabId, m.app, steerPort);
+    callLog.logRefused(m.tool, m.tabId, m.app);
     return null;
   },
   cancel: async (m) => {

@@ -2,7 +2,8 @@
 // that touches a shared tab is written to the activity log (lib/activity.ts)
 // with the AI app that made it and the element it targeted as the page
 // names it; Stop pauses the AI in this profile; an app's new tabs go into a
-// tab group named after it. index.ts calls in at the exec hook.
+// tab group named after it. The call watch is lib/worker/watch.ts, the pause
+// lib/worker/pause.ts; this file keeps their state in Chrome and the badge.
 
 import {
   ActivityLog,
@@ -12,24 +13,17 @@ import {
   KEY_TAB_APPS,
   PERSON_APP,
   PERSON_POINTED,
-  READ_TYPES,
   UNKNOWN_APP,
   colorFor,
   groupKey,
-  isLogged,
   normalizeTabApps,
-  outcomeOf,
-  refsOf,
-  textOf,
   verbOf,
   type ActivityEntry,
   type TabApps,
 } from "../../lib/activity";
-import { CodedError, errorCode, errorText } from "../../lib/peer";
-import { REQUEST_APP_FIELD, type TabInfo } from "../../lib/protocol.gen";
-import { contentOp } from "./content-ops";
-import { PauseState, pausedError } from "../../lib/worker/pause";
-import { appOf } from "../../lib/worker/exec";
+import type { CodedError } from "../../lib/peer";
+import type { TabInfo } from "../../lib/protocol.gen";
+import { PauseState } from "../../lib/worker/pause";
 import { KEY_SHARES } from "../../lib/storage";
 import { afterEither, report, reported } from "../../lib/diag";
 
@@ -360,171 +354,18 @@ export async function showPauseBadge(): Promise<void> {
   }
 }
 
-// ---- watching one call ---------------------------------------------------------
+// ---- the activity log (lib/worker/watch.ts watches the calls) -----------------
 
-/**
- * How long the targets may take: a page blocked by a native dialog does not
- * answer, and the action itself then says so (after its own wait); the entry
- * goes without a target rather than doubling that wait.
- */
-const DESCRIBE_WAIT_MS = 1500;
-
-function withinDescribeWait<T>(p: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("the page did not describe the targets in time")), DESCRIBE_WAIT_MS);
-  });
-  void afterEither(p); // a late failure is nobody's business: the race answered already
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
-
-export interface CallWatch {
-  done(result: unknown): void;
-  failed(err: unknown): void;
-}
-
-const NOTHING: CallWatch = { done: () => undefined, failed: () => undefined };
-
-/** The calls whose entry keeps text typed or chosen into their targets (lib/activity.ts textOf). */
-const TEXT_TYPES: ReadonlySet<string> = new Set(["browser_type", "browser_select_option", "browser_fill_form"]);
-
-/** The app whose action was the tab's last entry (its follow-up snapshot is not logged again). */
-const lastAction = new Map<number, string>();
-
-export interface SteerPort {
-  /** The tab a request without tabId acts on (the active shared tab). */
-  resolveTab(tabId: number | undefined): Promise<{ id: number }>;
-  /** The tab's number for the person, if shared. */
-  slotOf(tabId: number): Promise<number | undefined>;
-}
-
-/**
- * Starts watching one wire request: its targets are asked of the page now,
- * before the action changes it; done/failed write the log entry. The
- * question is sent before the action's own message and not waited for: the
- * content script answers messages in order and reads the targets at once,
- * so the answer describes the page before the action, and the action pays
- * no extra round trip. Should the answer be lost (a navigation), the entry
- * has no target and its typed text counts as secret.
- */
-export async function watchCall(type: string, payload: unknown, port: SteerPort): Promise<CallWatch> {
-  if (!isLogged(type)) return NOTHING;
-  await loadSteer();
-  const p = payload && typeof payload === "object" ? (payload as Record<string, unknown>) : {};
-  const app = appOf(payload);
-  let tabId = typeof p.tabId === "number" ? p.tabId : undefined;
-  const refs = refsOf(type, p);
-  type Targets = ({ role: string; name: string; secret: boolean } | null)[];
-  let described: Promise<Targets> = Promise.resolve([]);
-  if (refs.length > 0) {
-    described = (async (): Promise<Targets> => {
-      try {
-        tabId ??= (await port.resolveTab(undefined)).id;
-        return (await withinDescribeWait(contentOp(tabId, "describe", { refs }))).targets;
-      } catch {
-        // The action meets the same problem and says so; the entry has no target.
-        return refs.map(() => null);
-      }
-    })();
+/** app's call in tabId succeeded (opened: the call opened the tab): the tab's apps for list_tabs. */
+export function noteTabApp(tabId: number, app: string, opened: boolean): void {
+  const key = String(tabId);
+  const before = tabApps[key];
+  const next: TabApps = { ...before, lastApp: app };
+  if (opened) next.openedBy = app;
+  if (before?.lastApp !== next.lastApp || before?.openedBy !== next.openedBy) {
+    tabApps[key] = next;
+    saveTabApps();
   }
-  const end = (result: unknown, err: unknown, failed: boolean) => {
-    const r = result && typeof result === "object" ? (result as Record<string, unknown>) : {};
-    const tab = typeof r.tabId === "number" ? r.tabId : tabId;
-    if (!failed && READ_TYPES.has(type) && tab !== undefined && lastAction.get(tab) === app) {
-      lastAction.delete(tab); // the action's own follow-up snapshot
-      return;
-    }
-    if (tab !== undefined) {
-      if (READ_TYPES.has(type)) lastAction.delete(tab);
-      else lastAction.set(tab, app);
-    }
-    void described.then(async (targets) => {
-      // A secret field is one the page says is, or one it could not describe.
-      const secrets = refs.map((_r, i) => targets[i]?.secret ?? true);
-      // Typed text is kept only when the field was not secret after the
-      // action either: a page may make it a password field meanwhile
-      // (secret is sticky in the page, issue 40). A field gone since keeps
-      // what the page said before.
-      if (TEXT_TYPES.has(type) && tab !== undefined && secrets.some((s) => !s)) {
-        const after = await withinDescribeWait(contentOp(tab, "describe", { refs })).then(
-          (d) => d.targets,
-          () => refs.map(() => null),
-        );
-        for (let i = 0; i < secrets.length; i++) if (after[i]?.secret) secrets[i] = true;
-      }
-      const first = targets.find((t) => t !== null) ?? undefined;
-      return record({ type, p, app, tab, first, secrets, result: r, err, failed }, port);
-    });
-  };
-  return { done: (r) => end(r, undefined, false), failed: (e) => end(undefined, e, true) };
-}
-
-/** Logs a request refused because the AI is paused (the page is not touched) and returns the refusal, err. */
-export function logPaused(type: string, payload: unknown, port: SteerPort, err: CodedError = pausedError()): CodedError {
-  if (isLogged(type)) {
-    const p = payload && typeof payload === "object" ? (payload as Record<string, unknown>) : {};
-    const tab = typeof p.tabId === "number" ? p.tabId : undefined;
-    void record({ type, p, app: appOf(payload), tab, first: undefined, secrets: refsOf(type, p).map(() => true), result: {}, err, failed: true }, port);
-  }
-  return err;
-}
-
-/**
- * Logs a call the server refused without sending it because the AI is
- * paused (protocol.MsgRefused): the browser saw nothing else of it. Repeats
- * collapse into one entry (ActivityLog.append).
- */
-export function logRefused(tool: string, tabId: number | undefined, app: string | undefined, port: SteerPort): void {
-  const payload: Record<string, unknown> = {};
-  if (tabId !== undefined && tabId > 0) payload.tabId = tabId;
-  if (app) payload[REQUEST_APP_FIELD] = app;
-  logPaused(tool, payload, port, pausedFor(tabId) ?? pausedError());
-}
-
-interface Ended {
-  type: string;
-  p: Record<string, unknown>;
-  app: string;
-  tab: number | undefined;
-  first: { role: string; name: string } | undefined;
-  secrets: boolean[];
-  result: Record<string, unknown>;
-  err: unknown;
-  failed: boolean;
-}
-
-async function record(c: Ended, port: SteerPort): Promise<void> {
-  const e: ActivityEntry = { at: Date.now(), app: c.app, tool: c.type, verb: verbOf(c.type), outcome: outcomeOf(c.failed, errorCode(c.err)) };
-  if (c.first) e.target = { role: c.first.role, name: c.first.name };
-  else if (typeof c.result.target === "string" && c.result.target !== "") e.target = { role: "", name: c.result.target }; // click_xy: what the page hit
-  const text = textOf(c.type, c.p, c.secrets);
-  if (text !== undefined) e.text = text;
-  if (c.failed) e.detail = errorText(c.err);
-  if (c.tab !== undefined) {
-    e.tabId = c.tab;
-    try {
-      const slot = await port.slotOf(c.tab);
-      if (slot !== undefined) e.slot = slot;
-      // A tab closed by the call itself has no URL to keep; one closed by the
-      // person meanwhile is reported, and the entry keeps what it has.
-      const t = c.type === "browser_close_tab" ? undefined : await chrome.tabs.get(c.tab);
-      const url = t?.url || t?.pendingUrl;
-      if (url) e.url = url;
-    } catch (err) {
-      report("activity: reading a call's tab", err);
-    }
-    if (!c.failed) {
-      const key = String(c.tab);
-      const before = tabApps[key];
-      const next: TabApps = { ...before, lastApp: c.app };
-      if (c.type === "browser_new_tab") next.openedBy = c.app;
-      if (before?.lastApp !== next.lastApp || before?.openedBy !== next.openedBy) {
-        tabApps[key] = next;
-        saveTabApps();
-      }
-    }
-  }
-  await log.append(e).catch((err: unknown) => console.warn("monkbrowse: could not write the activity log", err));
 }
 
 /** Writes one entry that is not a wire request's (the end of a browser_ask_user request: ask.ts). */
