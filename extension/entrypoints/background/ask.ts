@@ -4,7 +4,7 @@
 // (lib/page/ask-banner.ts through the content script: it names no message
 // and answers nothing, issue 40). A waiting ask_wait is woken at once by the
 // answer. Only the person answers: an answer counts only from the popup, an
-// extension page no web page can script, frame or click (index.ts refuses
+// extension page no web page can script, frame or click (lib/worker/envelope.ts refuses
 // "ask-answer" from any other sender).
 
 import { AskBook, KEY_ASKS, newAskId, resultOf, type Ask } from "../../lib/ask";

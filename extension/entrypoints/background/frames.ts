@@ -3,7 +3,7 @@
 // lib/worker/frames.ts (its pure parts); this file gives it Chrome: the
 // frame tree (webNavigation), one frame document's content script
 // (content-ops.ts), the frame tables in chrome.storage.session and the
-// dialog answer browser_handle_dialog armed (index.ts).
+// dialog answer browser_handle_dialog armed (shares.ts).
 
 import { createFrames } from "../../lib/worker/framed";
 import type { FrameInfo, FrameTable } from "../../lib/worker/frames";
@@ -15,7 +15,7 @@ export { splitRef } from "../../lib/worker/frames";
 
 const tableKey = (tabId: number) => `frames:${tabId}`;
 
-/** The answer browser_handle_dialog armed for a tab's next dialog, if any (the service worker's, index.ts). */
+/** The answer browser_handle_dialog armed for a tab's next dialog, if any (shares.ts). */
 let armOf: (tabId: number) => DialogArm | null = () => null;
 
 export function setArmSource(fn: (tabId: number) => DialogArm | null): void {

@@ -18,7 +18,7 @@ interface ShareState {
 
 let state: ShareState = { ready: async () => undefined, shared: () => false };
 
-/** index.ts gives the gate its in-memory share state. */
+/** shares.ts gives the gate its in-memory share state. */
 export function setShareState(s: ShareState): void {
   state = s;
 }

@@ -57,7 +57,7 @@ export function loadSteer(): Promise<void> {
 }
 
 let tabAppsChanged: () => void = () => undefined;
-/** index.ts: push tabs_changed when a tab's apps change. */
+/** calls.ts: push tabs_changed when a tab's apps change. */
 export function onTabAppsChanged(fn: () => void): void {
   tabAppsChanged = fn;
 }
@@ -101,7 +101,7 @@ export function pausedTabs(): number[] {
   return pause.tabs();
 }
 
-/** index.ts: tell the server at once (tabs_changed carries the pause). */
+/** calls.ts: tell the server at once (tabs_changed carries the pause). */
 export function onPauseChanged(fn: () => Promise<void>): void {
   pause.onChanged(fn);
 }

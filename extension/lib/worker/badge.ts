@@ -47,10 +47,10 @@ export interface Badges {
 /** The toolbar badges, through port. */
 export function createBadges(port: BadgePort): Badges {
   let rejected = false;
-  /** undefined until index.ts tells it (a restarted worker: Chrome still shows the last one). */
+  /** undefined until offscreen.ts tells it (a restarted worker: Chrome still shows the last one). */
   let connectionTitle: string | undefined;
   /**
-   * index.ts: whether the connection badge says rejected ("!" wins over the
+   * offscreen.ts: whether the connection badge says rejected ("!" wins over the
    * pause), and the toolbar title the connection's state gives.
    */
   function noteConnection(r: boolean, title: string): void {

@@ -3,7 +3,7 @@
 // sent to the page until Resume), the abort registry (the server's cancel,
 // the person's Stop or unshare answer a running call at once) and the call
 // watch (the activity log's entry). Chrome stays behind ExecPort
-// (entrypoints/background/index.ts wires it), so all of it runs in unit
+// (entrypoints/background/calls.ts wires it), so all of it runs in unit
 // tests (exec.test.ts).
 
 import { CodedError, errorCode, errorText } from "../peer";

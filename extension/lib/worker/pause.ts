@@ -41,7 +41,7 @@ export class PauseState {
     return this.loading;
   }
 
-  /** index.ts: tell the server at once (tabs_changed carries the pause). */
+  /** calls.ts: tell the server at once (tabs_changed carries the pause). */
   onChanged(fn: () => Promise<void>): void {
     this.told = fn;
   }
