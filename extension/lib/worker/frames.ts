@@ -13,6 +13,7 @@
 import type { CsOps, ElementBox } from "../messages";
 import type { ConsoleEntry } from "../protocol.gen";
 import { CodedError } from "../peer";
+import { report } from "../diag";
 
 /** One frame's document of a tab (webNavigation's frameId and, when known, documentId). */
 export interface FrameTarget {
@@ -343,3 +344,16 @@ export function mergeLogs(perFrame: Array<{ frameId: number; url: string; logs: 
 
 /** Most text get_text answers, as the page's own cap (lib/page/text.ts MAX_TEXT). */
 export const MAX_TEXT = 100_000;
+
+/**
+ * A rejection handler for a question to one frame: a frame with no content
+ * script (an error page, chrome://, a frame that went away) answers nothing,
+ * which is expected and not logged; any other failure is reported.
+ */
+export function unanswered(where: string): (e: unknown) => null {
+  return (e) => {
+    const m = e instanceof Error ? e.message : String(e);
+    if (!/Receiving end does not exist|No frame with id|No tab with id|frame was removed|No document with id/i.test(m)) report(where, e);
+    return null;
+  };
+}
