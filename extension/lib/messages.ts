@@ -163,10 +163,17 @@ export interface CsOps {
   snapshot: {
     /** linkTokens: the service worker's tokens to post into this document's cross-origin frames (in order; fresh ones after). */
     /** refMarks: mark every printed ref (a frame's snapshot, whose refs the service worker names); else only the cross-origin iframe lines. */
-    args: { refBase?: number; stopAfterChars?: number; linkTokens?: string[]; refMarks?: boolean };
+    /** ax: Chromium's additions for the elements ax_candidates stashed (debugger mode, lib/axtree.ts). */
+    args: { refBase?: number; stopAfterChars?: number; linkTokens?: string[]; refMarks?: boolean; ax?: { stamp: string; hints: unknown[] } };
     /** marks: where the printed refs are (lib/page/snapshot-yaml.ts Emitted.marks). */
     result: { snapshot: string; viewport?: string[]; refHigh?: number; limited?: boolean; links?: Record<string, string>; marks?: number[] } & PageNotes;
   };
+  /**
+   * Debugger mode, before a snapshot: the elements whose roles and states
+   * the snapshot cannot read (lib/page/axhints.ts), kept under stamp for
+   * the service worker to ask Chromium about (lib/axtree.ts).
+   */
+  ax_candidates: { args: Empty; result: { stamp: string; count: number; truncated: boolean } };
   click: { args: { ref: string }; result: PageNotes };
   hover: { args: { ref: string }; result: PageNotes };
   type: { args: { ref: string; text: string; submit?: boolean }; result: PageNotes };

@@ -9,6 +9,7 @@ import { contentOp, contentOpIn } from "./content-ops";
 import { debuggerEnabled, withDebugger, type Send } from "./debugger";
 import { framedContent, refBox, refFrame, splitRef } from "./frames";
 import { sendingInput } from "./input-guard";
+import { withChromiumTree } from "./chromium-ax";
 
 type MouseButton = "left" | "right" | "middle" | "none";
 
@@ -123,6 +124,8 @@ async function trustedOp<K extends TrustedOp>(tabId: number, op: K, args: CsOps[
  * the content script's DOM actions in the ref's frame (frames.ts).
  */
 export async function content<K extends CsOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
+  // The debugger mode's snapshot carries Chromium's tree where ours is blind (chromium-ax.ts).
+  if (op === "snapshot") return framedContent(tabId, op, await withChromiumTree(tabId, args as CsOps["snapshot"]["args"]));
   if (!Object.hasOwn(TRUSTED, op) || !(await debuggerEnabled())) return framedContent(tabId, op, args);
   // TypeScript cannot carry the check on op over to args (K may be a union);
   // each trusted handler is typed by the table. The answer is the notes only

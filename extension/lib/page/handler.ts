@@ -22,7 +22,8 @@ import { watchPageEffects } from "./effect";
 import { typeText } from "./typing";
 import { upload } from "./upload";
 import { clickAt, dragAt } from "./xy";
-import type { InternalsReader } from "./internals";
+import { NO_INTERNALS, type InternalsReader } from "./internals";
+import { stashCandidates, withChromiumAx } from "./axhints";
 
 export interface PageContext {
   doc: Document;
@@ -81,7 +82,7 @@ type Handlers = { [K in PageOp]: (ctx: PageContext, args: CsOps[K]["args"]) => P
 // The service worker checked every field against the wire request before
 // sending (lib/executor.ts); the table's types hold it to that.
 const handlers: Handlers = {
-  snapshot: async (ctx, { refBase, stopAfterChars, linkTokens, refMarks }) => {
+  snapshot: async (ctx, { refBase, stopAfterChars, linkTokens, refMarks, ax }) => {
     ctx.refs.sweep();
     if (typeof refBase === "number") ctx.refs.advanceTo(refBase);
     const viewport: string[] = [];
@@ -93,12 +94,17 @@ const handlers: Handlers = {
     // this document is read; those in shadow roots once the walk met them.
     const early = postTokens(crossOriginFrames(ctx.doc), token);
     const marks: number[] = [];
-    const snapshot = buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport, limit, crossOrigin, marks, allMarks: refMarks === true, internals: ctx.internals?.() });
+    const hooks = ctx.internals?.();
+    // Chromium's additions (debugger mode) go under the hooks' reading.
+    const internals = ax ? withChromiumAx(hooks ?? NO_INTERNALS, ax) : hooks;
+    const snapshot = buildSnapshot(ctx.doc, ctx.refs, { shadowRoot: ctx.shadowRoot, viewport, limit, crossOrigin, marks, allMarks: refMarks === true, internals });
     const late = postTokens(crossOrigin.filter((el) => !early.has(el)), token);
     // By ref after the walk, so the iframe lines have their refs in page order.
     const links = byRef(new Map([...early, ...late]), ctx.refs);
     return { snapshot, viewport, refHigh: ctx.refs.high, marks, ...(limit?.stopped ? { limited: true } : {}), ...(Object.keys(links).length > 0 ? { links } : {}) };
   },
+  ax_candidates: async (ctx) =>
+    stashCandidates(ctx.doc, ctx.internals?.() ?? NO_INTERNALS, ctx.shadowRoot ?? ((el) => (el as HTMLElement).shadowRoot ?? null)),
   click: (ctx, { ref }) => done(click(ctx.refs, ref, ctx.settle)),
   hover: (ctx, { ref }) => done(hover(ctx.refs, ref)),
   type: (ctx, args) => done(typeText(ctx.refs, args)),
