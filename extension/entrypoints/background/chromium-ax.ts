@@ -11,6 +11,13 @@ import { debuggerEnabled, withDebugger } from "./debugger";
 
 type SnapshotArgs = CsOps["snapshot"]["args"];
 
+/**
+ * chrome.storage.local key that switches the reading of Chromium's tree off
+ * while the debugger mode is on: only for measuring its cost
+ * (e2e TestChromiumTreeCost); nothing in the product sets it.
+ */
+export const KEY_AX_OFF = "debuggerAxOff";
+
 /** Our content script's context in the tab's top frame: Runtime.enable reports every context, then is switched off again. */
 async function contentContext(tabId: number, send: Send): Promise<number | null> {
   const contexts: ExecutionContext[] = [];
@@ -38,6 +45,7 @@ async function contentContext(tabId: number, send: Send): Promise<number | null>
  */
 export async function withChromiumTree(tabId: number, args: SnapshotArgs): Promise<SnapshotArgs> {
   if (!(await debuggerEnabled())) return args;
+  if ((await chrome.storage.local.get(KEY_AX_OFF))[KEY_AX_OFF] === true) return args;
   const c = await contentOp(tabId, "ax_candidates", {});
   if (c.count === 0) return args;
   const hints = await withDebugger(tabId, async (send) => {
