@@ -218,9 +218,11 @@ export interface CsOps {
    * A debugger-mode click (background/trusted-input.ts): click_check makes
    * the DOM click's checks, starts its effect watch and answers the box to
    * click; click_effect, after the real input, settles and fails when the
-   * watched click changed nothing (lib/page/pointer.ts).
+   * watched click changed nothing (lib/page/pointer.ts). dom: the element
+   * is a canvas's fallback content, which has no box a real click could
+   * reach: the service worker clicks it as the DOM click does.
    */
-  click_check: { args: { ref: string; scroll?: boolean }; result: ElementBox };
+  click_check: { args: { ref: string; scroll?: boolean }; result: ElementBox | { dom: true } };
   click_effect: { args: { ref: string }; result: Empty };
   /** The activity log's targets: each ref's role, accessible name and whether it is a secret field (lib/page/target.ts). */
   describe: { args: { refs: string[] }; result: { targets: ({ role: string; name: string; secret: boolean } | null)[] } };

@@ -5,6 +5,7 @@
 
 import type { CsOp, CsOps } from "../../lib/messages";
 import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
+import { editingCommands } from "../../lib/trusted-keys";
 import { contentOp, contentOpIn } from "./content-ops";
 import { debuggerEnabled, withDebugger, type Send } from "./debugger";
 import { framedContent, refBox, refFrame, splitRef } from "./frames";
@@ -35,7 +36,8 @@ async function trustedKey(send: Send, kp: KeyPress): Promise<void> {
   const modifiers = modifierBits(kp);
   const printable = kp.text !== "" && !kp.modifiers.ctrl && !kp.modifiers.meta && !kp.modifiers.alt;
   const base = { key: kp.key, code: kp.code, windowsVirtualKeyCode: kp.keyCode, nativeVirtualKeyCode: kp.keyCode, modifiers };
-  const commands = kp.modifiers.ctrl && kp.key.toLowerCase() === "a" ? { commands: ["selectAll"] } : {};
+  const cmds = editingCommands(kp);
+  const commands = cmds.length > 0 ? { commands: cmds } : {};
   await send("Input.dispatchKeyEvent", { type: printable ? "keyDown" : "rawKeyDown", ...base, ...(printable ? { text: kp.text, unmodifiedText: kp.text } : {}), ...commands });
   await send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
 }
@@ -67,6 +69,8 @@ const TRUSTED: { [K in "click" | "hover" | "type" | "press_key" | "click_xy" | "
     const inFrame = splitRef(ref) !== null;
     const framed = inFrame ? await refBox(tabId, ref) : null;
     const box = await framedContent(tabId, "click_check", { ref, scroll: !inFrame });
+    // A canvas's fallback content: no point reaches it, the DOM click does (its own checks and watch).
+    if ("dom" in box) return void (await framedContent(tabId, "click", { ref }));
     const p = center(framed ?? box, ref);
     await trustedClick(send, p.x, p.y);
   },

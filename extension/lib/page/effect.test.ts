@@ -90,12 +90,23 @@ describe("no false success in the debugger mode's real clicks (click_check, inpu
     expect(err).toContain(`[ref=${ctx.refs.peek(el("#banana"))}]: click that ref instead`);
   });
 
+  it("sends a debugger-mode click on a canvas's fallback content to the DOM click (no point reaches it)", async () => {
+    document.body.innerHTML = `<canvas id="c" width="100" height="100"><button id="fb">Show or hide 2024</button></canvas><button id="out">Out</button>`;
+    showAt(el("#c"), 0, 0, 100, 100);
+    showAt(el("#out"), 0, 120);
+    expect(await handleOp(ctx, "click_check", { ref: ctx.refs.refFor(el("#fb")) })).toEqual({ dom: true });
+    // An element with a box of its own, or outside any canvas, gets its box as before.
+    expect("dom" in (await handleOp(ctx, "click_check", { ref: ctx.refs.refFor(el("#out")) }))).toBe(false);
+    showAt(el("#fb"), 10, 10);
+    expect("dom" in (await handleOp(ctx, "click_check", { ref: ctx.refs.refFor(el("#fb")) }))).toBe(false);
+  });
+
   it("reports a watched click that changed nothing, and passes one that did", async () => {
     twinPage();
     showAt(el("#lone"), 0, 100, 100, 20);
     const lone = ctx.refs.refFor(el("#lone"));
     const box = await handleOp(ctx, "click_check", { ref: lone });
-    expect(box.visible).toEqual({ x: 0, y: 100, width: 100, height: 20 });
+    expect("visible" in box && box.visible).toEqual({ x: 0, y: 100, width: 100, height: 20 });
     // (the real input reaches nothing that listens)
     await expect(handleOp(ctx, "click_effect", { ref: lone })).rejects.toThrow(/no effect/);
     await handleOp(ctx, "click_check", { ref: lone });

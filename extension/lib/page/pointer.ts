@@ -118,11 +118,14 @@ let trustedClick: { ref: string; el: Element; invisible: string | null; effects:
  * element whose place shows another element is refused too (the real click
  * would land there). Returns the box to click.
  */
-export function beginTrustedClick(refs: RefRegistry, ref: string, scroll = true): ElementBox {
+export function beginTrustedClick(refs: RefRegistry, ref: string, scroll = true): ElementBox | { dom: true } {
   trustedClick?.effects.stop();
   trustedClick = null;
   const el = refs.resolve(ref);
   ensureEnabled(el, ref, "clicked");
+  // A canvas's fallback content has no box (the canvas draws what it shows):
+  // no point reaches it, so it is clicked as without the debugger.
+  if (inCanvasFallback(el)) return { dom: true };
   if (scroll) scrollIntoViewCentered(el);
   const invisible = checkClickable(refs, ref, el);
   if (invisible !== null) {
@@ -132,6 +135,13 @@ export function beginTrustedClick(refs: RefRegistry, ref: string, scroll = true)
   const box = elementRect(refs, ref, false);
   if (invisible !== null || isWatchedRole(el)) trustedClick = { ref, el, invisible, effects: new EffectWatch(el.ownerDocument) };
   return box;
+}
+
+/** Whether el is inside a <canvas> (its fallback content) and has no box of its own. */
+function inCanvasFallback(el: Element): boolean {
+  if (el.parentElement?.closest("canvas") == null) return false;
+  const r = el.getBoundingClientRect();
+  return r.width === 0 && r.height === 0;
 }
 
 /** click_effect: after the real input, lets the page settle, then says whether the watched click did anything. */
