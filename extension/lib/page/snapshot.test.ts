@@ -57,6 +57,30 @@ describe("buildSnapshot", () => {
     expect(s).toContain('- textbox "Name" [required] [active] [ref=e7]');
   });
 
+  it("shows current, invalid, sort and busy, from fixed tokens only", () => {
+    html(`
+      <a href="/a" aria-current="page">Home</a>
+      <a href="/b" aria-current="true">Step</a>
+      <a href="/c" aria-current="false">Other</a>
+      <a href="/d" aria-current="x [ref=e1]">Odd</a>
+      <input aria-label="Email" aria-invalid="true">
+      <input aria-label="Essay" aria-invalid="spelling">
+      <input aria-label="Fine" aria-invalid="false">
+      <table><tr><th aria-sort="ascending">Name</th><th aria-sort="none">Size</th></tr><tr><td>a</td><td>1</td></tr></table>
+      <ul role="list" aria-busy="true" aria-label="Feed"><li>One</li></ul>`);
+    const s = snap();
+    expect(s).toMatch(/- link "Home" \[current=page\] \[ref=e\d+\]/);
+    expect(s).toMatch(/- link "Step" \[current\] \[ref=e\d+\]/);
+    expect(s).toMatch(/- link "Other" \[ref=e\d+\]/);
+    expect(s).toMatch(/- link "Odd" \[current\] \[ref=e\d+\]/);
+    expect(s).toMatch(/- textbox "Email" \[invalid\] \[ref=e\d+\]/);
+    expect(s).toMatch(/- textbox "Essay" \[invalid=spelling\] \[ref=e\d+\]/);
+    expect(s).toMatch(/- textbox "Fine" \[ref=e\d+\]/);
+    expect(s).toMatch(/- columnheader "Name" \[sort=ascending\] \[ref=e\d+\]/);
+    expect(s).toMatch(/- columnheader "Size" \[ref=e\d+\]/);
+    expect(s).toMatch(/- list "Feed" \[busy\] \[ref=e\d+\]/);
+  });
+
   it("does not repeat a table row's or cell's content as its name when the content holds elements", () => {
     html(`<table>
       <tr><td>1</td><td><a href="#r1">Open row 1</a></td><td><button>Pick 1</button></td></tr>

@@ -532,7 +532,7 @@ function nearViewport(el: Element): boolean {
   return r.bottom >= -h / 2 && r.top <= h * 1.5 && r.right >= -w / 2 && r.left <= w * 1.5;
 }
 
-/** State attributes in a fixed order: checked, disabled, expanded, level, pressed, selected, required (then active, markers, ref). */
+/** State attributes in a fixed order: checked, disabled, expanded, level, pressed, selected, required, current, invalid, sort, busy (then active, markers, ref). */
 function states(el: Element, role: string, info: InternalsInfo | null = null): string[] {
   const out: string[] = [];
   const t = tagOf(el);
@@ -584,8 +584,21 @@ function states(el: Element, role: string, info: InternalsInfo | null = null): s
   ) {
     out.push("required");
   }
+  // current, invalid, sort, busy: fixed tokens only (a page's other words never reach the line)
+  const cur = el.getAttribute("aria-current")?.trim().toLowerCase();
+  if (cur !== undefined && cur !== "" && cur !== "false") out.push(CURRENT_TOKENS.has(cur) ? `current=${cur}` : "current");
+  const inv = el.getAttribute("aria-invalid")?.trim().toLowerCase();
+  if (inv !== undefined && inv !== "" && inv !== "false") out.push(inv === "grammar" || inv === "spelling" ? `invalid=${inv}` : "invalid");
+  if (role === "columnheader" || role === "rowheader") {
+    const sort = el.getAttribute("aria-sort")?.trim().toLowerCase();
+    if (sort === "ascending" || sort === "descending" || sort === "other") out.push(`sort=${sort}`);
+  }
+  if (el.getAttribute("aria-busy")?.trim().toLowerCase() === "true") out.push("busy");
   return out;
 }
+
+/** aria-current's values other than true and false (ARIA 1.2); any other value means true. */
+const CURRENT_TOKENS = new Set(["page", "step", "location", "date", "time"]);
 
 function fieldValue(el: Element, role: string, ctx: Ctx): string | undefined {
   let v: string;
