@@ -201,7 +201,7 @@ func runAppTask(t *testing.T, s *suite, spec appTaskSpec) {
 var appTasksDebugger = []struct {
 	name, knownFailure string
 }{
-	{name: "prosemirror-bold-last-word", knownFailure: "the real Ctrl+Home (with its editing command, lib/trusted-keys.ts) comes ~150 ms after the real click focused the editor, and ProseMirror undoes a move to the document start within 200 ms of focus (prosemirror-view's \"browser reset the selection after focus\" rule): the bold lands on the clicked line"},
+	{name: "prosemirror-bold-last-word", knownFailure: "ProseMirror undoes a move of the caret to the document start within 200 ms of the editor gaining focus (prosemirror-view's rule for a browser that reset the selection after focus), and the real Ctrl+Home comes ~150 ms after the real click focused the editor: the bold lands on the clicked line (real Ctrl+Home itself works: TestDebuggerCtrlHome)"},
 	{name: "chartjs-fallback-button"},
 	{name: "material-select"},
 	{name: "shoelace-select"},

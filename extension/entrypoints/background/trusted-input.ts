@@ -5,7 +5,6 @@
 
 import type { CsOp, CsOps } from "../../lib/messages";
 import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
-import { editingCommands } from "../../lib/trusted-keys";
 import { contentOp, contentOpIn } from "./content-ops";
 import { debuggerEnabled, withDebugger, type Send } from "./debugger";
 import { framedContent, refBox, refFrame, splitRef } from "./frames";
@@ -36,8 +35,7 @@ async function trustedKey(send: Send, kp: KeyPress): Promise<void> {
   const modifiers = modifierBits(kp);
   const printable = kp.text !== "" && !kp.modifiers.ctrl && !kp.modifiers.meta && !kp.modifiers.alt;
   const base = { key: kp.key, code: kp.code, windowsVirtualKeyCode: kp.keyCode, nativeVirtualKeyCode: kp.keyCode, modifiers };
-  const cmds = editingCommands(kp);
-  const commands = cmds.length > 0 ? { commands: cmds } : {};
+  const commands = kp.modifiers.ctrl && kp.key.toLowerCase() === "a" ? { commands: ["selectAll"] } : {};
   await send("Input.dispatchKeyEvent", { type: printable ? "keyDown" : "rawKeyDown", ...base, ...(printable ? { text: kp.text, unmodifiedText: kp.text } : {}), ...commands });
   await send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
 }
