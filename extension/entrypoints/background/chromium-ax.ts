@@ -6,6 +6,7 @@
 import type { CsOps } from "../../lib/messages";
 import { ourContext, readAx, type ExecutionContext, type Send } from "../../lib/axtree";
 import { reported } from "../../lib/diag";
+import { CodedError } from "../../lib/peer";
 import { contentOp } from "./content-ops";
 import { debuggerEnabled, withDebugger } from "./debugger";
 
@@ -46,8 +47,12 @@ async function contentContext(tabId: number, send: Send): Promise<number | null>
 export async function withChromiumTree(tabId: number, args: SnapshotArgs): Promise<SnapshotArgs> {
   if (!(await debuggerEnabled())) return args;
   if ((await chrome.storage.local.get(KEY_AX_OFF))[KEY_AX_OFF] === true) return args;
-  const c = await contentOp(tabId, "ax_candidates", {});
-  if (c.count === 0) return args;
+  const c = await contentOp(tabId, "ax_candidates", {}).catch((e: unknown) => {
+    // A refusal (the tab is not shared, a blocked page) is the snapshot's own answer.
+    if (e instanceof CodedError) throw e;
+    return reported("chromium-ax: the page's candidates")(e);
+  });
+  if (!c || c.count === 0) return args;
   const hints = await withDebugger(tabId, async (send) => {
     const ctx = await contentContext(tabId, send);
     return ctx === null ? null : readAx(send, ctx, c.stamp, c.count);
