@@ -16,6 +16,7 @@ import { RefRegistry } from "../lib/page/refs";
 import { settleDom, timerSleep, type Sleep } from "../lib/page/settle";
 import { ACTION_OPS, type BgMessage } from "../lib/messages";
 import { eventElement, personEdit, pointedAt } from "../lib/page/person";
+import { recordDocument } from "../lib/page/recorder";
 import { isSecretField, watchSecrets } from "../lib/page/secret";
 import { keepInMemory, report, reported, setDiagSink } from "../lib/diag";
 
@@ -39,6 +40,8 @@ interface Instance {
    * Before it, nothing from the page is taken for the hooks' word.
    */
   connect(secret: unknown): boolean;
+  /** Whether this document reports the person's steps now (the tab records, issue 42); the e2e suite reads it. */
+  recording(): boolean;
 }
 const KEY = "__monkbrowseContentScript";
 
@@ -222,6 +225,26 @@ function start(): Instance {
   for (const type of ["input", "change", "click", "focusin"]) doc.addEventListener(type, onPerson, true);
   doc.addEventListener("contextmenu", onContext, true);
 
+  // Recording (issue 42): only while the worker says this tab records does
+  // this document listen; each step goes to the worker at once (the
+  // recording lives there, across navigations). A secret's value is never read.
+  let stopRecording: (() => void) | null = null;
+  const setRecording = (on: boolean) => {
+    if (on && !stopRecording) {
+      stopRecording = recordDocument(
+        doc,
+        (step) => {
+          const msg: BgMessage<"record-step"> = { to: "bg", kind: "record-step", step, at: Date.now() };
+          chrome.runtime.sendMessage(msg).catch(reported("content script: sending a recorded step"));
+        },
+        (e) => report("content script: describing a recorded step", e),
+      );
+    } else if (!on && stopRecording) {
+      stopRecording();
+      stopRecording = null;
+    }
+  };
+
   const onMessage = (msg: unknown, _sender: chrome.runtime.MessageSender, sendResponse: (r: unknown) => void) => {
     if (!isCsMessage(msg)) return false;
     if (msg.op === "native_dialogs") {
@@ -246,6 +269,11 @@ function start(): Instance {
         report("content script: reading what the person pointed at", e);
       }
       sendResponse({ ok: true, result: { pointed, refHigh: ctx.refs.high } });
+      return false;
+    }
+    if (msg.op === "record") {
+      setRecording((msg.args as { on?: unknown } | undefined)?.on === true);
+      sendResponse({ ok: true, result: {} });
       return false;
     }
     if (msg.op === "frame_link") {
@@ -303,9 +331,11 @@ function start(): Instance {
       banner.hide();
       for (const type of ["input", "change", "click", "focusin"]) doc.removeEventListener(type, onPerson, true);
       unwatchSecrets();
+      setRecording(false);
       doc.removeEventListener("contextmenu", onContext, true);
     },
     connect,
+    recording: () => stopRecording !== null,
   };
 }
 

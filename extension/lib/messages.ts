@@ -74,6 +74,20 @@ export interface BgMessages {
    * the context menu does (the e2e harness and the popup use it).
    */
   point: { req: { tabId: number; frameId?: number }; res: { pointed: boolean } };
+  /**
+   * content script → bg: a step of the person's recording (issue 42,
+   * lib/page/recorder.ts), kept only while the sender's tab records
+   * (lib/recorder.ts); the frame is the sender's. at: the event's time.
+   */
+  "record-step": { req: { step: unknown; at: number }; res: null };
+  /** popup → bg: start recording the shared tab. */
+  "record-start": { req: { tabId: number }; res: null };
+  /** popup → bg: stop the recording; it waits for its name. */
+  "record-stop": { req: Empty; res: null };
+  /** popup → bg: name the stopped recording and keep it (renames: new names of its parameters). */
+  "record-save": { req: { name: string; description: string; renames?: Record<string, string> }; res: { name: string } };
+  /** popup → bg: forget the recording under way or stopped. */
+  "record-discard": { req: Empty; res: null };
 }
 
 /** The longest a "sleep" message waits. */
@@ -101,7 +115,7 @@ export function isBgMessage(m: unknown): m is BgMessage {
 // renderer send any message in their name. They may only ask for what the
 // page side needs; everything else (running wire requests, changing shares)
 // must come from the extension's own pages: offscreen document, popup, options.
-export const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy", "diag", "person"]);
+export const CONTENT_SCRIPT_KINDS: ReadonlySet<string> = new Set(["sleep", "dialog-used", "busy", "diag", "person", "record-step"]);
 
 /**
  * Whether the service worker accepts a message of this kind from sender:
@@ -249,6 +263,8 @@ export interface CsOps {
   native_dialogs: { args: { on: boolean }; result: Empty };
   /** What the person points at ("Show this to the AI", lib/page/person.ts), answered by entrypoints/content.ts. */
   pointed: { args: Empty; result: { pointed: Pointed | null; refHigh: number } };
+  /** The tab records (issue 42): this document reports the person's steps (lib/page/recorder.ts) until off; entrypoints/content.ts's own op. */
+  record: { args: { on: boolean }; result: Empty };
 }
 
 /** A point (or a drag's two) on a cross-origin iframe element, in its frame's own viewport. */

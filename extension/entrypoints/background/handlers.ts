@@ -17,6 +17,7 @@ import { noteBusy } from "./inject";
 import { isPaused, pausedFor, setPaused, setTabPaused } from "./steer";
 import { answerFromPopup, endAllAsks, endAsksInTab } from "./ask";
 import { personInput, pointAt } from "./person";
+import { recorder, recordStep, startRecording } from "./recording";
 import { callLog, exec, listTabs, scheduleTabsPush } from "./calls";
 import { askReconnect, servedNow, setServed, writeStatus } from "./offscreen";
 import { arms, shareOne, shared } from "./shares";
@@ -115,6 +116,29 @@ export const handlers: Handlers = {
   point: async (m) => {
     if (!(await shared.load()).has(m.tabId)) return { pointed: false };
     return { pointed: await pointAt(m.tabId, typeof m.frameId === "number" ? m.frameId : 0) };
+  },
+  "record-step": async (m, { tabId, frameId, url }) => {
+    if (tabId === undefined || !(await shared.load()).has(tabId)) return null;
+    await recordStep({ tabId, frameId, url }, m.step, m.at);
+    return null;
+  },
+  "record-start": async (m) => {
+    if (!(await shared.load()).has(m.tabId)) throw new Error("Share the tab first: only a shared tab can be recorded.");
+    await startRecording(m.tabId);
+    return null;
+  },
+  "record-stop": async () => {
+    await recorder.stop();
+    return null;
+  },
+  "record-save": async (m) => {
+    const r = await recorder.saveAs(String(m.name ?? ""), String(m.description ?? ""), m.renames ?? {});
+    if (typeof r === "string") throw new Error(r);
+    return { name: r.name };
+  },
+  "record-discard": async () => {
+    await recorder.discard();
+    return null;
   },
   "share-all": async () => {
     const tabs = await chrome.tabs.query({ windowType: "normal" });

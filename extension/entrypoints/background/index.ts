@@ -20,6 +20,7 @@ import { injectDocument } from "./inject";
 import { forgetTabApps, forgetTabBadge, forgetTabPause, isPaused, loadSteer, showPauseBadge, sweepActingBadges } from "./steer";
 import { endAsksInTab, reshowAsk } from "./ask";
 import { createPointMenu, forgetPointed, personCommitted, pointAt, POINT_MENU_ID } from "./person";
+import { recorder, recordingCommitted } from "./recording";
 import { scheduleTabsPush } from "./calls";
 import { handlers } from "./handlers";
 import { askReconnect, ensureOffscreen, openWelcome, servedNow } from "./offscreen";
@@ -85,6 +86,7 @@ export default defineBackground(() => {
       // A pending request to the person shows again on the tab's next page (a login's redirects).
       if (d.frameId === 0) void injected.then(() => reshowAsk(d.tabId)).catch(reported("ask: showing the request on the tab's new page"));
       void personCommitted(d).catch(reported("person: a navigation of a shared tab"));
+      void recordingCommitted(d, injected).catch(reported("recording: a new document of the recording tab"));
     };
     const known = shared.known;
     if (known) go(known);
@@ -108,6 +110,7 @@ export default defineBackground(() => {
     forgetTabApps(tabId);
     forgetTabPause(tabId);
     void forgetPointed(tabId, true).catch(reported("pointing: forgetting a closed tab"));
+    void recorder.tabGone(tabId).catch(reported("recording: stopping in a closed tab"));
     forgetTabBadge(tabId);
     arms.delete(tabId);
     void endAsksInTab(tabId, "the tab was closed").catch(reported("ask: ending a closed tab's requests"));

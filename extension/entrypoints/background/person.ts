@@ -39,6 +39,11 @@ export function beginActing(tabId: number): () => void {
   return () => end(Date.now());
 }
 
+/** Whether monkbrowse was handling a request for tabId at time at (its input then is not the person's). */
+export function actingAt(tabId: number, at: number): boolean {
+  return acting.actingAt(tabId, at);
+}
+
 /** Keeps the ref base above the refs the content script gave the person's elements. */
 async function keepRefBase(tabId: number, high: number): Promise<void> {
   if (!Number.isInteger(high) || high <= 0) return;

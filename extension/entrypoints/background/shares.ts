@@ -17,6 +17,7 @@ import { armTab, injectTab, makeDormant } from "./inject";
 import { setShareState, unsharedError } from "./gate";
 import { endAsksInTab } from "./ask";
 import { forgetPointed } from "./person";
+import { recorder } from "./recording";
 import { readShares } from "./store";
 
 /** What calls.ts gives this file (set once when it loads: it imports this one). */
@@ -42,6 +43,7 @@ export const shared = new SharedTabs({
         hooks.abortTab(Number(k), unsharedError(Number(k)));
         void endAsksInTab(Number(k), "the person stopped sharing the tab").catch(reported("ask: ending an unshared tab's requests"));
         void forgetPointed(Number(k), true).catch(reported("pointing: forgetting an unshared tab"));
+        void recorder.tabGone(Number(k)).catch(reported("recording: stopping in an unshared tab"));
       }
       if (touchPages && shares[k] === undefined) {
         arms.delete(Number(k));

@@ -134,7 +134,7 @@ const badges = createBadges({
   paused: () => pause.paused,
   pausedTabs: () => pause.tabs(),
 });
-export const { noteConnection, setPointedBadge, setAskBadge, actingIn, sweepActingBadges, forgetTabBadge, showPauseBadge } = badges;
+export const { noteConnection, setPointedBadge, setAskBadge, setRecordingBadge, actingIn, sweepActingBadges, forgetTabBadge, showPauseBadge } = badges;
 
 // ---- the activity log (lib/worker/watch.ts watches the calls) -----------------
 

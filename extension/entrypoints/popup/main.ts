@@ -23,6 +23,7 @@ import {
 import { describeStatus, describeIdentity } from "../../lib/popup-text";
 import { installSteer } from "./steer";
 import { installAsks } from "./asks";
+import { installRecording, recordButton } from "./recording";
 import { KEY_PAUSE, KEY_TAB_APPS, normalizePause, normalizeTabApps } from "../../lib/activity";
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
@@ -155,7 +156,7 @@ async function renderTabs(): Promise<void> {
               void renderTabs();
             });
           });
-          li.append(pause);
+          li.append(pause, recordButton(id, slot, showError));
         }
         items.push(li);
       }
@@ -216,6 +217,7 @@ chrome.tabs.onUpdated.addListener((_id, change) => {
 
 installSteer(showError);
 installAsks(showError);
+installRecording(showError, rerender);
 void renderHeader().catch(showError);
 void renderConsent().catch(showError);
 void renderTabs().catch(showError);

@@ -54,7 +54,7 @@ export interface PageContext {
  * relays to the MAIN-world hooks; so is frame_link: it reads the frame's link inbox;
  * so are ask_show and ask_hide: the hand-off banner talks to the extension).
  */
-export type PageOp = Exclude<CsOp, "native_dialogs" | "frame_link" | "ask_show" | "ask_hide" | "pointed">;
+export type PageOp = Exclude<CsOp, "native_dialogs" | "frame_link" | "ask_show" | "ask_hide" | "pointed" | "record">;
 
 /** Actions that may make the page load another document; their answer says whether one began. */
 export const NAVIGATING_OPS: ReadonlySet<CsOp> = new Set(["click", "type", "select", "press_key", "drag", "fill_form", "click_xy", "drag_xy"]);

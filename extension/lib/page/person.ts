@@ -20,7 +20,7 @@ const CLICK_ROLES: ReadonlySet<string> = new Set([
 /** Roles whose click only puts the caret in: the typing that follows is reported. */
 const TEXT_ROLES: ReadonlySet<string> = new Set(["textbox", "searchbox", "combobox"]);
 
-function roleOf(el: Element): string {
+export function roleOf(el: Element): string {
   let role = "";
   try {
     role = pageRole(el) ?? "";
@@ -34,7 +34,7 @@ function roleOf(el: Element): string {
   return role;
 }
 
-function nameOf(el: Element): string {
+export function nameOf(el: Element): string {
   let name = "";
   try {
     name = normalizeSpace(computeAccessibleName(el));

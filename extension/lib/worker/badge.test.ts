@@ -49,6 +49,18 @@ describe("the toolbar badges", () => {
     expect(f.text.get("4")).toBeNull();
   });
 
+  it("a tab the person records shows REC above both pauses, and the tab's own badge again when it stops", async () => {
+    const f = fake();
+    await f.badges.setRecordingBadge(4, true);
+    expect(f.text.get("4")).toBe("REC");
+    f.state.paused = true;
+    f.state.tabs = [4];
+    await f.badges.showPauseBadge();
+    expect(f.text.get("4")).toBe("REC");
+    await f.badges.setRecordingBadge(4, false);
+    expect(f.text.get("4")).toBe("II");
+  });
+
   it("the profile's Stop shows on the global badge", async () => {
     const f = fake();
     f.state.paused = true;

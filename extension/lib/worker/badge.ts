@@ -34,6 +34,8 @@ export interface Badges {
   setPointedBadge(tabId: number, on: boolean): Promise<void>;
   /** The tab's badge says the AI asks the person something ("?"). */
   setAskBadge(tabId: number, on: boolean): Promise<void>;
+  /** The tab's badge says the person records what they do there ("REC", issue 42). */
+  setRecordingBadge(tabId: number, on: boolean): Promise<void>;
   /** The AI acts in tabId until the returned function is called (and at least ACTING_MIN_MS). */
   actingIn(tabId: number, app: string): () => void;
   /** The worker just started: clears the "AI" badges the last worker left. */
@@ -101,6 +103,7 @@ export function createBadges(port: BadgePort): Badges {
   const POINTED_COLOR = "#1a73e8";
   const POINTED_TEXT = "◉";
   const ASK_COLOR = "#e37400";
+const RECORDING_COLOR = "#c5221f";
   const ASK_TEXT = "?";
   const PAUSED_COLOR = "#a05a00";
 
@@ -119,11 +122,15 @@ export function createBadges(port: BadgePort): Badges {
   /**
    * A tab's own badge, by precedence (DECISIONS "One badge precedence"): a
    * rejected connection's global "!" shows on every tab (a tab's badge would
-   * hide it); then a tab paused on its own ("II"); then the profile's global
+   * hide it); then the tab the person records ("REC"); then a tab paused
+   * on its own ("II"); then the profile's global
    * "II" (Stop); only then the AI acting in the tab ("AI").
    */
   function wantedBadge(tabId: number): TabBadge | undefined {
     if (rejected) return undefined;
+    // The person records what they do here (issue 42): shown above the pauses,
+    // so that a recording is never under way unseen.
+    if (recording.has(tabId)) return { text: "REC", color: RECORDING_COLOR, title: "monkbrowse: recording what you do in this tab (open this to stop)" };
     if (port.pausedTabs().includes(tabId)) return { text: "II", color: PAUSED_COLOR, title: "monkbrowse: the AI is paused in this tab (open to resume)" };
     if (port.paused()) return undefined;
     // Above "AI": the AI's call waits in the tab meanwhile.
@@ -145,6 +152,17 @@ export function createBadges(port: BadgePort): Badges {
   async function setPointedBadge(tabId: number, on: boolean): Promise<void> {
     if (on) pointed.add(tabId);
     else pointed.delete(tabId);
+    await syncTabBadges();
+  }
+
+  /** The tab being recorded (background/recording.ts). */
+  const recording = new Set<number>();
+
+  /** The tab's badge says it is recording ("REC"), above the pauses. */
+  async function setRecordingBadge(tabId: number, on: boolean): Promise<void> {
+    if (on) recording.add(tabId);
+    else recording.delete(tabId);
+    revisit.add(tabId);
     await syncTabBadges();
   }
 
@@ -171,7 +189,7 @@ export function createBadges(port: BadgePort): Badges {
     const run = badgeChain.then(async () => {
       const again = new Set(revisit);
       revisit.clear();
-      for (const id of new Set([...applied.keys(), ...port.pausedTabs(), ...acting.keys(), ...pointed, ...asking, ...again])) {
+      for (const id of new Set([...applied.keys(), ...port.pausedTabs(), ...acting.keys(), ...pointed, ...asking, ...recording, ...again])) {
         const want = wantedBadge(id);
         if (!again.has(id) && applied.get(id) === (want && `${want.text}\u0000${want.title}`)) continue;
         if (!want) {
@@ -277,5 +295,5 @@ export function createBadges(port: BadgePort): Badges {
     }
   }
 
-  return { noteConnection, setPointedBadge, setAskBadge, actingIn, sweepActingBadges, forgetTabBadge, showPauseBadge };
+  return { noteConnection, setPointedBadge, setAskBadge, setRecordingBadge, actingIn, sweepActingBadges, forgetTabBadge, showPauseBadge };
 }

@@ -26,7 +26,7 @@ describe("dispatch", () => {
     const { seen, handlers } = recording();
     const msg = { to: "bg", kind: "busy", senderTabId: 99, tabId: 99 };
     expect(await dispatch(msg, page, self, handlers)).toEqual({ ok: true, result: null });
-    expect(seen[0]!.sender).toEqual({ tabId: 7, frameId: 3, fromPage: true });
+    expect(seen[0]!.sender).toEqual({ tabId: 7, frameId: 3, url: "https://shop.example/", fromPage: true });
     expect(msg).toEqual({ to: "bg", kind: "busy", senderTabId: 99, tabId: 99 });
   });
 

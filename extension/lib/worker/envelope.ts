@@ -13,6 +13,8 @@ export interface Sender {
   tabId?: number;
   /** The sender's frame in that tab. */
   frameId?: number;
+  /** The address of the sender's document, for a content script (a recorded step's frame, issue 42). */
+  url?: string;
   /** Not one of the extension's own pages (its URL is not under the extension's origin): a content script in a page. */
   fromPage: boolean;
 }
@@ -47,6 +49,7 @@ export function dispatch(msg: unknown, from: chrome.runtime.MessageSender, self:
   const sender: Sender = { fromPage: !(from.url ?? "").startsWith(self.origin) };
   if (from.tab?.id !== undefined) sender.tabId = from.tab.id;
   if (from.frameId !== undefined) sender.frameId = from.frameId;
+  if (from.tab?.id !== undefined && from.url !== undefined) sender.url = from.url;
   return h(msg, sender).then(
     (result): Reply<unknown> => ({ ok: true, result }),
     (e: unknown): Reply<unknown> => ({ ok: false, error: errorText(e), code: errorCode(e) }),
