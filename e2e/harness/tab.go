@@ -309,8 +309,18 @@ func EvalInFrameTarget[T any](ctx context.Context, b *Browser, urlPart, expr str
 // (JSON text), one per live context: none when nothing of the extension
 // runs there.
 func EvalInExtensionWorlds(ctx context.Context, b *Browser, extensionID, urlPart, expr string) ([]string, error) {
-	in, err := b.FindTarget(ctx, "the iframe target at "+urlPart, func(in *target.Info) bool {
-		return in.Type == "iframe" && strings.Contains(in.URL, urlPart)
+	return evalInExtensionWorlds(ctx, b, "iframe", extensionID, urlPart, expr)
+}
+
+// EvalInPageExtensionWorlds is EvalInExtensionWorlds in the top-level page
+// (tab) whose URL contains urlPart.
+func EvalInPageExtensionWorlds(ctx context.Context, b *Browser, extensionID, urlPart, expr string) ([]string, error) {
+	return evalInExtensionWorlds(ctx, b, "page", extensionID, urlPart, expr)
+}
+
+func evalInExtensionWorlds(ctx context.Context, b *Browser, kind, extensionID, urlPart, expr string) ([]string, error) {
+	in, err := b.FindTarget(ctx, "the "+kind+" target at "+urlPart, func(in *target.Info) bool {
+		return in.Type == kind && strings.Contains(in.URL, urlPart)
 	})
 	if err != nil {
 		return nil, err
@@ -318,7 +328,7 @@ func EvalInExtensionWorlds(ctx context.Context, b *Browser, extensionID, urlPart
 	tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(in.TargetID), chromedp.WithDetachOnCancel())
 	defer cancel()
 	if err := runGuarded(ctx, tctx, cancel); err != nil {
-		return nil, fmt.Errorf("attaching to the iframe at %s: %w", in.URL, err)
+		return nil, fmt.Errorf("attaching to the %s at %s: %w", kind, in.URL, err)
 	}
 	c, cancel2 := bounded(ctx, tctx)
 	defer cancel2()

@@ -1,0 +1,288 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
+	"github.com/monkbrowse/monkbrowse/protocol"
+)
+
+// recordPassword is what the person types into the password field while
+// recording: it must never be stored.
+const recordPassword = "Rec0rded-Secret-42"
+
+// recorder drives one recording through the real popup: Record on the
+// tab's row, the person's real input in the tab (the test's own CDP
+// connection), Stop, the name.
+type recorder struct {
+	s     *suite
+	tab   *harness.Tab
+	tabID int
+}
+
+func (s *suite) startRecording(ctx context.Context, t *testing.T, tab *harness.Tab) *recorder {
+	t.Helper()
+	id, err := s.popup.ChromeTabID(ctx, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &recorder{s: s, tab: tab, tabID: id}
+	t.Cleanup(func() {
+		// A failed test leaves no recording under way for the next one.
+		_, _ = harness.Eval[bool](context.Background(), s.popup.Tab, `chrome.runtime.sendMessage({to: "bg", kind: "record-discard"}).then(() => true)`)
+	})
+	if err := s.popup.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	btn := fmt.Sprintf(`li[data-tab-id="%d"] button.tab-record`, id)
+	waitJS(ctx, t, s.popup.Tab, fmt.Sprintf(`document.querySelector(%q)?.textContent === "Record" && !document.querySelector(%q).disabled`, btn, btn))
+	if err := s.popup.Tab.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(btn)), chromedp.Click(chromedp.CSS(btn))); err != nil {
+		t.Fatal(err)
+	}
+	// The badge shows once every frame of the tab listens.
+	waitJS(ctx, t, s.popup.Tab, fmt.Sprintf(`chrome.action.getBadgeText({tabId: %d}).then((b) => b === "REC")`, id))
+	waitJS(ctx, t, s.popup.Tab, fmt.Sprintf(`document.querySelector(%q)?.textContent === "Stop recording"`, btn))
+	return r
+}
+
+// waitListening waits until the content script of the tab's page at
+// urlPart reports the person's steps (a new document after a navigation).
+func (r *recorder) waitListening(ctx context.Context, t *testing.T, urlPart string, frame bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	expr := `globalThis.__monkbrowseContentScript?.recording?.() === true`
+	for {
+		var got []string
+		var err error
+		if frame {
+			got, err = harness.EvalInExtensionWorlds(ctx, r.s.browser, r.s.browser.ExtensionID, urlPart, expr)
+		} else {
+			got, err = harness.EvalInPageExtensionWorlds(ctx, r.s.browser, r.s.browser.ExtensionID, urlPart, expr)
+		}
+		for _, v := range got {
+			if v == "true" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page at %s does not record (contexts %v, err %v)", urlPart, got, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stop presses Stop recording in the popup's row and waits for the save form.
+func (r *recorder) stop(ctx context.Context, t *testing.T) {
+	t.Helper()
+	btn := fmt.Sprintf(`li[data-tab-id="%d"] button.tab-record`, r.tabID)
+	if err := r.s.popup.Tab.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(btn)), chromedp.Click(chromedp.CSS(btn))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, r.s.popup.Tab, `!document.querySelector("#recording-form").hidden`)
+	waitJS(ctx, t, r.s.popup.Tab, fmt.Sprintf(`chrome.action.getBadgeText({tabId: %d}).then((b) => b !== "REC")`, r.tabID))
+}
+
+// save names the stopped recording in the popup's form (real clicks and
+// typing), renames parameters, and waits until it is stored.
+func (r *recorder) save(ctx context.Context, t *testing.T, name, description string, renames map[string]string) protocol.Recording {
+	t.Helper()
+	p := r.s.popup.Tab
+	typeInto := func(sel, text string) {
+		t.Helper()
+		if err := p.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel))); err != nil {
+			t.Fatal(err)
+		}
+		// What the field holds is replaced, as after the person selects it all.
+		js[bool](ctx, t, p, fmt.Sprintf(`(document.querySelector(%q).select(), true)`, sel))
+		c, cancel := p.Context(ctx)
+		defer cancel()
+		if _, err := chromedp.Call(c, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typeInto("#recording-name", name)
+	typeInto("#recording-description", description)
+	for from, to := range renames {
+		sel := fmt.Sprintf(`#recording-params input.param-name[data-param=%q]`, from)
+		waitJS(ctx, t, p, fmt.Sprintf(`!!document.querySelector(%q)`, sel))
+		typeInto(sel, to)
+	}
+	if err := p.Do(ctx, chromedp.Click(chromedp.CSS("#recording-save"))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, p, `document.querySelector("#recording-message").className === "ok" && !document.querySelector("#recording-message").hidden`)
+	var rec protocol.Recording
+	raw := js[string](ctx, t, p, fmt.Sprintf(`chrome.storage.local.get("recordings").then((g) => JSON.stringify((g.recordings ?? []).find((r) => r.name === %q) ?? null))`, name))
+	if err := json.Unmarshal([]byte(raw), &rec); err != nil || rec.Name != name {
+		t.Fatalf("the recording %q is not stored: %s (%v)", name, raw, err)
+	}
+	return rec
+}
+
+// storageDump is everything the extension keeps (local and session storage), as JSON text.
+func (s *suite) storageDump(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	return js[string](ctx, t, s.popup.Tab, `Promise.all([chrome.storage.local.get(null), chrome.storage.session.get(null)]).then(([l, s]) => JSON.stringify({local: l, session: s}))`)
+}
+
+// stepsJSON is the steps as compact JSON, one a line, for messages.
+func stepsJSON(steps []protocol.Step) string {
+	var b strings.Builder
+	for i, s := range steps {
+		j, _ := json.Marshal(s)
+		fmt.Fprintf(&b, "%d: %s\n", i, j)
+	}
+	return b.String()
+}
+
+// TestRecordFormFlow (issue 42): the person records signing up on a fixture
+// form through the real popup, with trusted input from the test's own CDP
+// connection: typing in three fields (key by key and inserted), "Show
+// password" then the password, a checkbox, a <select> by keyboard, a
+// cross-origin frame's field and button, the submit that navigates, a
+// button on the next page and an address typed into the address bar. The
+// stored recording has those steps as the person sees the targets (role,
+// name, the frame's address), the typed values as named parameters (one
+// renamed in the popup), the password as a secret step; the password is
+// nowhere in the extension's storage, local or session.
+func TestRecordFormFlow(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	tab, _ := s.openShared(ctx, t, "/record.html")
+	start := js[string](ctx, t, tab, "location.href")
+	s.frameReady(ctx, t, "record-frame.html")
+	r := s.startRecording(ctx, t, tab)
+	r.waitListening(ctx, t, "record-frame.html", true)
+
+	c, cancel := tab.Context(ctx)
+	defer cancel()
+	click := func(sel string) {
+		t.Helper()
+		if err := tab.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert := func(text string) {
+		t.Helper()
+		if _, err := chromedp.Call(c, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	click("#name")
+	insert("Ada Lovelace")
+	click("#email")
+	if err := tab.Do(ctx, chromedp.SendKeys(chromedp.CSS("#email"), "ada@example.org")); err != nil {
+		t.Fatal(err)
+	}
+	// "Show password" first: the field is type=text while the person types.
+	click("#show")
+	waitJS(ctx, t, tab, `document.getElementById("pw").type === "text"`)
+	click("#pw")
+	insert(recordPassword)
+	click("#news")
+	// The <select> by keyboard, as a person can (its popup is Chrome's own).
+	js[bool](ctx, t, tab, `(document.getElementById("size").focus(), true)`)
+	if err := tab.Do(ctx, chromedp.KeyEvent(kb.ArrowDown)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, tab, `document.getElementById("size").value === "Medium"`)
+	// The cross-origin frame: real clicks at its elements' points on the page.
+	frameAt := func(id string) point {
+		t.Helper()
+		origin := js[point](ctx, t, tab, `((r) => [r.left + 5, r.top + 5])(document.getElementById("promo").getBoundingClientRect())`)
+		el, err := harness.EvalInFrameTarget[point](ctx, s.browser, "record-frame.html", fmt.Sprintf(`((r) => [r.left + r.width / 2 - 5, r.top + r.height / 2 - 5])(document.getElementById(%q).getBoundingClientRect())`, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return origin.plus(el)
+	}
+	code := frameAt("code")
+	if err := tab.Do(ctx, chromedp.MouseClickXY(code[0], code[1])); err != nil {
+		t.Fatal(err)
+	}
+	insert("SPRING")
+	apply := frameAt("apply")
+	if err := tab.Do(ctx, chromedp.MouseClickXY(apply[0], apply[1])); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.frameState(ctx, t, "record-frame.html", `document.getElementById("applied").textContent`); got != `"Applied SPRING"` {
+		t.Fatalf("the frame's Apply shows %s", got)
+	}
+	// Submit: the form posts to the next page; the recording goes on there.
+	click("#submit")
+	waitJS(ctx, t, tab, `location.pathname === "/record-done.html" && document.readyState === "complete"`)
+	r.waitListening(ctx, t, "record-done.html", false)
+	click("#finish")
+	waitJS(ctx, t, tab, `window.__finished === 1`)
+	// An address typed into the address bar.
+	typed := s.fx.URL("/record.html?again=1")
+	if _, err := chromedp.Call(c, page.Navigate, page.NavigateParams{URL: typed, TransitionType: page.TransitionTypeTyped}); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, tab, `location.search === "?again=1" && document.readyState === "complete"`)
+	// The navigation's step is kept when the worker sees it commit: the popup shows the count.
+	waitJS(ctx, t, s.popup.Tab, `chrome.storage.session.get("recording").then((g) => (g.recording?.steps ?? []).some((s) => s.action === "navigate" && s.value?.endsWith("?again=1")))`)
+
+	r.stop(ctx, t)
+	rec := r.save(ctx, t, "Sign up at the fixture", "Signs up with a name and an email", map[string]string{"full_name": "name"})
+
+	want := []protocol.Step{
+		{Action: "navigate", Value: strings.SplitN(start, "#", 2)[0]},
+		{Action: "type", Target: &protocol.StepTarget{Role: "textbox", Name: "Full name"}, Param: "name"},
+		{Action: "type", Target: &protocol.StepTarget{Role: "textbox", Name: "Email"}, Param: "email"},
+		{Action: "check", Target: &protocol.StepTarget{Role: "checkbox", Name: "Show password"}},
+		{Action: "type", Target: &protocol.StepTarget{Role: "textbox", Name: "Password"}, Param: "password", Secret: true},
+		{Action: "check", Target: &protocol.StepTarget{Role: "checkbox", Name: "Subscribe to the newsletter"}},
+		{Action: "select", Target: &protocol.StepTarget{Role: "combobox", Name: "Size"}, Value: "Medium"},
+		{Action: "type", Target: &protocol.StepTarget{Role: "textbox", Name: "Promo code", Frame: "FRAME"}, Param: "promo_code"},
+		{Action: "click", Target: &protocol.StepTarget{Role: "button", Name: "Apply", Frame: "FRAME"}},
+		{Action: "click", Target: &protocol.StepTarget{Role: "button", Name: "Sign up"}},
+		{Action: "click", Target: &protocol.StepTarget{Role: "button", Name: "Finish"}},
+		{Action: "navigate", Value: typed},
+	}
+	if len(rec.Steps) != len(want) {
+		t.Fatalf("recorded %d steps, want %d:\n%s", len(rec.Steps), len(want), stepsJSON(rec.Steps))
+	}
+	for i, w := range want {
+		g := rec.Steps[i]
+		if w.Target != nil && w.Target.Frame == "FRAME" {
+			// The frame's address: the other fixture origin's page, origin and path.
+			if g.Target == nil || !strings.HasSuffix(g.Target.Frame, "/record-frame.html") || strings.HasPrefix(g.Target.Frame, s.fx.Origin()) {
+				t.Errorf("step %d's frame is %+v, want the other origin's /record-frame.html", i, g.Target)
+				continue
+			}
+			w.Target.Frame = g.Target.Frame
+		}
+		gj, _ := json.Marshal(g)
+		wj, _ := json.Marshal(w)
+		if string(gj) != string(wj) {
+			t.Errorf("step %d is\n%s\nwant\n%s", i, gj, wj)
+		}
+	}
+	wantParams := []protocol.RecordingParam{
+		{Name: "name", Example: "Ada Lovelace"},
+		{Name: "email", Example: "ada@example.org"},
+		{Name: "password", Secret: true},
+		{Name: "promo_code", Example: "SPRING"},
+	}
+	pj, _ := json.Marshal(rec.Params)
+	wpj, _ := json.Marshal(wantParams)
+	if string(pj) != string(wpj) {
+		t.Errorf("the parameters are %s, want %s", pj, wpj)
+	}
+	if rec.Description != "Signs up with a name and an email" || rec.Site != s.fx.Origin() {
+		t.Errorf("description %q, site %q (want the fixture's origin %s)", rec.Description, rec.Site, s.fx.Origin())
+	}
+	if dump := s.storageDump(ctx, t); strings.Contains(dump, recordPassword) || strings.Contains(dump, "Rec0rded") {
+		t.Errorf("the extension's storage holds the password the person typed while recording:\n%s", harness.Clip(dump, 4000))
+	}
+}
