@@ -286,3 +286,61 @@ func TestRecordFormFlow(t *testing.T) {
 		t.Errorf("the extension's storage holds the password the person typed while recording:\n%s", harness.Clip(dump, 4000))
 	}
 }
+
+// TestRecordReactSelect (issue 42): on a page built with the real
+// react-select (e2e/libpages), the person clicks the field, types to
+// filter and clicks an option, with trusted input; the recording holds one
+// select step on the combobox as the snapshot names it, with the option's
+// name as its value (the click that opened the menu and the filter typing
+// are folded into it), and the page's own state has the choice.
+func TestRecordReactSelect(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	fx := libFixtures(t, s.p)
+	tab, err := s.browser.NewTab(ctx, unique(fx.URL("/react-select.html")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tab.Close)
+	waitJS(ctx, t, tab, "!!window.__state")
+	s.share(ctx, t, tab)
+	start := js[string](ctx, t, tab, "location.href")
+	r := s.startRecording(ctx, t, tab)
+
+	center := func(expr string) point {
+		t.Helper()
+		return js[point](ctx, t, tab, `((r) => [r.left + r.width / 2, r.top + r.height / 2])(`+expr+`.getBoundingClientRect())`)
+	}
+	control := center(`document.getElementById("fruit-input").closest("[class*=control]")`)
+	if err := tab.Do(ctx, chromedp.MouseClickXY(control[0], control[1])); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, tab, "window.__state.menuOpen === true")
+	c, cancel := tab.Context(ctx)
+	defer cancel()
+	if _, err := chromedp.Call(c, input.InsertText, input.InsertTextParams{Text: "Ch"}); err != nil {
+		t.Fatal(err)
+	}
+	option := `[...document.querySelectorAll("[role=option]")].find((o) => o.textContent === "Cherry")`
+	waitJS(ctx, t, tab, "!!"+option)
+	at := center(option)
+	if err := tab.Do(ctx, chromedp.MouseClickXY(at[0], at[1])); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, tab, `window.__state.fruit === "cherry"`)
+
+	r.stop(ctx, t)
+	rec := r.save(ctx, t, "Choose a fruit", "", nil)
+	want := []protocol.Step{
+		{Action: "navigate", Value: strings.SplitN(start, "#", 2)[0]},
+		{Action: "select", Target: &protocol.StepTarget{Role: "combobox", Name: "Fruit"}, Value: "Cherry"},
+	}
+	gj, _ := json.Marshal(rec.Steps)
+	wj, _ := json.Marshal(want)
+	if string(gj) != string(wj) {
+		t.Errorf("recorded\n%s\nwant\n%s", stepsJSON(rec.Steps), stepsJSON(want))
+	}
+	if len(rec.Params) != 0 {
+		t.Errorf("a chosen option is a value, not a parameter, until the person marks it: %+v", rec.Params)
+	}
+}

@@ -34,7 +34,8 @@ describe("the recorder (service worker side)", () => {
     expect(calls).toEqual(["listen 7 true", "badge 7 true"]);
     for (const v of ["a", "ab", "ab@x.org"]) await r.step(7, "", { action: "type", target: email, value: v }, 1);
     await r.step(7, "", { action: "type", target: pw, secret: true }, 2);
-    await r.step(7, "", { action: "click", target: { role: "button", name: "Sign in" } }, 3);
+    // The top frame's step: no frame, whatever the page said.
+    await r.step(7, "", { action: "click", target: { role: "button", name: "Sign in", frame: "https://evil.example/" } }, 3);
     // Another tab's content script, and a step with an action a page may not report: ignored.
     expect(await r.step(8, "", { action: "click", target: { role: "button", name: "x" } }, 4)).toBe(false);
     expect(await r.step(7, "", { action: "navigate", value: "https://evil.example/" }, 4)).toBe(false);
