@@ -344,3 +344,100 @@ func TestRecordReactSelect(t *testing.T) {
 		t.Errorf("a chosen option is a value, not a parameter, until the person marks it: %+v", rec.Params)
 	}
 }
+
+// TestRecordingsEditedInOptions (issue 42): the options page lists a
+// recording (name, description, site, parameters, steps in words), and the
+// person's real clicks and typing there rename a parameter, make a chosen
+// value a parameter, drop a step, rename the recording and delete it; each
+// edit is read back from chrome.storage.local.
+func TestRecordingsEditedInOptions(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, testTimeout)
+	const seed = `{"name":"Order tea","description":"Orders the usual","site":"https://shop.example","created":"2026-12-04T10:00:00Z",
+		"params":[{"name":"email","example":"a@b.org"},{"name":"password","secret":true}],
+		"steps":[{"action":"navigate","value":"https://shop.example/"},
+		{"action":"type","target":{"role":"textbox","name":"Email"},"param":"email"},
+		{"action":"type","target":{"role":"textbox","name":"Password"},"param":"password","secret":true},
+		{"action":"select","target":{"role":"combobox","name":"Tea"},"value":"Green"},
+		{"action":"click","target":{"role":"button","name":"Order"}}]}`
+	js[bool](ctx, t, s.popup.Tab, `chrome.storage.local.set({recordings: [`+seed+`]}).then(() => true)`)
+	t.Cleanup(func() {
+		_, _ = harness.Eval[bool](context.Background(), s.popup.Tab, `chrome.storage.local.remove("recordings").then(() => true)`)
+	})
+	opts, err := s.browser.NewTab(ctx, s.browser.ExtensionURL("options.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(opts.Close)
+	li := `#recording-list li[data-name="Order tea"]`
+	waitJS(ctx, t, opts, `!!document.querySelector('`+li+`')`)
+	text := js[string](ctx, t, opts, `document.querySelector('`+li+`').innerText`)
+	for _, want := range []string{"Order tea", "Orders the usual", "https://shop.example", `e.g. "a@b.org"`, "a secret you enter when it runs",
+		`Type {{email}} into textbox "Email"`, `You enter a secret (password) into textbox "Password"`, `Choose "Green" in combobox "Tea"`, `Click button "Order"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the options page's recording does not show %q:\n%s", want, text)
+		}
+	}
+	stored := func() protocol.Recording {
+		t.Helper()
+		var recs []protocol.Recording
+		raw := js[string](ctx, t, opts, `chrome.storage.local.get("recordings").then((g) => JSON.stringify(g.recordings ?? []))`)
+		if err := json.Unmarshal([]byte(raw), &recs); err != nil || len(recs) != 1 {
+			t.Fatalf("stored recordings: %s (%v)", raw, err)
+		}
+		return recs[0]
+	}
+	press := func(sel string) {
+		t.Helper()
+		if err := opts.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	retype := func(sel, text string) {
+		t.Helper()
+		press(sel)
+		js[bool](ctx, t, opts, fmt.Sprintf(`(document.querySelector(%q).select(), true)`, sel))
+		c, cancel := opts.Context(ctx)
+		defer cancel()
+		if _, err := chromedp.Call(c, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	until := func(what string, ok func(protocol.Recording) bool) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			r := stored()
+			if ok(r) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the stored recording is %+v\n%s", what, r, stepsJSON(r.Steps))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	retype(li+` div[data-param="email"] input.param-rename-input`, "mail")
+	press(li + ` div[data-param="email"] button.param-rename`)
+	until("renaming the parameter", func(r protocol.Recording) bool {
+		return len(r.Params) == 2 && r.Params[0].Name == "mail" && r.Steps[1].Param == "mail"
+	})
+	waitJS(ctx, t, opts, `!!document.querySelector('`+li+` div[data-param="mail"]')`)
+	press(li + ` .rec-steps li:nth-child(4) button.step-param`)
+	until("making the chosen tea a parameter", func(r protocol.Recording) bool {
+		return len(r.Params) == 3 && r.Params[2].Name == "tea" && r.Params[2].Example == "Green" && r.Steps[3].Param == "tea" && r.Steps[3].Value == ""
+	})
+	waitJS(ctx, t, opts, `document.querySelectorAll('`+li+` .rec-steps li').length === 5`)
+	press(li + ` .rec-steps li:nth-child(1) button.step-drop`)
+	until("dropping the first step", func(r protocol.Recording) bool {
+		return len(r.Steps) == 4 && r.Steps[0].Action == "type"
+	})
+	retype(li+` input.rec-rename-input`, "Order green tea")
+	press(li + ` button.rec-rename`)
+	until("renaming the recording", func(r protocol.Recording) bool { return r.Name == "Order green tea" })
+	waitJS(ctx, t, opts, `!!document.querySelector('#recording-list li[data-name="Order green tea"]')`)
+	press(`#recording-list li[data-name="Order green tea"] button.rec-delete`)
+	waitJS(ctx, t, opts, `chrome.storage.local.get("recordings").then((g) => Array.isArray(g.recordings) && g.recordings.length === 0)`)
+	waitJS(ctx, t, opts, `!document.querySelector("#recordings-empty").hidden`)
+}
