@@ -232,6 +232,8 @@ func TestRecordFormFlow(t *testing.T) {
 	// The navigation's step is kept when the worker sees it commit: the popup shows the count.
 	waitJS(ctx, t, s.popup.Tab, `chrome.storage.session.get("recording").then((g) => (g.recording?.steps ?? []).some((s) => s.action === "navigate" && s.value?.endsWith("?again=1")))`)
 
+	// The badge still says the tab records, on its third document.
+	waitJS(ctx, t, s.popup.Tab, fmt.Sprintf(`chrome.action.getBadgeText({tabId: %d}).then((b) => b === "REC")`, r.tabID))
 	r.stop(ctx, t)
 	rec := r.save(ctx, t, "Sign up at the fixture", "Signs up with a name and an email", map[string]string{"full_name": "name"})
 

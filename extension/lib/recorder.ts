@@ -247,11 +247,13 @@ export class Recorder {
     });
   }
 
-  /** A top-frame navigation of tabId committed: an address the person typed is a navigate step. */
+  /** A top-frame navigation of tabId committed: the badge again, and an address the person typed is a navigate step. */
   committed(d: { tabId: number; frameId: number; url: string; timeStamp: number; transitionType?: string }): Promise<boolean> {
     return this.run(async () => {
       const st = await this.state();
       if (!st || st.stopped || st.tabId !== d.tabId || d.frameId !== 0) return false;
+      // Chrome resets a tab's own badge when its top frame navigates: it says "REC" again.
+      await this.port.badge(d.tabId, true);
       if (!TYPED_TRANSITIONS.has(d.transitionType ?? "") || this.port.acting(d.tabId, d.timeStamp)) return false;
       if (!/^https?:/i.test(d.url)) return false;
       await this.save({ ...st, steps: addStep(st.steps, { action: "navigate", value: withoutHash(d.url) }) });
