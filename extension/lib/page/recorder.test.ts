@@ -99,6 +99,19 @@ describe("recording the person's actions in the page", () => {
     expect(describeTarget($("o"))).toEqual({ role: "button", name: "Other" });
   });
 
+  it("describes a field once while the person types in it; another step describes it afresh", () => {
+    document.body.innerHTML = `<label for=e>Email</label><input id=e><button id=b>Go</button>`;
+    const e = $("e") as HTMLInputElement;
+    const typing = {};
+    e.value = "a";
+    expect(recordEvent(trusted("input", e), typing)).toEqual({ action: "type", target: { role: "textbox", name: "Email" }, value: "a" });
+    // The page renames the field: the typing in progress keeps its name.
+    $("e").previousElementSibling!.textContent = "Mail";
+    e.value = "ab";
+    expect(recordEvent(trusted("input", e), typing)).toEqual({ action: "type", target: { role: "textbox", name: "Email" }, value: "ab" });
+    expect(recordEvent(trusted("input", e))).toMatchObject({ target: { name: "Mail" } });
+  });
+
   it("listens only until stopped, and a failure to describe never reaches the page", () => {
     document.body.innerHTML = `<button id=b>Go</button>`;
     const steps: unknown[] = [];

@@ -177,7 +177,7 @@ function typedValue(el: Element): string {
  * into text fields and plain text keys neither. A secret field's typing is
  * {action: "type", target, secret: true}: its value is not read.
  */
-export function recordEvent(ev: Event): Step | null {
+export function recordEvent(ev: Event, typing?: TypingCache): Step | null {
   if (!ev.isTrusted) return null;
   const at = eventElement(ev);
   if (!at) return null;
@@ -186,9 +186,18 @@ export function recordEvent(ev: Event): Step | null {
       const el = editingHost(at) ?? at;
       if (isInput(el) && NOT_TYPED.has(el.type)) return null;
       if (!isInput(el) && !isTextArea(el) && !isContentEditable(el)) return null;
-      const target = describeTarget(el);
-      // An editable region without a role is a text field to a person (the snapshot says textbox).
-      target.role ??= "textbox";
+      // Each key typed is an input event: the field is described once while the person types in it.
+      let target = typing?.el === el ? typing.target : undefined;
+      if (!target) {
+        target = describeTarget(el);
+        // An editable region without a role is a text field to a person (the snapshot says textbox).
+        target.role ??= "textbox";
+        if (typing) {
+          typing.el = el;
+          typing.target = target;
+        }
+      }
+      target = { ...target };
       if (isSecretField(el)) return { action: "type", target, secret: true };
       return { action: "type", target, value: typedValue(el) };
     }
@@ -226,6 +235,15 @@ export function recordEvent(ev: Event): Step | null {
   }
 }
 
+/**
+ * The field typed into last and its description: describing a field looks
+ * at the whole document (nth), too much for every key. Any other step ends it.
+ */
+export interface TypingCache {
+  el?: Element;
+  target?: StepTarget;
+}
+
 /** The events a recording document listens to (capture phase, on the document). */
 export const RECORDED_EVENTS = ["click", "input", "change", "keydown"] as const;
 
@@ -235,10 +253,15 @@ export const RECORDED_EVENTS = ["click", "input", "change", "keydown"] as const;
  * through fail, never thrown into the page's event dispatch.
  */
 export function recordDocument(doc: Document, send: (step: Step) => void, fail: (e: unknown) => void): () => void {
+  const typing: TypingCache = {};
   const on = (ev: Event) => {
     let step: Step | null;
     try {
-      step = recordEvent(ev);
+      step = recordEvent(ev, typing);
+      if (step && step.action !== "type") {
+        typing.el = undefined;
+        typing.target = undefined;
+      }
     } catch (e) {
       fail(e);
       return;
