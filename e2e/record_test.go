@@ -373,6 +373,9 @@ func TestRecordingsEditedInOptions(t *testing.T) {
 	t.Cleanup(opts.Close)
 	li := `#recording-list li[data-name="Order tea"]`
 	waitJS(ctx, t, opts, `!!document.querySelector('`+li+`')`)
+	if js[bool](ctx, t, opts, `document.querySelector("#recordings-empty").checkVisibility()`) {
+		t.Errorf("the options page says there are no recordings beside one")
+	}
 	text := js[string](ctx, t, opts, `document.querySelector('`+li+`').innerText`)
 	for _, want := range []string{"Order tea", "Orders the usual", "https://shop.example", `e.g. "a@b.org"`, "a secret you enter when it runs",
 		`Type {{email}} into textbox "Email"`, `You enter a secret (password) into textbox "Password"`, `Choose "Green" in combobox "Tea"`, `Click button "Order"`} {
@@ -441,5 +444,5 @@ func TestRecordingsEditedInOptions(t *testing.T) {
 	waitJS(ctx, t, opts, `!!document.querySelector('#recording-list li[data-name="Order green tea"]')`)
 	press(`#recording-list li[data-name="Order green tea"] button.rec-delete`)
 	waitJS(ctx, t, opts, `chrome.storage.local.get("recordings").then((g) => Array.isArray(g.recordings) && g.recordings.length === 0)`)
-	waitJS(ctx, t, opts, `!document.querySelector("#recordings-empty").hidden`)
+	waitJS(ctx, t, opts, `document.querySelector("#recordings-empty").checkVisibility()`)
 }
