@@ -128,6 +128,7 @@ describe("the recorder (service worker side)", () => {
     steps = addStep(steps, { action: "click", target: fruit });
     steps = addStep(steps, { action: "type", target: fruit, value: "Ban" });
     steps = addStep(steps, { action: "select", target: fruit, value: "Banana" });
+    steps = addStep(steps, { action: "select", target: fruit, value: "Banana" });
     expect(steps).toEqual([
       { action: "click", target: { role: "button", name: "Go" } },
       { action: "select", target: fruit, value: "Banana" },

@@ -86,6 +86,8 @@ export function addStep(steps: Step[], step: Step): Step[] {
   if (step.action === "type" && last?.action === "type" && sameTarget(last.target, step.target)) {
     return [...steps.slice(0, -1), step];
   }
+  // The same choice twice in a row (an option's pointerup, then its click) is one step.
+  if (step.action === "select" && last?.action === "select" && last.value === step.value && sameTarget(last.target, step.target)) return steps;
   let out = steps;
   if (step.action === "select") {
     let i = out.length;

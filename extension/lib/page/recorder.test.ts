@@ -72,6 +72,9 @@ describe("recording the person's actions in the page", () => {
     expect(recordEvent(trusted("change", $("s")))).toEqual({ action: "select", target: { role: "combobox", name: "Size" }, value: "Medium" });
     expect(recordEvent(trusted("click", $("m")))).toBeNull();
     expect(recordEvent(trusted("click", $("o2s")))).toEqual({ action: "select", target: { role: "combobox", name: "Fruit" }, value: "Banana" });
+    // An option's pointerup is the choice too (a list gone before its click).
+    expect(recordEvent(trusted("pointerup", $("o1")))).toEqual({ action: "select", target: { role: "combobox", name: "Fruit" }, value: "Apple" });
+    expect(recordEvent(trusted("pointerup", $("f")))).toBeNull();
     // Typing into the combobox to filter is typing (the worker drops it when an option is chosen).
     ($("f") as HTMLInputElement).value = "Ban";
     expect(recordEvent(trusted("input", $("f")))).toEqual({ action: "type", target: { role: "combobox", name: "Fruit" }, value: "Ban" });

@@ -220,6 +220,17 @@ export function recordEvent(ev: Event, typing?: TypingCache): Step | null {
       if (CHECK_ROLES.has(t.role)) return { action: checkedAfterClick(t.el) ? "check" : "uncheck", target: describeTarget(t.el) };
       return { action: "click", target: describeTarget(t.el) };
     }
+    case "pointerup": {
+      // Some listboxes choose on pointerup and are gone before the click
+      // (Radix Select): an option's pointerup is the choice too; the worker
+      // keeps one step when its click follows.
+      if ((ev as PointerEvent).button !== 0 || isOption(at)) return null;
+      const t = clickTarget(at);
+      if (!t || t.role !== "option") return null;
+      const owner = optionOwner(t.el);
+      const value = nameOf(t.el);
+      return owner && value ? { action: "select", target: describeTarget(owner), value } : null;
+    }
     case "keydown": {
       const el = editingHost(at) ?? at;
       const secret = (isInput(el) || isTextArea(el)) && isSecretField(el);
@@ -245,7 +256,7 @@ export interface TypingCache {
 }
 
 /** The events a recording document listens to (capture phase, on the document). */
-export const RECORDED_EVENTS = ["click", "input", "change", "keydown"] as const;
+export const RECORDED_EVENTS = ["click", "pointerup", "input", "change", "keydown"] as const;
 
 /**
  * Listens to doc's trusted events and hands each step to send until the
