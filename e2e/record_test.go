@@ -148,7 +148,7 @@ func stepsJSON(steps []protocol.Step) string {
 // form through the real popup, with trusted input from the test's own CDP
 // connection: typing in three fields (key by key and inserted), "Show
 // password" then the password, a checkbox, a <select> by keyboard, a
-// cross-origin frame's field and button, the submit that navigates, a
+// cross-site frame's field, a Tab key and a button, the submit that navigates, a
 // button on the next page and an address typed into the address bar. The
 // stored recording has those steps as the person sees the targets (role,
 // name, the frame's address), the typed values as named parameters (one
@@ -210,6 +210,10 @@ func TestRecordFormFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	insert("SPRING")
+	// A key that is a step of its own: Tab, out of the frame's field.
+	if err := tab.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+		t.Fatal(err)
+	}
 	apply := frameAt("apply")
 	if err := tab.Do(ctx, chromedp.MouseClickXY(apply[0], apply[1])); err != nil {
 		t.Fatal(err)
@@ -246,6 +250,7 @@ func TestRecordFormFlow(t *testing.T) {
 		{Action: "check", Target: &protocol.StepTarget{Role: "checkbox", Name: "Subscribe to the newsletter"}},
 		{Action: "select", Target: &protocol.StepTarget{Role: "combobox", Name: "Size"}, Value: "Medium"},
 		{Action: "type", Target: &protocol.StepTarget{Role: "textbox", Name: "Promo code", Frame: "FRAME"}, Param: "promo_code"},
+		{Action: "press", Target: &protocol.StepTarget{Role: "textbox", Name: "Promo code", Frame: "FRAME"}, Value: "Tab"},
 		{Action: "click", Target: &protocol.StepTarget{Role: "button", Name: "Apply", Frame: "FRAME"}},
 		{Action: "click", Target: &protocol.StepTarget{Role: "button", Name: "Sign up"}},
 		{Action: "click", Target: &protocol.StepTarget{Role: "button", Name: "Finish"}},
