@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -443,6 +445,31 @@ func TestRecordingsEditedInOptions(t *testing.T) {
 	until("dropping the first step", func(r protocol.Recording) bool {
 		return len(r.Steps) == 4 && r.Steps[0].Action == "type"
 	})
+	// Download as Playwright test: the export (lib/recording-export.ts) as a file.
+	dl := t.TempDir()
+	if err := s.browser.AllowDownloads(ctx, dl); err != nil {
+		t.Fatal(err)
+	}
+	press(li + ` button.rec-download`)
+	file := filepath.Join(dl, "order-tea.spec.ts")
+	deadline := time.Now().Add(10 * time.Second)
+	var test []byte
+	for {
+		if b, err := os.ReadFile(file); err == nil && len(b) > 0 {
+			test = b
+			break
+		}
+		if time.Now().After(deadline) {
+			entries, _ := os.ReadDir(dl)
+			t.Fatalf("no %s downloaded (the folder has %v)", file, entries)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, want := range []string{`test("Order tea"`, `secret("PASSWORD")`, `getByRole("combobox", { name: "Tea"`} {
+		if !strings.Contains(string(test), want) {
+			t.Errorf("the downloaded test lacks %s:\n%s", want, test)
+		}
+	}
 	retype(li+` input.rec-rename-input`, "Order green tea")
 	press(li + ` button.rec-rename`)
 	until("renaming the recording", func(r protocol.Recording) bool { return r.Name == "Order green tea" })

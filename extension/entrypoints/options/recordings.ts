@@ -8,6 +8,7 @@
 import type { Recording } from "../../lib/protocol.gen";
 import { deleteRecording, KEY_RECORDINGS, normalizeRecordings, renameRecording } from "../../lib/recordings";
 import { dropStep, markParam, renameParam, stepInWords } from "../../lib/recorder";
+import { toPlaywrightTest } from "../../lib/recording-export";
 
 const list = document.querySelector("#recording-list") as HTMLOListElement;
 const empty = document.querySelector("#recordings-empty") as HTMLParagraphElement;
@@ -66,6 +67,32 @@ function renamer(current: string, label: string, cls: string, apply: (to: string
   return span;
 }
 
+/** A file name for the recording's test: its name's letters and digits, then .spec.ts. */
+export function testFileName(name: string): string {
+  const base = name
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60);
+  return `${base || "recording"}.spec.ts`;
+}
+
+/** Saves the recording's Playwright test as a file (the browser's own download of a blob: nothing leaves the machine). */
+function downloadTest(r: Recording): void {
+  const url = URL.createObjectURL(new Blob([toPlaywrightTest(r)], { type: "text/plain" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = testFileName(r.name);
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // The download has read the blob by then; a minute is plenty.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  say(`Downloaded ${a.download}: run it with npx playwright test; set the secrets' environment variables first.`, "ok");
+}
+
 function render(recs: Recording[]): void {
   empty.hidden = recs.length > 0;
   list.replaceChildren(
@@ -88,11 +115,8 @@ function render(recs: Recording[]): void {
           void edit((recs) => deleteRecording(recs, r.name), `Deleted "${r.name}".`).catch(fail);
         }),
       );
-      // The export of the other half of issue 42 (lib/recording-export.ts) downloads from here.
-      const download = button("Download as Playwright test", "rec-download", `Download "${r.name}" as a Playwright test`, () => undefined);
-      download.disabled = true;
-      download.title = "Not available in this version yet";
-      head.append(download);
+      // The recording as a Playwright test (lib/recording-export.ts): secrets read from the environment.
+      head.append(button("Download as Playwright test", "rec-download", `Download "${r.name}" as a Playwright test`, () => downloadTest(r)));
       li.append(head);
       if (r.description) {
         const d = document.createElement("p");
