@@ -47,13 +47,23 @@ func (s *suite) startRecording(ctx context.Context, t *testing.T, tab *harness.T
 	}
 	btn := fmt.Sprintf(`li[data-tab-id="%d"] button.tab-record`, id)
 	waitJS(ctx, t, s.popup.Tab, fmt.Sprintf(`document.querySelector(%q)?.textContent === "Record" && !document.querySelector(%q).disabled`, btn, btn))
-	if err := s.popup.Tab.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(btn)), chromedp.Click(chromedp.CSS(btn))); err != nil {
-		t.Fatal(err)
-	}
+	clickAt(ctx, t, s.popup.Tab, btn)
 	// The badge shows once every frame of the tab listens.
 	waitJS(ctx, t, s.popup.Tab, fmt.Sprintf(`chrome.action.getBadgeText({tabId: %d}).then((b) => b === "REC")`, id))
 	waitJS(ctx, t, s.popup.Tab, fmt.Sprintf(`document.querySelector(%q)?.textContent === "Stop recording"`, btn))
 	return r
+}
+
+// clickAt clicks the element sel of an extension page with a real click at
+// its centre: the popup re-renders its rows on every tab event, so a node
+// looked up before the click may be gone by then; its successor sits at
+// the same point.
+func clickAt(ctx context.Context, t *testing.T, tab *harness.Tab, sel string) {
+	t.Helper()
+	at := js[point](ctx, t, tab, fmt.Sprintf(`((e) => { e.scrollIntoView({block: "center"}); const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })(document.querySelector(%q))`, sel))
+	if err := tab.Do(ctx, chromedp.MouseClickXY(at[0], at[1])); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // waitListening waits until the content script of the tab's page at
@@ -86,9 +96,7 @@ func (r *recorder) waitListening(ctx context.Context, t *testing.T, urlPart stri
 func (r *recorder) stop(ctx context.Context, t *testing.T) {
 	t.Helper()
 	btn := fmt.Sprintf(`li[data-tab-id="%d"] button.tab-record`, r.tabID)
-	if err := r.s.popup.Tab.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(btn)), chromedp.Click(chromedp.CSS(btn))); err != nil {
-		t.Fatal(err)
-	}
+	clickAt(ctx, t, r.s.popup.Tab, btn)
 	waitJS(ctx, t, r.s.popup.Tab, `!document.querySelector("#recording-form").hidden`)
 	waitJS(ctx, t, r.s.popup.Tab, fmt.Sprintf(`chrome.action.getBadgeText({tabId: %d}).then((b) => b !== "REC")`, r.tabID))
 }
@@ -159,7 +167,7 @@ func stepsJSON(steps []protocol.Step) string {
 func TestRecordFormFlow(t *testing.T) {
 	s := shared(t)
 	ctx := testContext(t, testTimeout)
-	tab, _ := s.openShared(ctx, t, "/record.html")
+	tab, slot := s.openShared(ctx, t, "/record.html")
 	start := js[string](ctx, t, tab, "location.href")
 	s.frameReady(ctx, t, "record-frame.html")
 	r := s.startRecording(ctx, t, tab)
@@ -293,6 +301,56 @@ func TestRecordFormFlow(t *testing.T) {
 	}
 	if dump := s.storageDump(ctx, t); strings.Contains(dump, recordPassword) || strings.Contains(dump, "Rec0rded") {
 		t.Errorf("the extension's storage holds the password the person typed while recording:\n%s", harness.Clip(dump, 4000))
+	}
+
+	// ---- the AI runs the recording with other values (browser_run) ----
+	// The pages keep what was submitted in the tab's sessionStorage: start clean.
+	js[bool](ctx, t, tab, `(sessionStorage.clear(), true)`)
+	if _, err := harness.EvalInFrameTarget[bool](ctx, s.browser, "record-frame.html", `(sessionStorage.clear(), true)`); err != nil {
+		t.Fatal(err)
+	}
+	const runPassword = "Run-Time-Pw-7"
+	done := make(chan harness.ToolResult, 1)
+	go func() {
+		res, err := s.server.Call(ctx, "browser_run", map[string]any{"tab": slot, "recording": "Sign up at the fixture",
+			"params": map[string]any{"name": "Grace Hopper", "email": "grace@example.org", "promo_code": "WINTER"}})
+		if err != nil {
+			res = harness.ToolResult{IsError: true, Text: "transport: " + err.Error()}
+		}
+		done <- res
+	}()
+	// The secret step is the person's: they type it in the page and press Done in the popup.
+	waitJS(ctx, t, s.popup.Tab, `!!document.querySelector('#ask-list button.done') && document.querySelector('#ask-list').textContent.includes('Please enter your password')`)
+	if err := tab.Do(ctx, chromedp.SendKeys(chromedp.CSS("#pw"), runPassword)); err != nil {
+		t.Fatal(err)
+	}
+	clickAt(ctx, t, s.popup.Tab, "#ask-list button.done")
+	var res harness.ToolResult
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		t.Fatal("browser_run did not answer after the person pressed Done")
+	}
+	if res.IsError || !strings.HasPrefix(res.Text, fmt.Sprintf("Ran %d of %d steps", len(rec.Steps), len(rec.Steps))) {
+		t.Fatalf("browser_run of the recording:\n%s", res.Text)
+	}
+	t.Logf("browser_run answered:\n%s", harness.Clip(res.Text, 3000))
+	if strings.Contains(res.Text, runPassword) || strings.Contains(res.Text, recordPassword) {
+		t.Errorf("a password is in browser_run's answer:\n%s", res.Text)
+	}
+	// Success, read from the pages' own state: the form posted the new values,
+	// the next page's Finish was pressed, the frame applied the new code.
+	waitJS(ctx, t, tab, `location.search === "?again=1"`)
+	if got, want := js[string](ctx, t, tab, `sessionStorage.getItem("signup") ?? "null"`),
+		fmt.Sprintf(`{"name":"Grace Hopper","email":"grace@example.org","pwLength":%d,"news":true,"size":"Medium"}`, len(runPassword)); got != want {
+		t.Errorf("the run submitted %s, want %s; answer:\n%s", got, want, res.Text)
+	}
+	if got := js[string](ctx, t, tab, `sessionStorage.getItem("finished") ?? "null"`); got != "1" {
+		t.Errorf("the next page's Finish was pressed %s times by the run", got)
+	}
+	s.frameReady(ctx, t, "record-frame.html")
+	if got, err := harness.EvalInFrameTarget[string](ctx, s.browser, "record-frame.html", `sessionStorage.getItem("applied") ?? "null"`); err != nil || got != "WINTER" {
+		t.Errorf("the frame applied %q (%v), want WINTER", got, err)
 	}
 }
 
