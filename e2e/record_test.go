@@ -243,8 +243,11 @@ func TestRecordFormFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(ctx, t, tab, `location.search === "?again=1" && document.readyState === "complete"`)
-	// The navigation's step is kept when the worker sees it commit: the popup shows the count.
-	waitJS(ctx, t, s.popup.Tab, `chrome.storage.session.get("recording").then((g) => (g.recording?.steps ?? []).some((s) => s.action === "navigate" && s.value?.endsWith("?again=1")))`)
+	// The popup shows the steps as they come, the typed address last.
+	waitJS(ctx, t, s.popup.Tab, `document.querySelector("#recording-live-steps li:last-child")?.textContent.endsWith("?again=1")`)
+	if live := js[string](ctx, t, s.popup.Tab, `document.querySelector("#recording-live-steps").innerText`); !strings.Contains(live, `Type "Ada Lovelace" into textbox "Full name"`) || strings.Contains(live, recordPassword) {
+		t.Errorf("the popup's live steps:\n%s", live)
+	}
 
 	// The badge still says the tab records, on its third document.
 	waitJS(ctx, t, s.popup.Tab, fmt.Sprintf(`chrome.action.getBadgeText({tabId: %d}).then((b) => b === "REC")`, r.tabID))

@@ -46,11 +46,11 @@ function render(): void {
   live.hidden = state.stopped;
   form.hidden = !state.stopped;
   const steps = state.steps.filter((s) => s.action !== "navigate" || state?.steps[0] !== s);
+  // What is recorded, in words, as it comes: the person sees what the AI will repeat.
+  const list = $<HTMLOListElement>(state.stopped ? "#recording-steps" : "#recording-live-steps");
   if (!state.stopped) {
     $<HTMLElement>("#recording-count").textContent = `Recording: ${steps.length} step${steps.length === 1 ? "" : "s"} so far. Do the task in the tab as usual.`;
-    return;
   }
-  const list = $<HTMLOListElement>("#recording-steps");
   list.replaceChildren(
     ...state.steps.map((s) => {
       const li = document.createElement("li");
@@ -58,6 +58,7 @@ function render(): void {
       return li;
     }),
   );
+  if (!state.stopped) return;
   const params = $<HTMLElement>("#recording-params");
   const shown = [...params.querySelectorAll<HTMLInputElement>("input.param-name")].map((i) => i.dataset.param).join("\u0000");
   const want = (state.params ?? []).filter((p) => !p.secret);
