@@ -145,6 +145,12 @@ func vectors(t testing.TB) []vector {
 			Steps: []Step{{Action: StepType, Target: &StepTarget{Role: "textbox", Name: "Email"}, Param: "email"}, {Action: StepType, Target: &StepTarget{Role: "textbox", Name: "Password"}, Param: "password", Secret: true}, {Action: StepClick, Target: &StepTarget{Role: "button", Name: "Sign up", Nth: 1}}},
 		}}, Export: "import { test } from \"@playwright/test\";\n"}},
 		MsgGetSelection: {TabRequest{TabID: 1843}, GetSelectionResult{TabID: 1843, Pointed: true, Refs: []string{"e21", "e20"}, Role: "paragraph", Text: "the quick brown fox", URL: "https://example.com/notes", At: 1764500000123}},
+		MsgSiteTools: {TabRequest{TabID: 1843}, SiteToolsResult{TabID: 1843, Tools: []SiteTool{
+			{Name: "search_products", Title: "Search", Description: "Find products by name.", InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`), ReadOnly: true, Origin: "https://shop.example", Frame: 0},
+			{Name: "pay", Description: "Pay the order.", Consequential: true, Origin: "https://pay.example", Frame: 12},
+		}}},
+		MsgSiteToolCall: {SiteToolCallRequest{TabID: 1843, Name: "search_products", Arguments: json.RawMessage(`{"query":"tea"}`)}, SiteToolCallResult{TabID: 1843,
+			Tool: SiteTool{Name: "search_products", ReadOnly: true, Origin: "https://shop.example"}, Consent: SiteConsentReadOnly, Result: `[{"name":"Green tea","price":4.5}]`}},
 	}
 	var vs []vector
 	for i, w := range WireMessages {

@@ -496,6 +496,9 @@ type SnapshotResult struct {
 	Limited bool `json:"limited,omitempty"`
 	// Dialogs the page opened since the last report.
 	Dialogs []Dialog `json:"dialogs,omitempty"`
+	// SiteTools is how many tools the tab's frames offer to agents
+	// (WebMCP, issue 43); 0 when none or the browser has no such API.
+	SiteTools int `json:"siteTools,omitempty"`
 }
 
 // TextResult carries visible text.

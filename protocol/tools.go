@@ -178,6 +178,12 @@ type (
 		WaitID  string `json:"waitId,omitempty" jsonschema_description:"An earlier result's waitId: keep waiting."`
 		Target
 	}
+	SiteToolCallArgs struct {
+		Name      string         `json:"name" jsonschema:"minLength=1" jsonschema_description:"The site tool's name from browser_site_tools."`
+		Frame     *int           `json:"frame,omitempty" jsonschema:"minimum=0" jsonschema_description:"Its frame number; only when two frames offer the name."`
+		Arguments map[string]any `json:"arguments,omitempty" jsonschema_description:"An object matching the tool's input schema."`
+		Target
+	}
 	CloseTabArgs struct {
 		Tab     int    `json:"tab" jsonschema:"minimum=1" jsonschema_description:"Tab number."`
 		Profile string `json:"profile,omitempty" jsonschema_description:"Profile slug"`
@@ -213,6 +219,7 @@ const (
 	CapNetwork     = "network"
 	CapCoordinates = "coordinates"
 	CapDebugger    = "debugger"
+	CapWebMCP      = "webmcp"
 	CapAll         = "all"
 	// CapCore names the core tools, always on; accepted in --caps so a
 	// configuration can say it.
@@ -225,6 +232,7 @@ var Caps = []struct{ Name, Adds string }{
 	{CapNetwork, "browser_network_requests: the tab's requests, statuses, timings (bodies with the debugger mode)"},
 	{CapCoordinates, "browser_click_xy, browser_drag_xy: pointer actions at viewport coordinates, for canvas and unnamed targets"},
 	{CapDebugger, "browser_pdf: save the page as PDF (needs the debugger mode in the extension)"},
+	{CapWebMCP, "browser_site_tools, browser_site_tool_call: the tools a page offers to agents (WebMCP), run with the person's consent"},
 }
 
 // CapSet is the set of optional groups an AI app switched on; the zero
@@ -348,6 +356,10 @@ var Tools = []Tool{
 		Description: "Set the answer to the tab's next alert, confirm or prompt (default: dismiss), then repeat the action that opens it."},
 	{Name: "browser_get_selection", Title: "Get selection", Args: TabArgs{}, ReadOnly: true, Idempotent: true,
 		Description: "What the person showed you via right-click: its ref, context and selected text."},
+	{Name: "browser_site_tools", Title: "List the site's tools", Args: TabArgs{}, ReadOnly: true, Idempotent: true, Cap: CapWebMCP,
+		Description: "List the tools the page itself offers to agents (WebMCP), with their input schemas, when a snapshot says it has some. Prefer a site tool to clicking through its forms."},
+	{Name: "browser_site_tool_call", Title: "Call a site tool", Args: SiteToolCallArgs{}, Destructive: true, Cap: CapWebMCP,
+		Description: "Run one of the page's own tools by name with object arguments. Tools the page does not mark read-only wait for the person's consent in the monkbrowse popup."},
 }
 
 var toolsByName = func() map[string]*Tool {

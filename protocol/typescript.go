@@ -43,6 +43,10 @@ func TypeScript() []byte {
 	fmt.Fprintf(&b, "export const DIALOG_ARM_TTL_MS = %d;\n", DialogArmTTL.Milliseconds())
 	fmt.Fprintf(&b, "export const ASK_MAX_WAIT_MS = %d;\n", AskMaxWait.Milliseconds())
 	fmt.Fprintf(&b, "export const ASK_STATES = { pending: %q, done: %q, declined: %q, expired: %q, gone: %q } as const;\n", AskPending, AskDone, AskDeclined, AskExpired, AskGone)
+	fmt.Fprintf(&b, "export const SITE_TOOL_ASK_WAIT_MS = %d;\n", SiteToolAskWait.Milliseconds())
+	fmt.Fprintf(&b, "export const SITE_TOOL_RUN_TIMEOUT_MS = %d;\n", SiteToolRunTimeout.Milliseconds())
+	fmt.Fprintf(&b, "export const SITE_CONSENT = { readOnly: %q, always: %q, once: %q, before: %q, denied: %q, noAnswer: %q } as const;\n",
+		SiteConsentReadOnly, SiteConsentAlways, SiteConsentOnce, SiteConsentBefore, SiteConsentDenied, SiteConsentNoAnswer)
 	fmt.Fprintf(&b, "/** Screenshots' default size rule: width × height at most this (≈1,000 image tokens). */\n")
 	fmt.Fprintf(&b, "export const MAX_SCREENSHOT_PIXELS = %d;\n", MaxScreenshotPixels)
 	b.WriteString("/** Address completion (protocol/urls.go): schemes kept without \"//\", an address with its scheme, a bare loopback host. */\n")

@@ -73,6 +73,8 @@ var WireMessages = []Wire{
 	{Type: MsgPersonEdits, Request: PersonEditsRequest{}, Response: PersonEditsResult{}, Timeout: PersonEditsTimeout},
 	{Type: MsgGetSelection, Request: TabRequest{}, Response: GetSelectionResult{}, Timeout: DefaultTimeout, Retryable: true},
 	{Type: MsgRecordings, Request: RecordingsRequest{}, Response: RecordingsResult{}, Timeout: DefaultTimeout, Retryable: true},
+	{Type: MsgSiteTools, Request: TabRequest{}, Response: SiteToolsResult{}, Timeout: DefaultTimeout, Retryable: true},
+	{Type: MsgSiteToolCall, Request: SiteToolCallRequest{}, Response: SiteToolCallResult{}, Timeout: SiteToolTimeout},
 }
 
 var wireByType = func() map[string]Wire {

@@ -44,6 +44,8 @@ func routes() map[string]handler {
 		"browser_get_selection":    bind(dispatch.getSelection),
 		"browser_run":              bind(dispatch.run),
 		"browser_recordings":       bind(dispatch.recordings),
+		"browser_site_tools":       bind(dispatch.siteTools),
+		"browser_site_tool_call":   bind(dispatch.siteToolCall),
 	}
 }
 

@@ -175,6 +175,12 @@ func (f pageFake) answer() ([]byte, error) {
 			Params: []protocol.RecordingParam{{Name: str("param"), Example: str("example")}},
 			Steps:  []protocol.Step{{Action: protocol.StepClick, Target: &protocol.StepTarget{Role: "button", Name: str("step-name")}}}}},
 		"export": str("export"),
+		"tools": []protocol.SiteTool{{Name: str("site-tool-name"), Title: str("site-tool-title"), Description: str("site-tool-desc"),
+			InputSchema: json.RawMessage(`{"type":"object","description":` + quoteJS(str("site-tool-schema")) + `}`), Origin: "https://a.test", Frame: 3}},
+		"tool":      protocol.SiteTool{Name: "place_order", Origin: "https://a.test/" + str("site-origin")},
+		"consent":   protocol.SiteConsentOnce,
+		"result":    str("site-tool-result"),
+		"siteTools": 2,
 	}
 	return json.Marshal(answer)
 }
@@ -230,6 +236,8 @@ var toolArgs = map[string]string{
 	"browser_get_selection":    `{}`,
 	"browser_run":              `{"steps":[{"action":"scroll","target":{"ref":"e2"}},{"action":"wait_for","value":"get-text"}]}`,
 	"browser_recordings":       `{}`,
+	"browser_site_tools":       `{}`,
+	"browser_site_tool_call":   `{"name":"place_order","arguments":{"sku":"tea"}}`,
 }
 
 // carriesPage are the tools whose successful result shows the page's text
@@ -245,11 +253,12 @@ var carriesPage = map[string]bool{
 	"browser_get_selection": true,
 	"browser_run":           true,
 	"browser_recordings":    true,
+	"browser_site_tools":    true, "browser_site_tool_call": true,
 }
 
 // blockTools show page text that is multi-line by design (its lines may
 // start at the left margin).
-var blockTools = map[string]bool{"browser_get_text": true}
+var blockTools = map[string]bool{"browser_get_text": true, "browser_site_tool_call": true}
 
 // runTool calls one tool over b and returns its whole text.
 func runTool(t *testing.T, b Browser, name string) (string, protocol.CallToolResult) {

@@ -59,7 +59,7 @@ func (d dispatch) snapshot(ctx context.Context, a protocol.SnapshotArgs) (protoc
 	if snap.Limited {
 		hint = limitedNote
 	}
-	head := fmt.Sprintf("Snapshot of %s:", t.String())
+	head := fmt.Sprintf("Snapshot of %s:", t.String()) + siteToolsLine(snap)
 	page, whole := d.renderSnapshotWhole(snap, snap.Snapshot, snapshotView{heading: "- Page Snapshot:",
 		maxTokens: budget - EstimateTokens(head) - 1, lead: formatDialogs(snap.Dialogs), hint: hint,
 		source: protocol.Target{Profile: t.Slug, Tab: t.Slot}})

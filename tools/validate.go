@@ -244,7 +244,9 @@ func checkValue(name string, p *propSchema, v json.RawMessage) string {
 		keys := slices.Sorted(maps.Keys(p.Properties))
 		var unknown []string
 		for k := range obj {
-			if _, ok := p.Properties[k]; !ok {
+			// An object without declared properties (a site tool's
+			// arguments) is free-form: the extension checks it.
+			if _, ok := p.Properties[k]; !ok && len(p.Properties) > 0 {
 				unknown = append(unknown, k)
 			}
 		}

@@ -29,6 +29,9 @@ export const PING_INTERVAL_MS = 10000;
 export const DIALOG_ARM_TTL_MS = 60000;
 export const ASK_MAX_WAIT_MS = 900000;
 export const ASK_STATES = { pending: "pending", done: "done", declined: "declined", expired: "expired", gone: "gone" } as const;
+export const SITE_TOOL_ASK_WAIT_MS = 30000;
+export const SITE_TOOL_RUN_TIMEOUT_MS = 15000;
+export const SITE_CONSENT = { readOnly: "read-only", always: "always", once: "once", before: "allowed", denied: "denied", noAnswer: "unanswered" } as const;
 /** Screenshots' default size rule: width × height at most this (≈1,000 image tokens). */
 export const MAX_SCREENSHOT_PIXELS = 750000;
 /** Address completion (protocol/urls.go): schemes kept without "//", an address with its scheme, a bare loopback host. */
@@ -195,6 +198,7 @@ export interface SnapshotResult {
   viewport?: string[];
   limited?: boolean;
   dialogs?: Dialog[];
+  siteTools?: number;
 }
 
 export interface GetTextRequest {
@@ -422,6 +426,40 @@ export interface RecordingsResult {
   export?: string;
 }
 
+export interface SiteToolsResult {
+  tabId: number;
+  tools: SiteTool[];
+  unsupported?: boolean;
+  unread?: number;
+}
+
+export interface SiteTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: unknown;
+  readOnly?: boolean;
+  consequential?: boolean;
+  untrustedContent?: boolean;
+  origin: string;
+  frame: number;
+}
+
+export interface SiteToolCallRequest {
+  tabId?: number;
+  name: string;
+  frame?: number;
+  arguments?: unknown;
+}
+
+export interface SiteToolCallResult {
+  tabId: number;
+  tool: SiteTool;
+  consent: string;
+  result?: string;
+  cut?: boolean;
+}
+
 export interface Hello {
   protocol: number;
   extVersion: string;
@@ -515,6 +553,8 @@ export interface WireRequests {
   person_edits: PersonEditsRequest;
   browser_get_selection: TabRequest;
   recordings: RecordingsRequest;
+  browser_site_tools: TabRequest;
+  browser_site_tool_call: SiteToolCallRequest;
 }
 
 /** Each wire type and the result the extension answers with. */
@@ -554,6 +594,8 @@ export interface WireResponses {
   person_edits: PersonEditsResult;
   browser_get_selection: GetSelectionResult;
   recordings: RecordingsResult;
+  browser_site_tools: SiteToolsResult;
+  browser_site_tool_call: SiteToolCallResult;
 }
 
 export type WireType = keyof WireRequests;
@@ -594,6 +636,8 @@ export const WIRE_TYPES: readonly WireType[] = [
   "person_edits",
   "browser_get_selection",
   "recordings",
+  "browser_site_tools",
+  "browser_site_tool_call",
 ];
 
 /** How long the server waits for each wire type, in milliseconds. */
@@ -633,6 +677,8 @@ export const TIMEOUTS_MS: Record<WireType, number> = {
   person_edits: 2000,
   browser_get_selection: 25000,
   recordings: 25000,
+  browser_site_tools: 25000,
+  browser_site_tool_call: 52000,
 };
 
 /** The codes of ok:false responses (protocol/errorcodes.go): decide on these, never on the error text. */
@@ -663,4 +709,5 @@ export const RETRYABLE: readonly WireType[] = [
   "browser_network_requests",
   "browser_get_selection",
   "recordings",
+  "browser_site_tools",
 ];
