@@ -6,6 +6,7 @@
 
 import { afterEither } from "./diag";
 import { quote, roleText } from "./page/snapshot-yaml";
+import { maskedArgs } from "./sitetools";
 
 /** Storage keys (chrome.storage.local). */
 export const KEY_ACTIVITY = "activity";
@@ -89,6 +90,8 @@ const VERBS: Record<string, string> = {
   browser_ask_user: "asked you",
   browser_get_selection: "read what you showed it",
   recordings: "read your recordings",
+  browser_site_tools: "listed the page's own tools",
+  browser_site_tool_call: "used the page's tool",
   // The person's own entry (issue 29): "Show this to the AI" in the context menu.
   [PERSON_POINTED]: "showed the AI",
 };
@@ -183,6 +186,9 @@ export function textOf(type: string, p: Record<string, unknown>, secrets: boolea
       return typedText(typeof p.name === "string" ? p.name : undefined, false);
     case "browser_ask_user":
       return typedText(typeof p.message === "string" ? p.message : undefined, false);
+    case "browser_site_tool_call":
+      // The tool's name and its arguments, secret-named fields masked (issue 43).
+      return typedText(typeof p.name === "string" ? `${p.name} ${maskedArgs(p.arguments ?? {}, TEXT_LIMIT)}` : undefined, false);
     case "browser_fill_form": {
       // Each field's value, except a secret field's.
       const fields = Array.isArray(p.fields) ? (p.fields as Record<string, unknown>[]) : [];

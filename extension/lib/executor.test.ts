@@ -9,6 +9,8 @@ import type { DownloadsRequest } from "./protocol.gen";
 import type { ShotOptions } from "./shot-size";
 
 class FakeBrowser implements BrowserPort {
+  siteTools?: BrowserPort["siteTools"];
+  siteToolCall?: BrowserPort["siteToolCall"];
   ownExtensionId = "emkgfnickjohaibbledibfemnfkoamdj";
   tabs = new Map<number, TabLike>();
   shares: Shares = {};
@@ -693,5 +695,33 @@ describe("Executor: a navigation started by an action", () => {
     await expect(x.execute("browser_ask_user", { tabId: 13, message: "x" })).rejects.toThrow(/not shared/);
     await expect(x.execute("browser_ask_user", { tabId: 10, message: "" })).rejects.toThrow(/message is required/);
     await expect(x.execute("ask_wait", { askId: "a1", waitMs: -1 })).rejects.toThrow(/waitMs/);
+  });
+
+  it("browser_site_tool_call runs only in a shared tab, with the asking app, name, frame and object arguments", async () => {
+    const { b, x } = setup();
+    const calls: unknown[] = [];
+    b.siteToolCall = async (tabId, call, app) => {
+      calls.push({ tabId, call, app });
+      return { tool: { name: call.name, origin: "https://shop.example", frame: call.frame ?? 0 }, consent: "once", result: "ok" };
+    };
+    expect(await x.execute("browser_site_tool_call", { tabId: 10, name: "place_order", frame: 3, arguments: { sku: "tea" }, app: "Claude Code" })).toMatchObject({ tabId: 10, consent: "once", result: "ok" });
+    expect(calls).toEqual([{ tabId: 10, call: { name: "place_order", frame: 3, args: { sku: "tea" } }, app: "Claude Code" }]);
+    await expect(x.execute("browser_site_tool_call", { tabId: 13, name: "place_order" })).rejects.toThrow(/not shared/);
+    await expect(x.execute("browser_site_tool_call", { tabId: 10, name: "x", frame: -1 })).rejects.toThrow(/frame must be/);
+    await expect(x.execute("browser_site_tools", { tabId: 13 })).rejects.toThrow(/not shared/);
+    expect(calls.length).toBe(1);
+  });
+
+  it("a snapshot counts the page's own tools, and stands without the count when listing fails", async () => {
+    const { b, x } = setup();
+    b.csReply.snapshot = { snapshot: "- heading \"Shop\" [ref=e1]" };
+    b.siteTools = async () => ({ tools: [{ name: "a", origin: "o", frame: 0 }, { name: "b", origin: "o", frame: 0 }] });
+    expect(await x.execute("browser_snapshot", { tabId: 10 })).toMatchObject({ siteTools: 2 });
+    b.siteTools = async () => {
+      throw new Error("frames busy");
+    };
+    const r = (await x.execute("browser_snapshot", { tabId: 10 })) as { siteTools?: number; snapshot: string };
+    expect(r.siteTools).toBeUndefined();
+    expect(r.snapshot).toContain("Shop");
   });
 });

@@ -6,7 +6,7 @@
 import type { ActionOp, CsOp, CsOps, PageNotes } from "./messages";
 import { CodedError, errorText } from "./peer";
 import { ASK_MAX_WAIT_MS, ERROR_CODES, REQUEST_APP_FIELD, WIRE_TYPES } from "./protocol.gen";
-import type { AskResult, Dialog, GetSelectionResult, PersonEdit, DownloadsRequest, ScreenshotResult, DownloadsResult, NetworkRequestsResult, TabInfo, TabResult, WireRequests, WireResponses, WireType } from "./protocol.gen";
+import type { AskResult, Dialog, GetSelectionResult, SiteToolCallResult, SiteToolsResult, PersonEdit, DownloadsRequest, ScreenshotResult, DownloadsResult, NetworkRequestsResult, TabInfo, TabResult, WireRequests, WireResponses, WireType } from "./protocol.gen";
 import { DEFAULT_NAV_TIMING, isLostReply, NavigationWatch, type NavTiming, type WatchNavigation } from "./navigation";
 import { navigableReason, normalizeUrl, restrictedReason } from "./urls";
 import type { Consent, Shares } from "./storage";
@@ -79,6 +79,10 @@ export interface BrowserPort {
   pointed(tabId: number): Promise<Omit<GetSelectionResult, "tabId">>;
   /** The stored recordings (KEY_RECORDINGS in chrome.storage.local), as stored: normalised here. */
   recordings?(): Promise<unknown>;
+  /** The tools the tab's frames offer (WebMCP, issue 43; background/sitetools.ts). Absent: none. */
+  siteTools?(tabId: number): Promise<Omit<SiteToolsResult, "tabId">>;
+  /** Runs one of them with the person's consent. */
+  siteToolCall?(tabId: number, call: { name: string; frame?: number; args: unknown }, app: string, signal?: AbortSignal): Promise<Omit<SiteToolCallResult, "tabId">>;
 }
 
 /** The dialogs an answer from the page reports, checked (the page's renderer may be compromised). */
@@ -415,6 +419,11 @@ export class Executor {
       // earlier page is unknown on this one instead of naming another element.
       const refBase = await this.port.refBase(tab.id);
       const stop = typeof p.stopAfterChars === "number" && Number.isInteger(p.stopAfterChars) && p.stopAfterChars > 0 ? p.stopAfterChars : undefined;
+      // The page's own tools are counted beside the snapshot, never holding it up or failing it.
+      const siteTools = this.port.siteTools?.(tab.id).then(
+        (l) => l.tools.length,
+        () => 0, // no count: the snapshot stands without its line (listing reports its own failures)
+      );
       const r = await this.port.content(tab.id, "snapshot", stop === undefined ? { refBase } : { refBase, stopAfterChars: stop });
       if (typeof r?.refHigh === "number" && r.refHigh > refBase) await this.port.saveRefBase(tab.id, r.refHigh);
       // The URL and title are read after the snapshot so they describe the same page.
@@ -422,6 +431,10 @@ export class Executor {
       const res: WireResponses["browser_snapshot"] = { tabId: tab.id, url: after.url, title: after.title, snapshot: String(r?.snapshot ?? ""), ...dialogsOf(r) };
       if (Array.isArray(r?.viewport)) res.viewport = r.viewport.filter((x) => typeof x === "string");
       if (r?.limited === true) res.limited = true;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const n = await Promise.race([siteTools, new Promise<number>((resolve) => (timer = setTimeout(() => resolve(0), SITE_TOOLS_COUNT_WAIT_MS)))]);
+      clearTimeout(timer);
+      if (n) res.siteTools = n;
       return res;
     },
     browser_get_text: async (p) => {
@@ -507,6 +520,25 @@ export class Executor {
       return this.port.ask(tab.id, message, typeof app === "string" && app.trim() !== "" ? app : "The AI", waitMsOf(p), signal);
     },
     ask_wait: (p, signal) => this.port.askWait(requireString(p, "askId"), waitMsOf(p), signal),
+    browser_site_tools: async (p) => {
+      const tab = await this.resolveTab(optionalTabId(p));
+      if (!this.port.siteTools) return { tabId: tab.id, tools: [], unsupported: true };
+      const { tools, unsupported, unread } = await this.port.siteTools(tab.id);
+      return { tabId: tab.id, tools, ...(unsupported ? { unsupported } : {}), ...(unread ? { unread } : {}) };
+    },
+    browser_site_tool_call: async (p, signal) => {
+      const name = requireString(p, "name");
+      if (p.frame !== undefined && p.frame !== null && (typeof p.frame !== "number" || !Number.isInteger(p.frame) || p.frame < 0)) {
+        throw new Error("frame must be a frame number from browser_site_tools");
+      }
+      const args = p.arguments === undefined || p.arguments === null ? {} : p.arguments;
+      const tab = await this.resolveTab(optionalTabId(p));
+      if (!this.port.siteToolCall) throw new Error("this extension cannot run pages' own tools");
+      const app = (p as Record<string, unknown>)[REQUEST_APP_FIELD];
+      const call: { name: string; frame?: number; args: unknown } = { name, args };
+      if (typeof p.frame === "number") call.frame = p.frame;
+      return { tabId: tab.id, ...(await this.port.siteToolCall(tab.id, call, typeof app === "string" && app.trim() !== "" ? app : "The AI", signal)) };
+    },
     browser_close_tab: async (p) => {
       const tab = await this.resolveTab(requireTabId(p), { allowRestricted: true });
       await this.port.closeTab(tab.id);
@@ -514,6 +546,9 @@ export class Executor {
     },
   };
 }
+
+/** How long a snapshot waits, after its own answer, for the count of the page's own tools. */
+export const SITE_TOOLS_COUNT_WAIT_MS = 300;
 
 /** An ask's wait: 0 (answer at once) to ASK_MAX_WAIT_MS. */
 function waitMsOf(p: { waitMs?: unknown }): number {

@@ -88,6 +88,13 @@ export interface BgMessages {
   "record-save": { req: { name: string; description: string; renames?: Record<string, string> }; res: { name: string } };
   /** popup → bg: forget the recording under way or stopped. */
   "record-discard": { req: Empty; res: null };
+  /**
+   * popup → bg: the person's answer to a site tool's question (issue 43);
+   * extension pages only (not in CONTENT_SCRIPT_KINDS, and the handler checks the sender's URL).
+   */
+  "site-tool-answer": { req: { id: string; answer: "once" | "always" | "deny" }; res: null };
+  /** options page → bg: revoke an "Always on this site" of a site tool. */
+  "site-tool-revoke": { req: { origin: string; app: string; tool: string }; res: null };
 }
 
 /** The longest a "sleep" message waits. */
@@ -198,6 +205,8 @@ export interface CsOps {
   upload: { args: { ref: string; name: string; data: string; mimeType?: string }; result: PageNotes };
   get_text: { args: { ref?: string }; result: { text: string } };
   console_logs: { args: Empty; result: { logs: ConsoleEntry[] } };
+  /** text with the frame's secret field values masked (a site tool's result, issue 43). */
+  mask_text: { args: { text: string }; result: { text: string } };
   fill_form: { args: { fields: { ref: string; element?: string; value: string }[] }; result: { filled: number } & PageNotes };
   /**
    * into: the point is on a cross-origin frame's area: nothing was done here;

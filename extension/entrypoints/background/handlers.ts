@@ -16,6 +16,8 @@ import type { Handlers } from "../../lib/worker/envelope";
 import { noteBusy } from "./inject";
 import { isPaused, pausedFor, setPaused, setTabPaused } from "./steer";
 import { answerFromPopup, endAllAsks, endAsksInTab } from "./ask";
+import { answerSiteToolAsk, revokeSiteGrant } from "./sitetools";
+import { isAnswer } from "../../lib/sitetools";
 import { personInput, pointAt } from "./person";
 import { recorder, recordStep, startRecording } from "./recording";
 import { callLog, exec, listTabs, scheduleTabsPush } from "./calls";
@@ -101,6 +103,17 @@ export const handlers: Handlers = {
     // the sender's, never the message's.
     if (fromPage) return null;
     await answerFromPopup(m.askId, m.answer);
+    return null;
+  },
+  "site-tool-answer": async (m, { fromPage }) => {
+    // The popup's only (issue 43): never a page's, whatever it sends.
+    if (fromPage || typeof m.id !== "string" || !isAnswer(m.answer)) return null;
+    await answerSiteToolAsk(m.id, m.answer);
+    return null;
+  },
+  "site-tool-revoke": async (m, { fromPage }) => {
+    if (fromPage || typeof m.origin !== "string" || typeof m.app !== "string" || typeof m.tool !== "string") return null;
+    await revokeSiteGrant({ origin: m.origin, app: m.app, tool: m.tool });
     return null;
   },
   diag: async (m, { tabId }) => {

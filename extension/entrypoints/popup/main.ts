@@ -24,6 +24,7 @@ import { describeStatus, describeIdentity } from "../../lib/popup-text";
 import { installSteer } from "./steer";
 import { installAsks } from "./asks";
 import { installRecording, recordButton } from "./recording";
+import { installSiteAsks } from "./sitetools";
 import { KEY_PAUSE, KEY_TAB_APPS, normalizePause, normalizeTabApps } from "../../lib/activity";
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
@@ -218,6 +219,7 @@ chrome.tabs.onUpdated.addListener((_id, change) => {
 installSteer(showError);
 installAsks(showError);
 installRecording(showError, rerender);
+installSiteAsks(showError);
 void renderHeader().catch(showError);
 void renderConsent().catch(showError);
 void renderTabs().catch(showError);

@@ -116,6 +116,8 @@ const handlers: Handlers = {
   get_text: async (ctx, args) => getText(ctx.refs, ctx.doc, args),
   // A page that logs a field's value (console.log(pw.value)) does not pass a secret on.
   console_logs: async (ctx) => ({ logs: ctx.logs.list().map((e) => ({ ...e, text: maskSecretsIn(ctx.doc, e.text) })) }),
+  // A site tool's result may quote a field's value (issue 43).
+  mask_text: async (ctx, { text }) => ({ text: maskSecretsIn(ctx.doc, typeof text === "string" ? text : "") }),
   fill_form: async (ctx, { fields }) => fillForm(ctx.refs, fields),
   click_xy: async (ctx, args) => clickAt(ctx.doc, ctx.refs, args),
   drag_xy: async (ctx, args) => dragAt(ctx.doc, ctx.refs, args),
