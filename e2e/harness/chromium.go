@@ -46,6 +46,10 @@ type BrowserConfig struct {
 	// it does for a person. Off (the default), Launch writes the
 	// extension's "no-welcome" marker file into Extension.Dir first.
 	Welcome bool
+	// ExtraFlags are more Chromium switches, "name" or "name=value" (a
+	// leading "--" is dropped), e.g. "enable-features=WebMCP" for the
+	// site-tools tests. Empty for every other test.
+	ExtraFlags []string
 }
 
 // NoWelcomeMarker is the file that, in the extension's folder, keeps the
@@ -145,6 +149,14 @@ func Launch(ctx context.Context, cfg BrowserConfig) (*Browser, error) {
 			// The browser dies with the test process.
 			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 		}),
+	}
+	for _, f := range cfg.ExtraFlags {
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(f, "--"), "=")
+		if hasValue {
+			opts = append(opts, chromedp.Flag(name, value))
+		} else {
+			opts = append(opts, chromedp.Flag(name, true))
+		}
 	}
 	if cfg.Headed {
 		opts = append(opts, chromedp.VisibleWindow)
