@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -228,6 +229,24 @@ func TestSiteToolsWebMCP(t *testing.T) {
 	waitJS(ctx, t, pr.popup.Tab, `!document.querySelector('#pause-state').textContent.includes('paused')`)
 	if out := okOn(ctx, t, srv, "browser_site_tool_call", with("name", "search_products", "frame", 0, "arguments", map[string]any{"query": "x"})); !strings.Contains(out, "Green x") {
 		t.Errorf("after Resume: %s", out)
+	}
+
+	// The AI app cancelling its call (notifications/cancelled) ends the
+	// wait too: the question and the tab's notice go, nothing ran.
+	cctx, cancel := context.WithCancel(ctx)
+	cancelled := make(chan error, 1)
+	go func() {
+		_, err := srv.Call(cctx, "browser_site_tool_call", with("name", "place_order", "arguments", map[string]any{"confirm": true}))
+		cancelled <- err
+	}()
+	waitJS(ctx, t, pr.popup.Tab, `!document.querySelector('#site-asks').hidden`)
+	waitJS(ctx, t, pr.tab, `!!document.querySelector('monkbrowse-ask')`)
+	cancel()
+	<-cancelled
+	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#site-asks').hidden`)
+	waitJS(ctx, t, pr.tab, `!document.querySelector('monkbrowse-ask')`)
+	if n := js[int](ctx, t, pr.tab, "ordersPlaced.length"); n != 2 {
+		t.Errorf("ordersPlaced = %d after a cancelled call, want 2", n)
 	}
 
 	// Unshared: nothing runs.
