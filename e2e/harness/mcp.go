@@ -113,7 +113,7 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		args = append(args, "--max-profiles", strconv.Itoa(cfg.MaxProfiles))
 	}
 	// Every tool group is on unless the test chooses (issue 30): the
-	// suite calls the optional tools too (network, coordinates, debugger).
+	// suite calls the optional tools too (network, coordinates, debugger, webmcp).
 	if !hasCaps(cfg.Args) {
 		args = append(args, "--caps", "all")
 	}
