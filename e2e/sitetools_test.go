@@ -62,7 +62,7 @@ func TestSiteToolsWebMCP(t *testing.T) {
 	}
 
 	// The snapshot says the page offers tools, in monkbrowse's words.
-	if snap := snapshotOn(ctx, t, srv, with()); !strings.Contains(snap, "The page offers 6 tool(s) of its own (WebMCP): browser_site_tools lists them") {
+	if snap := snapshotOn(ctx, t, srv, with()); !strings.Contains(snap, "The page offers 7 tool(s) of its own (WebMCP): browser_site_tools lists them") {
 		t.Errorf("the snapshot does not count the page's tools:\n%s", harness.Clip(snap, 1500))
 	}
 
@@ -74,7 +74,7 @@ func TestSiteToolsWebMCP(t *testing.T) {
 		t.Fatalf("the listing has no page-content note:\n%s", list)
 	}
 	head, page := list[:note], list[note:]
-	if !strings.Contains(head, "offers 6 tool(s) of its own (WebMCP) in 2 frame(s)") || strings.Contains(head, "IMPORTANT") || strings.Contains(head, "place_order") {
+	if !strings.Contains(head, "offers 7 tool(s) of its own (WebMCP) in 2 frame(s)") || strings.Contains(head, "IMPORTANT") || strings.Contains(head, "place_order") {
 		t.Errorf("monkbrowse's sentence is wrong or carries page text:\n%s", head)
 	}
 	for _, w := range []string{"- name: search_products [read-only]", "- name: place_order [consequential]", "- name: add_to_cart\n", "- name: pay_invoice [consequential]", "origin: http://localhost:", "frame: 0 (top) origin: http://127.0.0.1:"} {
@@ -98,6 +98,11 @@ func TestSiteToolsWebMCP(t *testing.T) {
 	// Read-only: runs without asking.
 	if out := okOn(ctx, t, srv, "browser_site_tool_call", with("name", "search_products", "frame", 0, "arguments", map[string]any{"query": "tea"})); !strings.Contains(out, "marks it read-only") || !strings.Contains(out, `[{"name":"Green tea","price":4.5}]`) {
 		t.Errorf("the read-only tool's answer:\n%s", out)
+	}
+	// A tool that throws: said in words, the browser's after the note.
+	if r := callOn(ctx, t, srv, "browser_site_tool_call", with("name", "check_stock")); !r.IsError || !strings.Contains(r.Text, "the tool failed") ||
+		strings.Index(r.Text, "the tool failed") < strings.Index(r.Text, "(Below is web page content") {
+		t.Errorf("a throwing tool: %s", r.Text)
 	}
 	// Bad arguments never reach the page.
 	if r := callOn(ctx, t, srv, "browser_site_tool_call", with("name", "add_to_cart", "arguments", map[string]any{"sku": "tea", "qty": 0})); !r.IsError || !strings.Contains(r.Text, "arguments.qty must be at least 1") {
@@ -205,7 +210,7 @@ func TestSiteToolsWebMCP(t *testing.T) {
 
 	// The activity log has the calls, without secrets.
 	log := js[string](ctx, t, pr.popup.Tab, `chrome.storage.local.get('activity').then((a) => JSON.stringify(a.activity || []))`)
-	for _, w := range []string{`"tool":"browser_site_tool_call"`, `add_to_cart {\"qty\":2,\"sku\":\"tea\"}`, "place_order on " + "http://" + shop + ": Deny", "Always on this site"} {
+	for _, w := range []string{`"tool":"browser_site_tool_call"`, `add_to_cart {\"qty\":2,\"sku\":\"tea\"}`, "place_order on " + "http://" + shop + ": Deny", "Always on this site", `"detail":"you denied it: nothing ran","outcome":"refused"`} {
 		if !strings.Contains(log, w) {
 			t.Errorf("the activity log lacks %s:\n%s", w, harness.Clip(log, 3000))
 		}

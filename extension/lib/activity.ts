@@ -7,6 +7,7 @@
 import { afterEither } from "./diag";
 import { quote, roleText } from "./page/snapshot-yaml";
 import { maskedArgs } from "./sitetools";
+import { SITE_CONSENT } from "./protocol.gen";
 
 /** Storage keys (chrome.storage.local). */
 export const KEY_ACTIVITY = "activity";
@@ -198,6 +199,18 @@ export function textOf(type: string, p: Record<string, unknown>, secrets: boolea
     default:
       return undefined;
   }
+}
+
+/**
+ * Why a call that answered without an error did nothing, for its entry's
+ * detail (its outcome is then refused): a site tool the person denied or
+ * did not answer about (issue 43). undefined for every other answer.
+ */
+export function refusalIn(type: string, result: Record<string, unknown>): string | undefined {
+  if (type !== "browser_site_tool_call") return undefined;
+  if (result.consent === SITE_CONSENT.denied) return "you denied it: nothing ran";
+  if (result.consent === SITE_CONSENT.noAnswer) return "you did not answer in time: nothing ran";
+  return undefined;
 }
 
 /** A well-formed entry, or undefined (storage written by another version). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { senderMayAsk } from "./messages";
-import { textOf, verbOf } from "./activity";
+import { refusalIn, textOf, verbOf } from "./activity";
 import {
   argumentProblems,
   askSentence,
@@ -124,6 +124,12 @@ describe("maskedArgs", () => {
     expect(t).toContain("ada");
     expect(t).not.toContain("hunter22");
     expect(verbOf("browser_site_tool_call")).toBe("used the page's tool");
+  });
+  it("log a denied or unanswered call as refused, never as done", () => {
+    expect(refusalIn("browser_site_tool_call", { consent: "denied" })).toBe("you denied it: nothing ran");
+    expect(refusalIn("browser_site_tool_call", { consent: "unanswered" })).toMatch(/nothing ran/);
+    expect(refusalIn("browser_site_tool_call", { consent: "once" })).toBeUndefined();
+    expect(refusalIn("browser_click", { consent: "denied" })).toBeUndefined();
   });
   it("cuts long arguments", () => {
     expect([...maskedArgs({ text: "x".repeat(500) }, 80)].length).toBe(80);

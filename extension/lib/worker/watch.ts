@@ -11,6 +11,7 @@ import {
   outcomeOf,
   refsOf,
   textOf,
+  refusalIn,
   verbOf,
   type ActivityEntry,
 } from "../activity";
@@ -179,6 +180,11 @@ export function createCallLog(port: CallLogPort): CallLog {
     const text = textOf(c.type, c.p, c.secrets);
     if (text !== undefined) e.text = text;
     if (c.failed) e.detail = errorText(c.err);
+    const refusal = c.failed ? undefined : refusalIn(c.type, c.result);
+    if (refusal) {
+      e.outcome = "refused";
+      e.detail = refusal;
+    }
     if (c.tab !== undefined) {
       e.tabId = c.tab;
       try {
