@@ -3,7 +3,6 @@ import { senderMayAsk } from "./messages";
 import { refusalIn, textOf, verbOf } from "./activity";
 import {
   argumentProblems,
-  askSentence,
   consentRule,
   frameOrigin,
   GrantList,
@@ -12,6 +11,7 @@ import {
   MAX_DESCRIPTION,
   normalizeTool,
   schemaOf,
+  siteName,
   withGrant,
   withoutGrant,
 } from "./sitetools";
@@ -176,8 +176,10 @@ describe("frameOrigin", () => {
 });
 
 describe("the question", () => {
-  it("names the app, the tool and the site", () => {
-    expect(askSentence({ app: "Claude Code", tool: "place_order", origin: "https://shop.example" })).toBe("Claude Code wants to use place_order on shop.example");
+  it("names the site by its host, with a port other than the scheme's", () => {
+    expect(siteName("https://shop.example")).toBe("shop.example");
+    expect(siteName("http://127.0.0.1:8080")).toBe("127.0.0.1:8080");
+    expect(siteName("null")).toBe("null");
   });
   it("is answered from extension pages only", () => {
     const self = { id: "ext", origin: "chrome-extension://ext/" };

@@ -350,11 +350,6 @@ export function normalizeSiteAsks(v: unknown): SiteAsk[] {
   );
 }
 
-/** The question's sentence: "<app> wants to use <tool> on <site>". */
-export function askSentence(a: Pick<SiteAsk, "app" | "tool" | "origin">): string {
-  return `${a.app} wants to use ${a.tool} on ${siteName(a.origin)}`;
-}
-
 /** An origin as people read it: the host (with a port other than the scheme's), or the origin itself. */
 export function siteName(origin: string): string {
   try {

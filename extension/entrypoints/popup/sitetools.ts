@@ -7,7 +7,7 @@
 // worker, which takes "site-tool-answer" from extension pages only.
 
 import { toBg } from "../../lib/messages";
-import { askSentence, KEY_SITE_ASKS, normalizeSiteAsks, type Answer } from "../../lib/sitetools";
+import { KEY_SITE_ASKS, normalizeSiteAsks, siteName, type Answer } from "../../lib/sitetools";
 import { KEY_SHARES, normalizeShares } from "../../lib/storage";
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
@@ -33,7 +33,13 @@ export function installSiteAsks(showError: (e: unknown) => void): void {
         const who = document.createElement("span");
         who.className = "who";
         const slot = shares[String(a.tabId)];
-        who.textContent = `${askSentence(a)}${slot !== undefined ? ` (tab ${slot})` : ""}`;
+        // The tool's name is the page's word: set apart in a code box, cut,
+        // so it cannot read as part of monkbrowse's sentence.
+        const tool = document.createElement("code");
+        tool.className = "tool";
+        tool.textContent = [...a.tool].length > 60 ? `${[...a.tool].slice(0, 59).join("")}…` : a.tool;
+        tool.title = "The tool's name, as the site gives it";
+        who.append(`${a.app} wants to use `, tool, ` on ${siteName(a.origin)}${slot !== undefined ? ` (tab ${slot})` : ""}`);
         const args = document.createElement("span");
         args.className = "args";
         args.textContent = `With: ${a.args}`;
