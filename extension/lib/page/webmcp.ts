@@ -53,9 +53,12 @@ export async function listSiteToolsInPage(max: number): Promise<PageTools> {
     return out;
   };
   try {
-    const mc = (document as unknown as { modelContext?: { getTools?: () => Promise<unknown[]> } }).modelContext;
-    if (mc && typeof mc.getTools === "function") {
-      const list = await mc.getTools();
+    // The draft's place (document.modelContext), an earlier one (navigator.modelContext); getTools, or listTools of other builds.
+    type Lister = { getTools?: () => Promise<unknown[]>; listTools?: () => Promise<unknown[]> };
+    const mc = (document as unknown as { modelContext?: Lister }).modelContext ?? (navigator as unknown as { modelContext?: Lister }).modelContext;
+    const get = mc && (typeof mc.getTools === "function" ? mc.getTools : typeof mc.listTools === "function" ? mc.listTools : undefined);
+    if (mc && get) {
+      const list = await get.call(mc);
       return { api: "modelContext", tools: Array.isArray(list) ? list.slice(0, max).map(plain) : [] };
     }
     const testing = (navigator as unknown as { modelContextTesting?: { listTools?: () => unknown[] | Promise<unknown[]> } }).modelContextTesting;
@@ -103,10 +106,11 @@ export async function runSiteToolInPage(name: string, args: Record<string, unkno
     return { ok: true, ...text(r) };
   };
   try {
-    const mc = (document as unknown as { modelContext?: { getTools?: () => Promise<unknown[]>; executeTool?: (t: unknown, a: unknown, o?: unknown) => Promise<unknown> } })
-      .modelContext;
-    if (mc && typeof mc.getTools === "function" && typeof mc.executeTool === "function") {
-      const list = await mc.getTools();
+    type Runner = { getTools?: () => Promise<unknown[]>; listTools?: () => Promise<unknown[]>; executeTool?: (t: unknown, a: unknown, o?: unknown) => Promise<unknown> };
+    const mc = (document as unknown as { modelContext?: Runner }).modelContext ?? (navigator as unknown as { modelContext?: Runner }).modelContext;
+    const get = mc && (typeof mc.getTools === "function" ? mc.getTools : typeof mc.listTools === "function" ? mc.listTools : undefined);
+    if (mc && get && typeof mc.executeTool === "function") {
+      const list = await get.call(mc);
       const tool = Array.isArray(list) ? list.find((t) => !!t && (t as { name?: unknown }).name === name) : undefined;
       if (!tool) return { ok: false, missing: true, error: "the page no longer offers this tool" };
       try {
