@@ -20,9 +20,10 @@ const (
 
 // Bounds of a site tool call (one wire request, below the call's budget):
 // SiteToolAskWait for the person's answer, then SiteToolRunTimeout for the
-// page's tool; SiteToolTimeout covers both and the way back.
+// page's tool; SiteToolTimeout covers both, the listing before (at most
+// 5 s), the worker's 2 s of grace after the run and the way back.
 const (
-	SiteToolAskWait    = 30 * time.Second
+	SiteToolAskWait    = 28 * time.Second
 	SiteToolRunTimeout = 15 * time.Second
 	SiteToolTimeout    = 52 * time.Second
 )

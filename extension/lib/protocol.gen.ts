@@ -29,7 +29,7 @@ export const PING_INTERVAL_MS = 10000;
 export const DIALOG_ARM_TTL_MS = 60000;
 export const ASK_MAX_WAIT_MS = 900000;
 export const ASK_STATES = { pending: "pending", done: "done", declined: "declined", expired: "expired", gone: "gone" } as const;
-export const SITE_TOOL_ASK_WAIT_MS = 30000;
+export const SITE_TOOL_ASK_WAIT_MS = 28000;
 export const SITE_TOOL_RUN_TIMEOUT_MS = 15000;
 export const SITE_CONSENT = { readOnly: "read-only", always: "always", once: "once", before: "allowed", denied: "denied", noAnswer: "unanswered" } as const;
 /** Screenshots' default size rule: width × height at most this (≈1,000 image tokens). */

@@ -44,6 +44,9 @@ const session = { get: (k: string) => chrome.storage.session.get(k), set: (items
 const grants = new GrantList(local, KEY_SITE_GRANTS);
 const allowed = new GrantList(session, KEY_SITE_ALLOWED);
 
+/** How much longer than the page's own timeout the worker waits for a run. */
+const RUN_GRACE_MS = 2000;
+
 /** The longest listing waits for its frames. */
 const LIST_TIMEOUT_MS = 5000;
 
@@ -229,12 +232,17 @@ export async function callSiteTool(tabId: number, c: SiteCall, app: string, sign
     if (signal.aborted) stop();
     else signal.addEventListener("abort", stop, { once: true });
   });
-  let results: Awaited<typeof run>;
+  let results: Awaited<typeof run> | "late";
   try {
-    results = await Promise.race([run, stopped]);
+    // The in-page timeout runs on the page's own timers, which a page can
+    // break: the worker keeps its own bound.
+    results = await Promise.race([within(run, SITE_TOOL_RUN_TIMEOUT_MS + RUN_GRACE_MS, "late" as const), stopped]);
   } catch (e) {
     if (signal?.aborted) throw e;
     throw new Error(`the tool's frame could not run it (${errorText(e)}); the frame may have navigated: call browser_site_tools again`);
+  }
+  if (results === "late") {
+    throw new Error(`the tool did not answer within ${SITE_TOOL_RUN_TIMEOUT_MS / 1000} s; it may still finish in the page: check it with browser_snapshot`);
   }
   const r = results[0]?.result as PageRun | undefined;
   if (!r) throw new Error("the tool's frame went away before it answered; call browser_site_tools again");
