@@ -55,13 +55,16 @@ type SiteTool struct {
 	Frame            int             `json:"frame"`
 }
 
-// SiteToolsResult lists the tab's site tools. Unsupported says the browser
-// has no WebMCP API (no frame answered with one); Unread counts frames that
-// could not be asked (a page still loading, a frame that went away).
+// SiteToolsResult lists the tab's site tools. Unsupported says no frame
+// answered with a WebMCP API: the browser has none, or (Insecure) no frame
+// is a secure context, where browsers offer it only (https, localhost).
+// Unread counts frames that could not be asked (a page still loading, a
+// frame that went away).
 type SiteToolsResult struct {
 	TabID       int        `json:"tabId"`
 	Tools       []SiteTool `json:"tools"`
 	Unsupported bool       `json:"unsupported,omitempty"`
+	Insecure    bool       `json:"insecure,omitempty"`
 	Unread      int        `json:"unread,omitempty"`
 }
 

@@ -48,6 +48,9 @@ func formatSiteTools(t Target, res protocol.SiteToolsResult, maxTokens int) stri
 		unread = fmt.Sprintf(" %d frame(s) could not be asked (still loading or gone); list again if a tool is missing.", res.Unread)
 	}
 	if len(res.Tools) == 0 {
+		if res.Unsupported && res.Insecure {
+			return fmt.Sprintf("The page in %s is not a secure context (plain http), and browsers offer pages' own tools (WebMCP) only to https and localhost pages, so it offers none. Use browser_snapshot and the acting tools.", t.String())
+		}
 		if res.Unsupported {
 			return fmt.Sprintf("This browser has no API for pages' own tools (WebMCP), so %s offers none to monkbrowse. "+
 				"It needs a Chromium with WebMCP (for now started with --enable-features=WebMCP). Use browser_snapshot and the acting tools instead.", t.String())

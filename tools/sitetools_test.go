@@ -94,6 +94,11 @@ func TestSiteToolsUnsupportedSaysSoPlainly(t *testing.T) {
 	if !strings.Contains(out, "This browser has no API for pages' own tools (WebMCP)") || !strings.Contains(out, "--enable-features=WebMCP") {
 		t.Errorf("unsupported is not said plainly:\n%s", out)
 	}
+	f.tools.Insecure = true
+	out = callRaw(t, NewDispatcher(fakeBrowser{answer: f.answer}, nil), "browser_site_tools", `{}`).Content[0].Text
+	if !strings.Contains(out, "is not a secure context (plain http)") {
+		t.Errorf("an http page is not said to be the reason:\n%s", out)
+	}
 }
 
 // TestSiteToolCallOutcomes: the arguments go as an object; each consent

@@ -523,8 +523,8 @@ export class Executor {
     browser_site_tools: async (p) => {
       const tab = await this.resolveTab(optionalTabId(p));
       if (!this.port.siteTools) return { tabId: tab.id, tools: [], unsupported: true };
-      const { tools, unsupported, unread } = await this.port.siteTools(tab.id);
-      return { tabId: tab.id, tools, ...(unsupported ? { unsupported } : {}), ...(unread ? { unread } : {}) };
+      const { tools, unsupported, insecure, unread } = await this.port.siteTools(tab.id);
+      return { tabId: tab.id, tools, ...(unsupported ? { unsupported } : {}), ...(insecure ? { insecure } : {}), ...(unread ? { unread } : {}) };
     },
     browser_site_tool_call: async (p, signal) => {
       const name = requireString(p, "name");

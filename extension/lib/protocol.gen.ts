@@ -430,6 +430,7 @@ export interface SiteToolsResult {
   tabId: number;
   tools: SiteTool[];
   unsupported?: boolean;
+  insecure?: boolean;
   unread?: number;
 }
 

@@ -65,6 +65,7 @@ let noApi = false;
 /** Every frame's tools, top frame first. */
 export async function listSiteTools(tabId: number): Promise<Listed> {
   if (noApi) return { tools: [], docs: new Map(), unsupported: true };
+
   const [results, frames] = await Promise.all([
     within(executeInTab({ target: { tabId, allFrames: true }, world: "MAIN", func: listSiteToolsInPage, args: [MAX_TOOLS_PER_FRAME] }), LIST_TIMEOUT_MS, "late" as const),
     chrome.webNavigation.getAllFrames({ tabId }).then((f) => f ?? []),
@@ -73,12 +74,14 @@ export async function listSiteTools(tabId: number): Promise<Listed> {
   const tools: SiteTool[] = [];
   const docs = new Map<number, string | undefined>();
   let api = false;
+  let secure = false;
   const answered = new Set<number>();
   for (const r of [...results].sort((a, b) => a.frameId - b.frameId)) {
     const got = r.result as PageTools | undefined;
     answered.add(r.frameId);
     if (!got || typeof got !== "object") continue;
     if (got.api !== "none") api = true;
+    if (got.secure === true) secure = true;
     const origin = frameOrigin(frames, r.frameId);
     docs.set(r.frameId, r.documentId);
     const names = new Set<string>();
@@ -92,8 +95,13 @@ export async function listSiteTools(tabId: number): Promise<Listed> {
   }
   const unread = frames.filter((f) => !answered.has(f.frameId) && /^https?:/i.test(f.url)).length;
   const out: Listed = { tools, docs };
-  if (!api && tools.length === 0) out.unsupported = true;
-  if (!api && answered.size > 0) noApi = true;
+  if (!api && tools.length === 0) {
+    out.unsupported = true;
+    if (!secure) out.insecure = true;
+  }
+  // Only a secure frame without the API tells that the browser has none:
+  // browsers offer it to secure contexts only, so a plain-http page says nothing of the browser.
+  if (!api && secure) noApi = true;
   if (unread > 0) out.unread = unread;
   return out;
 }

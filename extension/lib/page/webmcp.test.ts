@@ -57,13 +57,19 @@ describe("listSiteToolsInPage", () => {
   });
   it("reads earlier builds: navigator.modelContextTesting.listTools and navigator.modelContext.listTools", async () => {
     Object.defineProperty(navigator, "modelContextTesting", { value: { listTools: () => [{ name: "old", inputSchema: '{"type":"object"}' }] }, configurable: true });
-    expect(await listSiteToolsInPage(10)).toEqual({ api: "modelContextTesting", tools: [{ name: "old", inputSchema: '{"type":"object"}' }] });
+    expect(await listSiteToolsInPage(10)).toMatchObject({ api: "modelContextTesting", tools: [{ name: "old", inputSchema: '{"type":"object"}' }] });
     delete (navigator as unknown as Record<string, unknown>).modelContextTesting;
     install("navigator", { listTools: async () => [{ name: "nav" }] });
     expect(await listSiteToolsInPage(10)).toMatchObject({ api: "modelContext", tools: [{ name: "nav" }] });
   });
-  it("says when there is no API", async () => {
-    expect(await listSiteToolsInPage(10)).toEqual({ api: "none", tools: [] });
+  it("says when there is no API, and whether the frame is a secure context (where browsers offer it)", async () => {
+    expect(await listSiteToolsInPage(10)).toEqual({ api: "none", tools: [], secure: false });
+    Object.defineProperty(globalThis, "isSecureContext", { value: true, configurable: true });
+    try {
+      expect(await listSiteToolsInPage(10)).toEqual({ api: "none", tools: [], secure: true });
+    } finally {
+      delete (globalThis as Record<string, unknown>).isSecureContext;
+    }
   });
 });
 

@@ -10,10 +10,13 @@ export interface PageTools {
   /** Which API answered: the current one, the earlier testing one, or none. */
   api: "modelContext" | "modelContextTesting" | "none";
   tools: unknown[];
+  /** Whether the frame is a secure context: browsers offer WebMCP only there. */
+  secure?: boolean;
   error?: string;
 }
 
 export async function listSiteToolsInPage(max: number): Promise<PageTools> {
+  const secure = (globalThis as { isSecureContext?: boolean }).isSecureContext === true;
   const plain = (t: unknown): unknown => {
     if (!t || typeof t !== "object") return undefined;
     const o = t as Record<string, unknown>;
@@ -59,16 +62,16 @@ export async function listSiteToolsInPage(max: number): Promise<PageTools> {
     const get = mc && (typeof mc.getTools === "function" ? mc.getTools : typeof mc.listTools === "function" ? mc.listTools : undefined);
     if (mc && get) {
       const list = await get.call(mc);
-      return { api: "modelContext", tools: Array.isArray(list) ? list.slice(0, max).map(plain) : [] };
+      return { api: "modelContext", tools: Array.isArray(list) ? list.slice(0, max).map(plain) : [], secure };
     }
     const testing = (navigator as unknown as { modelContextTesting?: { listTools?: () => unknown[] | Promise<unknown[]> } }).modelContextTesting;
     if (testing && typeof testing.listTools === "function") {
       const list = await testing.listTools();
-      return { api: "modelContextTesting", tools: Array.isArray(list) ? list.slice(0, max).map(plain) : [] };
+      return { api: "modelContextTesting", tools: Array.isArray(list) ? list.slice(0, max).map(plain) : [], secure };
     }
-    return { api: "none", tools: [] };
+    return { api: "none", tools: [], secure };
   } catch (e) {
-    return { api: "none", tools: [], error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
+    return { api: "none", tools: [], secure, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
   }
 }
 
