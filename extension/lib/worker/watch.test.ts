@@ -88,6 +88,23 @@ describe("the call watch", () => {
   });
 });
 
+describe("site tools (issue 43)", () => {
+  it("a call the person denied is logged as refused, its arguments masked; an allowed one as done", async () => {
+    const f = fake([]);
+    (await f.log.watch("browser_site_tool_call", { tabId: 5, name: "place_order", arguments: { card: "4242 4242 4242 4242", password: "hunter22", qty: 1 }, app: "Claude" })).done({
+      tabId: 5,
+      consent: "denied",
+    });
+    (await f.log.watch("browser_site_tool_call", { tabId: 5, name: "search", arguments: { q: "tea" }, app: "Claude" })).done({ tabId: 5, consent: "read-only" });
+    await settle();
+    expect(f.entries[0]).toEqual(expect.objectContaining({ tool: "browser_site_tool_call", outcome: "refused", detail: "you denied it: nothing ran" }));
+    expect(f.entries[0]!.text).toContain("place_order");
+    expect(f.entries[0]!.text).not.toContain("4242");
+    expect(f.entries[0]!.text).not.toContain("hunter22");
+    expect(f.entries[1]).toEqual(expect.objectContaining({ outcome: "done", text: 'search {"q":"tea"}' }));
+  });
+});
+
 describe("refusals by the pause", () => {
   it("logPaused and logRefused write the refusal without asking the page", async () => {
     const f = fake([]);
