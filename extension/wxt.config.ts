@@ -17,6 +17,8 @@ export default defineConfig({
     minimum_chrome_version: "116",
     permissions: ["tabs", "scripting", "storage", "offscreen", "alarms", "webNavigation", "webRequest", "downloads", "debugger", "tabGroups", "nativeMessaging", "contextMenus"],
     host_permissions: ["<all_urls>"],
+    // The organisation's policy (issue 44, lib/policy.ts): chrome.storage.managed's schema.
+    storage: { managed_schema: "managed_schema.json" },
     action: { default_title: "monkbrowse: share tabs with your AI app" },
     // Stop or Resume the AI in this profile (background/steer.ts): Ctrl+Shift+Y
     // unless another extension holds it; the person can change the keys at

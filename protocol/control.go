@@ -236,6 +236,9 @@ type ProfileStatus struct {
 	// Queued counts the calls waiting for their turn behind a running
 	// call, on all the profile's tabs.
 	Queued int `json:"queued,omitempty"`
+	// Policy is the organisation's policy the profile's extension reports
+	// (issue 44); absent: none.
+	Policy *SitePolicy `json:"policy,omitempty"`
 }
 
 // AbortError is the cause a call's context is cancelled with

@@ -31,6 +31,12 @@ const (
 	// until they press Resume. The error sentence tells the AI to wait or
 	// ask; the owner passes it on as monkbrowse's own words.
 	CodePaused = "paused"
+	// CodeSiteRule: the person's site rules or the organisation's policy
+	// (issue 44) refused the request in the extension before it touched
+	// the page: a read-only site, an action the person denied or did not
+	// answer, a forbidden capability or AI app. The sentence names the
+	// rule; the call is not repeated.
+	CodeSiteRule = "site_rule"
 )
 
 // ErrorCode describes one code for the generated TypeScript.
@@ -47,4 +53,5 @@ var ErrorCodes = []ErrorCode{
 	{CodeUnshared, "the person stopped sharing the request's tab while the call was queued or running"},
 	{CodeCancelled, "the call was cancelled by its client before it was sent on: nothing was done"},
 	{CodePaused, "the person paused the AI (Stop in the popup): the call was not run or was stopped"},
+	{CodeSiteRule, "the person's site rules or the organisation's policy refused the request before it touched the page"},
 }

@@ -67,6 +67,8 @@ type Auth struct {
 	Tabs              []TabInfo `json:"tabs"`
 	// Paused: the AI is paused in this profile as it connects (TabsChanged.Paused).
 	Paused bool `json:"paused,omitempty"`
+	// Policy is the organisation's policy in force (TabsChanged.Policy).
+	Policy *SitePolicy `json:"policy,omitempty"`
 }
 
 // LegacyHelloAck is the rejection sent to a 0.2 extension. AssignedPort is

@@ -103,6 +103,48 @@ type TabInfo struct {
 	// without sending them; the extension refuses them too. Optional:
 	// absent means not paused.
 	Paused bool `json:"paused,omitempty"`
+	// Rule is the site rule in force on the tab's page (issue 44):
+	// RuleReadOnly or RuleAsk; absent means the default, act. The
+	// extension enforces it; the server only explains refusals with it.
+	Rule string `json:"rule,omitempty"`
+}
+
+// Site rules (issue 44) as TabInfo.Rule and SitePolicy name them. A tab
+// under RuleNever is never shared, so it is never in a tab list.
+const (
+	RuleNever    = "never"
+	RuleReadOnly = "read_only"
+	RuleAsk      = "ask"
+	RuleAct      = "act"
+)
+
+// SitePolicy is what the organisation's policy (Chrome's managed storage
+// for the extension, issue 44) sets, as the extension reports it in the
+// auth and in tabs_changed. The extension enforces it; the server uses it
+// to explain refusals, to print it (monkbrowse doctor) and to leave out of
+// tools/list the tools every connected profile's policy forbids.
+type SitePolicy struct {
+	BlockedSites  []string `json:"blockedSites,omitempty"`
+	ReadOnlySites []string `json:"readOnlySites,omitempty"`
+	AskSites      []string `json:"askSites,omitempty"`
+	// Forbidden are the capabilities the policy switches off: evaluate,
+	// debugger, responseBodies, uploads, downloads, coordinates, siteTools.
+	Forbidden []string `json:"forbidden,omitempty"`
+	// AllowedApps: only AI apps announcing one of these names may act;
+	// empty means any.
+	AllowedApps []string `json:"allowedApps,omitempty"`
+	// NoLogExport: the person may not export the activity log.
+	NoLogExport bool `json:"noLogExport,omitempty"`
+	// LogRetentionDays: activity entries older than this are dropped; 0 = the default.
+	LogRetentionDays int `json:"logRetentionDays,omitempty"`
+}
+
+// LeftTab is a tab that left the AI's reach because it went to a site
+// the rules keep from the AI (RuleNever): Reason is the sentence for the
+// AI, naming the rule and the site.
+type LeftTab struct {
+	Slot   int    `json:"slot"`
+	Reason string `json:"reason"`
 }
 
 // TabRequest is the payload of requests that need nothing but a tab: go back,
@@ -528,6 +570,11 @@ type TitleResult struct {
 // ListTabsResult lists shared tabs only.
 type ListTabsResult struct {
 	Tabs []TabInfo `json:"tabs"`
+	// Left are the numbers of tabs that left the AI's reach for a "never"
+	// site (issue 44) and are not shared again, with the reason; as in
+	// TabsChanged.Left, so a call right after hears it whatever the
+	// notify's timing.
+	Left []LeftTab `json:"left,omitempty"`
 }
 
 // SwitchTabResult names the tab that is now active.
@@ -552,6 +599,12 @@ type TabsChanged struct {
 	// cancelled, a time-only browser_wait included). Optional: absent
 	// means not paused (Resume), as from an extension that predates it.
 	Paused bool `json:"paused,omitempty"`
+	// Policy is the organisation's policy in force (issue 44); absent: none.
+	Policy *SitePolicy `json:"policy,omitempty"`
+	// Left are tabs that stopped being shared because they went to a site
+	// the rules keep from the AI; the server answers calls naming them
+	// with the reason.
+	Left []LeftTab `json:"left,omitempty"`
 }
 
 // PersonEditsRequest asks for the person's own edits of a shared tab

@@ -30,7 +30,7 @@ func TestTypeScriptContents(t *testing.T) {
 	for _, want := range []string{
 		"export const PROTOCOL_VERSION = 2 as const;",
 		"export interface Auth {",
-		"export interface TabInfo {\n  tabId: number;\n  slot: number;\n  url: string;\n  title: string;\n  active: boolean;\n  windowId: number;\n  openedBy?: string;\n  lastApp?: string;\n  paused?: boolean;\n}",
+		"export interface TabInfo {\n  tabId: number;\n  slot: number;\n  url: string;\n  title: string;\n  active: boolean;\n  windowId: number;\n  openedBy?: string;\n  lastApp?: string;\n  paused?: boolean;\n  rule?: string;\n}",
 		"export interface WireRequests {",
 		"  browser_click: ElementRequest;",
 		"  browser_snapshot: SnapshotResult;",

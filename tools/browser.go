@@ -32,6 +32,9 @@ type ProfileInfo struct {
 	// Paused: the person paused the AI in this profile (Stop in the popup);
 	// a tab paused on its own says so in its TabInfo.
 	Paused bool
+	// Policy is the organisation's policy the profile's extension reports
+	// (issue 44); nil: none.
+	Policy *protocol.SitePolicy
 }
 
 // Session sends wire requests to one profile's extension.

@@ -108,6 +108,13 @@ func tabApps(t protocol.TabInfo) string {
 	return " (" + strings.Join(parts, "; ") + ")"
 }
 
+// ruleFlags say a tab's site rule (issue 44) in the tab list; only these
+// values are shown, whatever else an extension sends.
+var ruleFlags = map[string]string{
+	protocol.RuleReadOnly: "read only by the site rules: actions are refused",
+	protocol.RuleAsk:      "the person approves actions here: each one waits for their Allow",
+}
+
 func formatTabs(profiles []ProfileInfo) string {
 	var b strings.Builder
 	connected := 0
@@ -153,6 +160,9 @@ func formatTabs(profiles []ProfileInfo) string {
 			}
 			if t.Paused {
 				flags = append(flags, "paused by the person")
+			}
+			if w, ok := ruleFlags[t.Rule]; ok {
+				flags = append(flags, w)
 			}
 			active := ""
 			if len(flags) > 0 {

@@ -50,6 +50,10 @@ type BrowserConfig struct {
 	// leading "--" is dropped), e.g. "enable-features=WebMCP" for the
 	// site-tools tests. Empty for every other test.
 	ExtraFlags []string
+	// AllowExtensionID registers the pairing host for Extension.ID too
+	// (`monkbrowse install --allow-extension-id`): a copy of the extension
+	// under another key then pairs like the real one.
+	AllowExtensionID bool
 }
 
 // NoWelcomeMarker is the file that, in the extension's folder, keeps the
@@ -113,7 +117,11 @@ func Launch(ctx context.Context, cfg BrowserConfig) (*Browser, error) {
 			err = SeedPairing(home)
 		}
 		if err == nil {
-			err = InstallNativeHost(ctx, cfg.Monkbrowse, home, b.Dir)
+			var ids []string
+			if cfg.AllowExtensionID {
+				ids = append(ids, cfg.Extension.ID)
+			}
+			err = InstallNativeHost(ctx, cfg.Monkbrowse, home, b.Dir, ids...)
 		}
 		if err != nil {
 			if b.removeDir {

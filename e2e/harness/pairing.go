@@ -64,13 +64,17 @@ func SeedPairing(home string) error {
 // two-line script that runs bin with HOME=home: Chromium itself must keep
 // the test process's HOME (with a fresh one its extension service worker
 // does not start), and the host must read the secret under home.
-func InstallNativeHost(ctx context.Context, bin, home, dir string) error {
+func InstallNativeHost(ctx context.Context, bin, home, dir string, allowIDs ...string) error {
 	host := filepath.Join(home, "monkbrowse-pairing-host")
 	script := fmt.Sprintf("#!/bin/sh\nHOME=%s exec %s \"$@\"\n", shellQuote(home), shellQuote(bin))
 	if err := os.WriteFile(host, []byte(script), 0o700); err != nil {
 		return fmt.Errorf("harness: writing the pairing host script: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, bin, "install", "--native-host-only", "--browser-data-dir", dir, "--command", host)
+	args := []string{"install", "--native-host-only", "--browser-data-dir", dir, "--command", host}
+	for _, id := range allowIDs {
+		args = append(args, "--allow-extension-id", id)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if strings.Contains(string(out), "flag provided but not defined: -native-host-only") {

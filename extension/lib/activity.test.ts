@@ -64,6 +64,17 @@ describe("activity log", () => {
     expect((await new ActivityLog(store, LOG_LIMIT, 0).list()).map((e) => e.at)).toEqual([1002]);
   });
 
+  it("drops the entries older than the organisation's retention, in storage and in memory (issue 44)", async () => {
+    const store = new FakeStorage();
+    const log = new ActivityLog(store, 500, 0);
+    await Promise.all([1, 2, 3, 4].map((i) => log.append(entry(i))));
+    await log.keepSince(1003);
+    expect((JSON.parse(store.data.get("activity")!) as ActivityEntry[]).map((e) => e.at)).toEqual([1003, 1004]);
+    await log.append(entry(5));
+    expect((await new ActivityLog(store, LOG_LIMIT, 0).list()).map((e) => e.at)).toEqual([1003, 1004, 1005]);
+    expect(outcomeOf(true, "site_rule")).toBe("refused");
+  });
+
   it("keeps the newest LOG_LIMIT entries, oldest dropped first", async () => {
     const store = new FakeStorage();
     const log = new ActivityLog(store, 5, 0);

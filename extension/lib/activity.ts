@@ -120,6 +120,7 @@ export function outcomeOf(failed: boolean, code?: string): Outcome {
     case "unshared":
     case "not_shared":
     case "tab_gone":
+    case "site_rule":
       return "refused";
     default:
       return "error";
@@ -304,6 +305,16 @@ export class ActivityLog {
 
   list(): Promise<ActivityEntry[]> {
     return this.locked((log) => log.slice(Math.max(0, log.length - this.limit)));
+  }
+
+  /** Drops the entries older than cutoff (Unix ms): the organisation's retention (issue 44). */
+  keepSince(cutoff: number): Promise<void> {
+    return this.locked(async (log) => {
+      const kept = log.filter((e) => e.at >= cutoff);
+      if (kept.length === log.length) return;
+      this.mem = kept;
+      await this.kv.set({ [KEY_ACTIVITY]: kept });
+    });
   }
 
   clear(): Promise<void> {

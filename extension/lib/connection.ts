@@ -24,6 +24,7 @@ import {
   type Hello,
   type Refused,
   type TabInfo,
+  type TabsChanged,
 } from "./protocol.gen";
 import { Backoff } from "./reconnect";
 import type { ConnectionState, Status } from "./storage";
@@ -116,10 +117,11 @@ export class Connection {
   }
 
   /** Sends tabs_changed (with the pause, issue 28) if the hello has been accepted; otherwise the next auth carries them. */
-  pushTabs(tabs: TabInfo[], paused = false): boolean {
+  pushTabs(tabs: TabInfo[], paused = false, extra: Pick<TabsChanged, "policy" | "left"> = {}): boolean {
     if (!this.connected || !this.peer) return false;
     try {
-      this.peer.notify(MSG_TABS_CHANGED, paused ? { tabs, paused } : { tabs });
+      // The organisation's policy and the tabs that left the AI's reach ride along (issue 44).
+      this.peer.notify(MSG_TABS_CHANGED, { tabs, ...(paused ? { paused } : {}), ...extra });
       return true;
     } catch {
       return false;

@@ -235,9 +235,10 @@ export class Executor {
 
   /** The note for an answer whose page showed no effect (see UNCHANGED_NOTE). */
   private async noteOf(r: PageNotes | undefined): Promise<{ note?: string }> {
-    if (r?.unchanged !== true) return {};
+    const fallback = typeof r?.fallback === "string" ? `${r.fallback} ` : "";
+    if (r?.unchanged !== true) return fallback ? { note: fallback.trim() } : {};
     const debuggerOn = (await this.port.getConsent()).debugger;
-    return { note: UNCHANGED_NOTE + (debuggerOn ? "" : UNCHANGED_DEBUGGER_HINT) };
+    return { note: fallback + UNCHANGED_NOTE + (debuggerOn ? "" : UNCHANGED_DEBUGGER_HINT) };
   }
 
   /**

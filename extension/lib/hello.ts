@@ -1,7 +1,7 @@
 // Building the profile the auth carries and reading the hello's and the
 // auth's acks (DESIGN §5.2, §5.3).
 
-import { PROTOCOL_VERSION, type Auth, type TabInfo } from "./protocol.gen";
+import { PROTOCOL_VERSION, type Auth, type SitePolicy, type TabInfo } from "./protocol.gen";
 import type { Identity, Settings } from "./storage";
 
 export const SERVER_INSTALL_COMMAND =
@@ -19,6 +19,8 @@ export interface HelloInput {
   chromeProfileName?: string;
   /** The AI is paused in this profile (Stop in the popup). */
   paused?: boolean;
+  /** The organisation's policy in force (issue 44). */
+  policy?: SitePolicy;
 }
 
 /** The profile half of the auth request: everything but the proof. */
@@ -41,6 +43,7 @@ export function buildProfile(input: HelloInput): AuthProfile {
     ...(input.chromeProfileName ? { chromeProfileName: input.chromeProfileName } : {}),
     tabs: input.tabs,
     ...(input.paused ? { paused: true } : {}),
+    ...(input.policy ? { policy: input.policy } : {}),
   };
 }
 

@@ -5,7 +5,7 @@
 // document) and `kind`; receivers ignore messages not addressed to them.
 
 import type { ConnectInfo } from "./connection";
-import type { ConsoleEntry, Dialog, TabInfo, WireType } from "./protocol.gen";
+import type { ConsoleEntry, Dialog, LeftTab, SitePolicy, TabInfo, WireType } from "./protocol.gen";
 import type { NewEdit } from "./person";
 import type { Pointed } from "./page/person";
 import { CodedError } from "./peer";
@@ -64,6 +64,12 @@ export interface BgMessages {
    */
   "ask-answer": { req: { askId: string; answer: "done" | "declined" }; res: null };
   /**
+   * popup → bg: the person's Allow, Allow for 10 minutes or Deny of an
+   * action waiting under "ask before acting" (issue 44); like ask-answer,
+   * counted only from the extension's own pages.
+   */
+  "approval-answer": { req: { id: string; answer: "allow" | "allow10" | "deny" }; res: null };
+  /**
    * content script → bg: a trusted input event in the sender's tab (issue 29):
    * the worker keeps it as the person's edit unless monkbrowse was acting in
    * the tab at `at` (lib/person.ts). refHigh: the document's highest ref.
@@ -103,7 +109,7 @@ export const SLEEP_MAX_MS = 1000;
 /** Messages to the offscreen document. */
 export interface OffMessages {
   /** bg → offscreen: send tabs_changed now (if connected). */
-  "tabs-push": { req: { tabs: TabInfo[]; paused: boolean }; res: null };
+  "tabs-push": { req: { tabs: TabInfo[]; paused: boolean; policy?: SitePolicy; left?: LeftTab[] }; res: null };
   /** bg → offscreen: settings changed, reconnect at once. */
   reconnect: { req: Empty; res: null };
 }
@@ -163,6 +169,8 @@ export interface PageNotes {
    * address change by the end of its settle.
    */
   unchanged?: boolean;
+  /** The action was done with synthetic input because the debugger could not attach: the note for the AI (issue 44). */
+  fallback?: string;
 }
 
 /** The actions on the page: their answers carry PageNotes. */

@@ -49,6 +49,7 @@ export interface TabInfo {
   openedBy?: string;
   lastApp?: string;
   paused?: boolean;
+  rule?: string;
 }
 
 export interface ConsoleEntry {
@@ -235,6 +236,12 @@ export type ListTabsRequest = Record<string, never>;
 
 export interface ListTabsResult {
   tabs: TabInfo[];
+  left?: LeftTab[];
+}
+
+export interface LeftTab {
+  slot: number;
+  reason: string;
 }
 
 export interface SwitchTabRequest {
@@ -489,6 +496,17 @@ export interface Auth {
   chromeProfileName?: string;
   tabs: TabInfo[];
   paused?: boolean;
+  policy?: SitePolicy;
+}
+
+export interface SitePolicy {
+  blockedSites?: string[];
+  readOnlySites?: string[];
+  askSites?: string[];
+  forbidden?: string[];
+  allowedApps?: string[];
+  noLogExport?: boolean;
+  logRetentionDays?: number;
 }
 
 export interface PairRequest {
@@ -505,6 +523,8 @@ export interface LegacyHelloAck {
 export interface TabsChanged {
   tabs: TabInfo[];
   paused?: boolean;
+  policy?: SitePolicy;
+  left?: LeftTab[];
 }
 
 export interface CancelPayload {
@@ -696,6 +716,8 @@ export const ERROR_CODES = {
   cancelled: "cancelled",
   /** the person paused the AI (Stop in the popup): the call was not run or was stopped */
   paused: "paused",
+  /** the person's site rules or the organisation's policy refused the request before it touched the page */
+  site_rule: "site_rule",
 } as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

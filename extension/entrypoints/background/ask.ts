@@ -14,6 +14,7 @@ import { KEY_SHARES, normalizeShares } from "../../lib/storage";
 import { reported } from "../../lib/diag";
 import { contentOp } from "./content-ops";
 import { appendActivity, setAskBadge } from "./steer";
+import { approvalWaiting } from "./siterules";
 
 export { KEY_ASKS };
 
@@ -58,7 +59,8 @@ function ended(a: Ask, opts: { banner: boolean }): void {
     .all()
     .then((asks) => {
       // The tab's "?" goes with its last pending request.
-      if (!Object.values(asks).some((x) => x.tabId === a.tabId && x.state === "pending")) return setAskBadge(a.tabId, false);
+      // An action waiting for the person's Allow keeps it too (issue 44).
+      if (!Object.values(asks).some((x) => x.tabId === a.tabId && x.state === "pending") && !approvalWaiting(a.tabId)) return setAskBadge(a.tabId, false);
     })
     .catch(reported("ask: the toolbar badge"));
   wake(a.askId);

@@ -5,7 +5,8 @@
 // pause.
 
 import { Executor } from "../../lib/executor";
-import { Exec, withNotice } from "../../lib/worker/exec";
+import { Exec, tabOf, withNotice } from "../../lib/worker/exec";
+import { currentPolicy, leftNow, loadRules, siteGate, takeLeft, withRules } from "./siterules";
 import { createCallLog } from "../../lib/worker/watch";
 import { contentOp } from "./content-ops";
 import { Debounce } from "../../lib/worker/debounce";
@@ -37,8 +38,8 @@ export const executor = new Executor(makeChromePort({ getShares: readShares, sha
 
 /** The shared tabs, each with the AI app that opened it, the one that acted in it last, and whether it is paused on its own. */
 export async function listTabs() {
-  await loadSteer();
-  return withPausedTabs(withTabApps(await executor.listTabs()));
+  await Promise.all([loadSteer(), loadRules()]);
+  return withRules(withPausedTabs(withTabApps(await executor.listTabs())));
 }
 function withPausedTabs<T extends { tabId: number }>(tabs: T[]): T[] {
   const paused = pausedTabs();
@@ -52,10 +53,13 @@ export function scheduleTabsPush(): void {
   tabsPush.schedule();
 }
 
-async function pushTabs(): Promise<void> {
+export async function pushTabs(): Promise<void> {
   try {
     const tabs = await listTabs();
-    await sendToOffscreen({ to: "off", kind: "tabs-push", tabs, paused: isPaused() });
+    // The organisation's policy and the tabs that left the AI's reach ride along (issue 44).
+    const left = takeLeft();
+    const policy = currentPolicy();
+    await sendToOffscreen({ to: "off", kind: "tabs-push", tabs, paused: isPaused(), ...(policy ? { policy } : {}), ...(left.length > 0 ? { left } : {}) });
   } catch (e) {
     // No offscreen document right now? The next hello carries the tabs.
     report("tabs: pushing tabs_changed to the offscreen document", e);
@@ -87,11 +91,18 @@ export const exec = new Exec({
   watch: (type, payload) => callLog.watch(type, payload),
   beginActing,
   actingIn,
-  execute: (type, payload, signal) => executor.execute(type, payload, signal),
+  execute: async (type, payload, signal) => {
+    // The site rules and the organisation's policy (issue 44): refused, or waiting for the person's Allow.
+    await siteGate(type, payload, tabOf(payload), (t) => executor.resolveTab(t), async (t) => (await readShares())[String(t)], signal);
+    return executor.execute(type, payload, signal);
+  },
   answer: async (type, result, app) => {
     let r = result;
     if (type === "list_tabs" && r && typeof r === "object" && Array.isArray((r as { tabs?: unknown }).tabs)) {
-      r = { ...r, tabs: withPausedTabs(withTabApps((r as { tabs: Parameters<typeof withTabApps>[0] }).tabs)) };
+      const tabs = withRules(withPausedTabs(withTabApps((r as { tabs: Parameters<typeof withTabApps>[0] }).tabs)));
+      // Tabs that went to a never site: the owner explains a call naming them (issue 44).
+      const left = leftNow(new Set(tabs.map((t) => t.slot)));
+      r = { ...r, tabs, ...(left.length > 0 ? { left } : {}) };
     }
     const opened = type === "browser_new_tab" ? (r as { tabId?: unknown } | null)?.tabId : undefined;
     if (typeof opened === "number") await groupForApp(opened, app);

@@ -25,6 +25,8 @@ import { CONSENT_DEBUGGER_CANCELLED, KEY_CONSENT, normalizeConsent, withSwitch }
 import { CodedError, errorText } from "../../lib/peer";
 import { attachDebugger } from "./gate";
 import { reported } from "../../lib/diag";
+import { consentUnderPolicy } from "./siterules";
+import { AttachError } from "../../lib/debugger-fallback";
 
 export const DEFAULT_IDLE_MS = 5_000;
 /** chrome.storage.local key that shortens the idle time (tests). */
@@ -95,7 +97,8 @@ function log(e: Omit<LogEntry, "time">): void {
 
 export async function debuggerEnabled(): Promise<boolean> {
   const got = await chrome.storage.local.get([KEY_CONSENT, KEY_DEBUGGER_IDLE]);
-  enabled = normalizeConsent(got[KEY_CONSENT]).debugger;
+  // The organisation's policy may forbid the debugger whatever the person chose (issue 44).
+  enabled = (await consentUnderPolicy(normalizeConsent(got[KEY_CONSENT]))).debugger;
   const idle = got[KEY_DEBUGGER_IDLE];
   idleMs = typeof idle === "number" && idle >= 100 && idle <= 600_000 ? idle : DEFAULT_IDLE_MS;
   return enabled;
@@ -132,7 +135,8 @@ async function attach(tabId: number): Promise<Session> {
     const m = errorText(e);
     if (!/already attached/i.test(m)) {
       log({ tabId, event: "refused", detail: m });
-      throw new Error(`cannot use Chrome's debugger in tab ${tabId}: ${m}. Another debugger (DevTools) may hold it; close it and try again`);
+      // Names the reason (a policy, another debugger, a protected page) and what the person can do (issue 44).
+      throw new AttachError(tabId, m);
     }
   }
   s = { tabId, busy: 0, responses: new Map() };

@@ -21,6 +21,7 @@ import { isAnswer } from "../../lib/sitetools";
 import { personInput, pointAt } from "./person";
 import { recorder, recordStep, startRecording } from "./recording";
 import { callLog, exec, listTabs, scheduleTabsPush } from "./calls";
+import { answerApproval, currentPolicy, endApprovals, isNever, loadRules, shareRefusal } from "./siterules";
 import { askReconnect, servedNow, setServed, writeStatus } from "./offscreen";
 import { arms, shareOne, shared } from "./shares";
 import { diagLog, readIdentity, readSettings, secretSource, withIdentity } from "./store";
@@ -34,7 +35,8 @@ export const handlers: Handlers = {
       resolveSecret(secretSource, m.refresh === true),
       chrome.storage.local.get(KEY_PAIRED).then((got) => normalizePaired(got[KEY_PAIRED])),
     ]);
-    const profile = buildProfile({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version, paused: isPaused() });
+    const policy = currentPolicy();
+    const profile = buildProfile({ settings, identity, tabs, extVersion: chrome.runtime.getManifest().version, paused: isPaused(), ...(policy ? { policy } : {}) });
     setServed({ port: settings.port, label: settings.label });
     const pasted = paired[String(settings.port)];
     return { port: settings.port, extVersion: chrome.runtime.getManifest().version, profile, ...pairing, ...(pasted ? { pasted } : {}) };
@@ -64,7 +66,12 @@ export const handlers: Handlers = {
     return null;
   },
   share: async (m) => {
-    if (m.shared) return { slot: await shareOne(m.tabId) };
+    if (m.shared) {
+      // A tab on a never site cannot be shared (issue 44).
+      const never = await shareRefusal(m.tabId);
+      if (never) throw new Error(never);
+      return { slot: await shareOne(m.tabId) };
+    }
     await shared.update((s) => ({ shares: unshareTab(s, m.tabId), out: undefined }));
     return { slot: null };
   },
@@ -87,6 +94,12 @@ export const handlers: Handlers = {
     // Running calls answer at once (the one abort path); queued and new
     // ones are refused by the server (told by tabs_changed) and at exec.
     if (m.paused) exec.running.abortPaused(typeof m.tabId === "number" ? m.tabId : undefined, pausedFor);
+    // Actions waiting for the person's Allow there are refused with the pause (issue 44).
+    if (m.paused) {
+      const t = typeof m.tabId === "number" ? m.tabId : undefined;
+      const why = pausedFor(t);
+      if (why) endApprovals((x) => t === undefined || x === t, why);
+    }
     // The AI's requests to the person end too (the tab's, or all), and their banners go.
     if (m.paused) {
       const tabId = m.tabId;
@@ -114,6 +127,12 @@ export const handlers: Handlers = {
   "site-tool-revoke": async (m, { fromPage }) => {
     if (fromPage || typeof m.origin !== "string" || typeof m.app !== "string" || typeof m.tool !== "string") return null;
     await revokeSiteGrant({ origin: m.origin, app: m.app, tool: m.tool });
+    return null;
+  },
+  "approval-answer": async (m, { fromPage }) => {
+    // The popup's only, like the hand-off's answer (issue 44): a page's never counts.
+    if (fromPage || typeof m.id !== "string" || (m.answer !== "allow" && m.answer !== "allow10" && m.answer !== "deny")) return null;
+    await answerApproval(m.id, m.answer);
     return null;
   },
   diag: async (m, { tabId }) => {
@@ -155,7 +174,9 @@ export const handlers: Handlers = {
   },
   "share-all": async () => {
     const tabs = await chrome.tabs.query({ windowType: "normal" });
+    await loadRules();
     const ids = tabs
+      .filter((t) => !isNever(t.url || t.pendingUrl || "")) // never sites stay unshared (issue 44)
       .slice()
       .sort((a, b) => a.windowId - b.windowId || a.index - b.index)
       .map((t) => t.id)

@@ -21,7 +21,8 @@ import { forgetTabApps, forgetTabBadge, forgetTabPause, isPaused, loadSteer, sho
 import { endAsksInTab, reshowAsk } from "./ask";
 import { createPointMenu, forgetPointed, personCommitted, pointAt, POINT_MENU_ID } from "./person";
 import { recorder, recordingCommitted } from "./recording";
-import { scheduleTabsPush } from "./calls";
+import { exec, pushTabs, scheduleTabsPush } from "./calls";
+import { applyRetention, endApprovals, installSiteRules, leavesReach, loadRules } from "./siterules";
 import { handlers } from "./handlers";
 import { askReconnect, ensureOffscreen, openWelcome, servedNow } from "./offscreen";
 import { arms, currentArm, pruneClosed, shared } from "./shares";
@@ -46,6 +47,18 @@ export default defineBackground(() => {
   // to listeners added in its first turn.
   installNetwork(readShares);
   installDebugger();
+  installSiteRules({
+    leave: (tabId, reason) => {
+      // At once: the share gate refuses the tab from here on, before anything is injected into the new page (issue 44).
+      shared.drop(tabId);
+      exec.running.abortTab(tabId, reason);
+      endApprovals((t) => t === tabId, reason);
+      // The server hears of it once the share is gone (tabs_changed carries the reason).
+      void shared.update((s) => ({ shares: unshareTab(s, tabId), out: undefined })).then(pushTabs);
+    },
+    shares: readShares,
+    changed: scheduleTabsPush,
+  });
 
   chrome.runtime.onStartup.addListener(() => {
     // Tab ids are per browser session: shares of the last session would point
@@ -71,6 +84,7 @@ export default defineBackground(() => {
   chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 1 });
   chrome.alarms.onAlarm.addListener((a) => {
     if (a.name !== KEEPALIVE_ALARM) return;
+    void applyRetention().catch(reported("policy: the activity log's retention"));
     void ensureOffscreen().then(async () => {
       if (needsReconnect(await readSettings(), servedNow())) await askReconnect("the settings changed since it connected");
     });
@@ -82,6 +96,8 @@ export default defineBackground(() => {
   chrome.webNavigation.onCommitted.addListener((d) => {
     const go = (ids: ReadonlySet<number>) => {
       if (!ids.has(d.tabId)) return;
+      // A shared tab that went to a "never" site leaves the AI's reach before anything is injected (issue 44).
+      if (d.frameId === 0 && leavesReach(d.tabId, d.url)) return;
       const injected = injectDocument(d as typeof d & { documentId?: string; parentFrameId?: number }, currentArm(d.tabId));
       // A pending request to the person shows again on the tab's next page (a login's redirects).
       if (d.frameId === 0) void injected.then(() => reshowAsk(d.tabId)).catch(reported("ask: showing the request on the tab's new page"));
@@ -90,7 +106,7 @@ export default defineBackground(() => {
     };
     const known = shared.known;
     if (known) go(known);
-    else void shared.load().then(go);
+    else void loadRules().then(() => shared.load()).then(go);
   });
 
   chrome.tabs.onCreated.addListener(() => scheduleTabsPush());

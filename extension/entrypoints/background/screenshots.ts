@@ -10,6 +10,7 @@ import { errorText } from "../../lib/peer";
 import { contentOp } from "./content-ops";
 import { frameSecretBoxes, refBox } from "./frames";
 import { debuggerEnabled, withDebugger } from "./debugger";
+import { AttachError } from "../../lib/debugger-fallback";
 import { reported } from "../../lib/diag";
 import { fitScale, scaledSize, type ShotOptions } from "../../lib/shot-size";
 import type { Shot } from "../../lib/executor";
@@ -182,16 +183,24 @@ export async function screenshotElement(tab: TabLike, ref: string, o: ShotOption
 /** A whole-page screenshot: one capture in the debugger mode, else stitched from viewport captures. */
 export async function screenshotFullPage(tab: TabLike, o: ShotOptions): Promise<Shot> {
   const m = await contentOp(tab.id, "metrics", {});
-  if (await debuggerEnabled()) {
-    // One lossless capture, then the same scaling and encoding as the
-    // others, so the size rule and the reported scale are exact.
-    const r = await withDebugger(tab.id, (send) =>
-      send<{ data: string }>("Page.captureScreenshot", {
-        format: "png",
-        captureBeyondViewport: true,
-        clip: { x: 0, y: 0, width: m.width, height: Math.min(m.height, MAX_CANVAS_SIDE), scale: 1 },
-      }),
-    );
+  // Chrome refused its debugger (a policy, another debugger): stitched, and said so (issue 44).
+  let refused: AttachError | undefined;
+  const r = !(await debuggerEnabled())
+    ? undefined
+    : await withDebugger(tab.id, (send) =>
+        // One lossless capture, then the same scaling and encoding as the
+        // others, so the size rule and the reported scale are exact.
+        send<{ data: string }>("Page.captureScreenshot", {
+          format: "png",
+          captureBeyondViewport: true,
+          clip: { x: 0, y: 0, width: m.width, height: Math.min(m.height, MAX_CANVAS_SIDE), scale: 1 },
+        }),
+      ).catch((e: unknown) => {
+        if (!(e instanceof AttachError)) throw e;
+        refused = e;
+        return undefined;
+      });
+  if (r) {
     const bmp = await bitmapOf(`data:image/png;base64,${r.data}`);
     let shot: Shot;
     try {
@@ -246,9 +255,8 @@ export async function screenshotFullPage(tab: TabLike, o: ShotOptions): Promise<
       await contentOp(tab.id, "scroll_to", home).catch(reported("screenshot: scrolling back after a full-page capture"));
     }
     const shot = await render(canvas!, { x: 0, y: 0, width: canvas!.width, height: canvas!.height }, scale, o);
-    return {
-      ...shot,
-      note: screens > 1 ? `Stitched from ${screens} screens; fixed or sticky elements may repeat.` : undefined,
-    };
+    const stitched = screens > 1 ? `Stitched from ${screens} screens; fixed or sticky elements may repeat.` : undefined;
+    const why = refused ? `Taken without the debugger mode's single capture: ${refused.message}` : undefined;
+    return { ...shot, note: [why, stitched].filter(Boolean).join(" ") || undefined };
   });
 }

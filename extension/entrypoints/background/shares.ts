@@ -19,6 +19,7 @@ import { endAsksInTab } from "./ask";
 import { forgetPointed } from "./person";
 import { recorder } from "./recording";
 import { readShares } from "./store";
+import { endApprovals, noteShareSlots } from "./siterules";
 
 /** What calls.ts gives this file (set once when it loads: it imports this one). */
 const hooks = {
@@ -34,6 +35,7 @@ export const shared = new SharedTabs({
   write: (shares) => chrome.storage.local.set({ [KEY_SHARES]: shares }),
   changed: (before, shares, touchPages) => {
     setShared(shares);
+    noteShareSlots(shares);
     void detachUnshared(new Set(Object.keys(shares).map(Number)));
     hooks.tabsChanged();
     // Newly shared tabs get the page side now; unshared ones lose it.
@@ -41,6 +43,7 @@ export const shared = new SharedTabs({
     for (const k of Object.keys(before)) {
       if (shares[k] === undefined) {
         hooks.abortTab(Number(k), unsharedError(Number(k)));
+        endApprovals((t) => t === Number(k), unsharedError(Number(k)));
         void endAsksInTab(Number(k), "the person stopped sharing the tab").catch(reported("ask: ending an unshared tab's requests"));
         void forgetPointed(Number(k), true).catch(reported("pointing: forgetting an unshared tab"));
         void recorder.tabGone(Number(k)).catch(reported("recording: stopping in an unshared tab"));

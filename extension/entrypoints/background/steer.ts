@@ -179,6 +179,11 @@ export function clearActivity(): Promise<void> {
   return log.clear();
 }
 
+/** The organisation's retention (issue 44, background/siterules.ts): entries before cutoff go. */
+export function keepActivitySince(cutoff: number): Promise<void> {
+  return log.keepSince(cutoff);
+}
+
 // ---- tab groups per app ------------------------------------------------------------
 
 let groupsChain: Promise<unknown> = Promise.resolve();

@@ -18,6 +18,7 @@ import {
   type Shares,
 } from "../../lib/storage";
 import { afterEither, DIAG_KEY, DiagLog, type DiagEntry } from "../../lib/diag";
+import { consentUnderPolicy } from "./siterules";
 
 // ---- storage helpers -------------------------------------------------------
 
@@ -58,7 +59,8 @@ export const readIdentity = () => withIdentity(async (identity) => identity);
 
 export async function readConsent(): Promise<Consent> {
   const got = await chrome.storage.local.get(KEY_CONSENT);
-  return normalizeConsent(got[KEY_CONSENT]);
+  // What the organisation's policy forbids is off whatever the person chose (issue 44).
+  return consentUnderPolicy(normalizeConsent(got[KEY_CONSENT]));
 }
 
 export async function readShares(): Promise<Shares> {

@@ -3,7 +3,8 @@
 // chrome.debugger, and BrowserPort.content, which picks them or the content
 // script's DOM actions.
 
-import type { CsOp, CsOps } from "../../lib/messages";
+import type { CsOp, CsOps, PageNotes } from "../../lib/messages";
+import { AttachError, fallbackNote } from "../../lib/debugger-fallback";
 import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
 import { contentOp, contentOpIn } from "./content-ops";
 import { debuggerEnabled, withDebugger, type Send } from "./debugger";
@@ -132,6 +133,14 @@ export async function content<K extends CsOp>(tabId: number, op: K, args: CsOps[
   // TypeScript cannot carry the check on op over to args (K may be a union);
   // each trusted handler is typed by the table. The answer is the notes only
   // (the executor reads no more of a trusted op's answer).
-  await trustedOp(tabId, op as K & TrustedOp, args as CsOps[K & TrustedOp]["args"]);
+  try {
+    await trustedOp(tabId, op as K & TrustedOp, args as CsOps[K & TrustedOp]["args"]);
+  } catch (e) {
+    // The debugger could not attach (a policy, another debugger, a protected
+    // page; nothing was sent): synthetic input does the job, and says so (issue 44).
+    if (!(e instanceof AttachError)) throw e;
+    const r = (await framedContent(tabId, op, args)) as CsOps[K]["result"] & PageNotes;
+    return { ...r, fallback: fallbackNote(e) } as CsOps[K]["result"];
+  }
   return {} as CsOps[K]["result"];
 }

@@ -45,7 +45,7 @@ chrome.runtime.onMessage.addListener((msg: unknown, _sender, sendResponse: (r: R
   if (!isOffMessage(msg)) return false;
   if (msg.kind === "tabs-push") {
     const m = msg as OffMessage<"tabs-push">;
-    conn.pushTabs(m.tabs, m.paused === true);
+    conn.pushTabs(m.tabs, m.paused === true, { ...(m.policy ? { policy: m.policy } : {}), ...(m.left ? { left: m.left } : {}) });
   }
   else if (msg.kind === "reconnect") conn.reconnectNow();
   sendResponse({ ok: true, result: null });

@@ -42,6 +42,8 @@ async function render(): Promise<void> {
 }
 
 (document.querySelector("#activity-export") as HTMLButtonElement).addEventListener("click", () => {
+  // The organisation's policy may forbid the export (issue 44; rules.ts disables the button too).
+  if ((document.querySelector("#activity-export") as HTMLButtonElement).disabled) return;
   const blob = new Blob([JSON.stringify(entries, null, 2)], { type: "application/json" });
   const a = document.createElement("a");
   a.href = URL.createObjectURL(blob);

@@ -25,6 +25,7 @@ import { installSteer } from "./steer";
 import { installAsks } from "./asks";
 import { installRecording, recordButton } from "./recording";
 import { installSiteAsks } from "./sitetools";
+import { installRules, managedOff, ruleBadge } from "./rules";
 import { KEY_PAUSE, KEY_TAB_APPS, normalizePause, normalizeTabApps } from "../../lib/activity";
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
@@ -134,6 +135,9 @@ async function renderTabs(): Promise<void> {
           by.textContent = ` · ${last}`;
           titleEl.append(by);
         }
+        // The site rule in force on a shared tab (issue 44).
+        const rule = slot !== undefined ? ruleBadge(t.url ?? "") : undefined;
+        if (rule) titleEl.append(rule);
         const slotEl = document.createElement("span");
         slotEl.className = "slot";
         slotEl.textContent = slot === undefined ? "" : String(slot);
@@ -184,8 +188,8 @@ const debuggerCancelled = $<HTMLParagraphElement>("#debugger-cancelled");
 async function renderConsent(): Promise<void> {
   const got = await chrome.storage.local.get(KEY_CONSENT);
   const c = normalizeConsent(got[KEY_CONSENT]);
-  allowEvaluate.checked = c.evaluate;
-  useDebugger.checked = c.debugger;
+  allowEvaluate.checked = c.evaluate && !managedOff("evaluate");
+  useDebugger.checked = c.debugger && !managedOff("debugger");
   // The person pressed Cancel on Chrome's debugging bar (background/debugger.ts).
   const raw = got[KEY_CONSENT] as Record<string, unknown> | undefined;
   debuggerCancelled.hidden = c.debugger || typeof raw?.[CONSENT_DEBUGGER_CANCELLED] !== "number";
@@ -220,6 +224,7 @@ installSteer(showError);
 installAsks(showError);
 installRecording(showError, rerender);
 installSiteAsks(showError);
+installRules(showError, () => void renderTabs().catch(showError));
 void renderHeader().catch(showError);
 void renderConsent().catch(showError);
 void renderTabs().catch(showError);

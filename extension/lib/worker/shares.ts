@@ -40,6 +40,15 @@ export class SharedTabs {
     return this.ids;
   }
 
+  /**
+   * Takes tabId out of the shared ids in memory at once, before the stored
+   * shares follow (update): the share gate refuses it from this moment (a
+   * tab that went to a "never" site, issue 44).
+   */
+  drop(tabId: number): void {
+    this.ids?.delete(tabId);
+  }
+
   /** Whether tabId is shared, as far as memory knows (false until loaded). */
   has(tabId: number): boolean {
     return this.ids?.has(tabId) ?? false;

@@ -46,7 +46,7 @@ func queryOwner(ctx context.Context, controlPort int) (*doctor.OwnerStatus, erro
 	}
 	out := &doctor.OwnerStatus{PID: st.OwnerPID, Version: st.Version, Port: st.ExtensionPort, Forwarders: st.Forwarders, HTTP: st.HTTP}
 	for _, p := range st.Profiles {
-		out.Profiles = append(out.Profiles, tools.ProfileInfo{ID: p.ProfileID, Label: p.Label, Slug: p.Slug, Connected: p.Connected, Tabs: p.Tabs})
+		out.Profiles = append(out.Profiles, tools.ProfileInfo{ID: p.ProfileID, Label: p.Label, Slug: p.Slug, Connected: p.Connected, Tabs: p.Tabs, Policy: p.Policy})
 	}
 	return out, nil
 }

@@ -60,7 +60,7 @@ func serveHTTP(ctx context.Context, cfg config, addr string, log *zerolog.Logger
 	ran := make(chan error, 1)
 	go func() { ran <- d.Run(dctx) }()
 
-	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log, UploadRoots: uploadRoots(cfg, log), AllowFileURLs: cfg.allowFileURLs, Caps: cfg.capSet})
+	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log, UploadRoots: uploadRoots(cfg, log), AllowFileURLs: cfg.allowFileURLs, Caps: cfg.capSet, Policies: d.Policies})
 	ep := httpmcp.New(ln, httpmcp.Options{
 		Server: srv,
 		Token: func() (string, error) {

@@ -49,7 +49,7 @@ func serve(ctx context.Context, cfg config, log *zerolog.Logger, stdin io.Reader
 	ran := make(chan error, 1)
 	go func() { ran <- d.Run(dctx) }()
 
-	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log, UploadRoots: uploadRoots(cfg, log), AllowFileURLs: cfg.allowFileURLs, Caps: cfg.capSet})
+	srv := mcpserver.New(d.Caller(), &mcpserver.Options{Logger: log, UploadRoots: uploadRoots(cfg, log), AllowFileURLs: cfg.allowFileURLs, Caps: cfg.capSet, Policies: d.Policies})
 	mcpSrv.Store(srv)
 	serveErr := srv.ServeStdio(ctx, stdin, stdout)
 	stopDaemon() // hand over (as owner) and release the ports
@@ -166,7 +166,7 @@ func profileStatus(ps []tools.ProfileInfo) []protocol.ProfileStatus {
 		if tabs == nil {
 			tabs = []protocol.TabInfo{}
 		}
-		out = append(out, protocol.ProfileStatus{ProfileID: p.ID, Label: p.Label, Slug: p.Slug, Connected: p.Connected, Tabs: tabs, Queued: p.Queued})
+		out = append(out, protocol.ProfileStatus{ProfileID: p.ID, Label: p.Label, Slug: p.Slug, Connected: p.Connected, Tabs: tabs, Queued: p.Queued, Policy: p.Policy})
 	}
 	return out
 }

@@ -139,7 +139,10 @@ type Daemon struct {
 	slog   *slog.Logger
 	router *router
 	role   atomic.Int32
-	wg     sync.WaitGroup // clean-up goroutines of lost forwarder clients
+	// ownerProfiles lists the owner's profiles while this process is the
+	// owner (Policies); nil otherwise.
+	ownerProfiles atomic.Pointer[func() []protocol.ProfileStatus]
+	wg            sync.WaitGroup // clean-up goroutines of lost forwarder clients
 
 	// lostAt is when the last owner was lost (zero if never): the
 	// take-over time is measured from it.

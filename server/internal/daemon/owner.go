@@ -60,6 +60,8 @@ func (d *Daemon) runOwner(ctx context.Context, ln net.Listener) {
 		profMu.Lock()
 		profiles, extPort = o.Profiles, o.Port
 		profMu.Unlock()
+		d.ownerProfiles.Store(&o.Profiles)
+		defer d.ownerProfiles.Store(nil)
 		var c protocol.Caller = o.Caller
 		if !d.lostAt.IsZero() && o.AwaitExtension != nil {
 			c = &graceCaller{Caller: o.Caller, await: o.AwaitExtension, until: time.Now().Add(d.cfg.ExtensionGrace)}

@@ -153,6 +153,7 @@ func Run(ctx context.Context, o Options) int {
 				state = "not connected"
 			}
 			fmt.Fprintf(w, "  - %s (%s, %s): %d shared tab(s)\n", p.Slug, p.Label, state, len(p.Tabs))
+			writePolicy(w, p.Policy)
 			shared += len(p.Tabs)
 		}
 		if shared == 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/server/internal/httpmcp"
 	"github.com/monkbrowse/monkbrowse/server/internal/owner"
 	"github.com/monkbrowse/monkbrowse/server/internal/proc"
+	"github.com/monkbrowse/monkbrowse/tools"
 )
 
 func portOf(addr net.Addr) int { return addr.(*net.TCPAddr).Port }
@@ -188,6 +189,36 @@ func TestDoctorListsHTTPClients(t *testing.T) {
 	} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("doctor lacks %q:\n%s", w, out.String())
+		}
+	}
+}
+
+// TestDoctorPrintsThePolicy: the organisation's policy a profile's
+// extension reports (issue 44) is printed under that profile.
+func TestDoctorPrintsThePolicy(t *testing.T) {
+	log := zerolog.Nop()
+	o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Self: proc.Self{Logger: &log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Shutdown(context.Background())
+	// Something holds the control port, so doctor asks the owner (QueryOwner).
+	ctl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	var out bytes.Buffer
+	Run(context.Background(), Options{Port: o.Port(), ControlPort: portOf(ctl.Addr()), Out: &out,
+		QueryOwner: func(context.Context, int) (*OwnerStatus, error) {
+			return &OwnerStatus{Profiles: []tools.ProfileInfo{{Slug: "work", Label: "work", Connected: true, Policy: &protocol.SitePolicy{
+				BlockedSites: []string{"*.bank.test"}, Forbidden: []string{"evaluate", "debugger"}, AllowedApps: []string{"Claude Code"}, NoLogExport: true, LogRetentionDays: 7,
+			}}}}, nil
+		}})
+	s := strings.Join(strings.Fields(out.String()), " ")
+	for _, want := range []string{"policy set by your organisation", "never (blocked sites): *.bank.test", "not allowed: evaluate, debugger", "AI apps allowed: Claude Code", "activity log export: not allowed", "activity log kept: 7 days"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("doctor does not print %q:\n%s", want, s)
 		}
 	}
 }

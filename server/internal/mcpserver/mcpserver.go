@@ -75,6 +75,11 @@ type Options struct {
 	// a forwarder's choice holds for its calls whatever the owner's app
 	// chose (the owner never applies its caps to forwarded calls).
 	Caps protocol.CapSet
+	// Policies returns the organisation's policy of each connected browser
+	// profile (issue 44; nil entries: none). tools/list leaves out the
+	// tools every one of them forbids (protocol.ForbiddenForAll); the
+	// extension refuses a call to one anyway. Nil: nothing is left out.
+	Policies func(ctx context.Context) []*protocol.SitePolicy
 }
 
 // DefaultProgressEvery is how often a waiting browser_ask_user reports
@@ -244,8 +249,15 @@ func (s *Server) caps(ctx context.Context) protocol.CapSet {
 // chosen keeps the tools this AI app's --caps switched on.
 func (s *Server) chosen(ctx context.Context, all []mcp.Tool) []mcp.Tool {
 	caps := s.caps(ctx)
+	var forbidden map[string]bool
+	if s.opts.Policies != nil {
+		forbidden = protocol.ForbiddenForAll(s.opts.Policies(ctx))
+	}
 	out := make([]mcp.Tool, 0, len(all))
 	for _, t := range all {
+		if forbidden[t.Name] {
+			continue // every connected browser's policy forbids it (issue 44)
+		}
 		if pt, ok := protocol.LookupTool(t.Name); !ok || caps.Has(pt) {
 			out = append(out, t)
 		}

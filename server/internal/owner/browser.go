@@ -101,6 +101,9 @@ func (b browser) WithTab(ctx context.Context, ref string, slot int, fn func(cont
 	tabs := sharedTabs(fresh.Tabs)
 	next, ok := chooseTab(tabs, slot)
 	if !ok {
+		if why := b.o.reg.leftReach(c, slot); why != "" {
+			return leftReachError(why, tabs)
+		}
 		return staleTabError(gone.t, slot, tabs)
 	}
 	if next.TabID == gone.t.TabID {
@@ -192,6 +195,9 @@ func (b browser) pickTab(ctx context.Context, c *conn, t tools.Target, slot int)
 	tabs = b.o.reg.tabsOf(c)
 	if tab, ok := chooseTab(tabs, slot); ok {
 		return tab, nil
+	}
+	if why := b.o.reg.leftReach(c, slot); why != "" {
+		return protocol.TabInfo{}, leftReachError(why, tabs)
 	}
 	return protocol.TabInfo{}, tabError(t.Slug, slot, tabs)
 }

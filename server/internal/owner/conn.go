@@ -245,6 +245,7 @@ func (s *session) learn(typ string, payload any, raw json.RawMessage) {
 		var res protocol.ListTabsResult
 		if json.Unmarshal(raw, &res) == nil {
 			reg.updateTabs(s.c, func([]protocol.TabInfo) []protocol.TabInfo { return res.Tabs })
+			reg.learnLeft(s.c, res.Left)
 		}
 	case protocol.MsgNewTab:
 		var res protocol.NewTabResult

@@ -227,6 +227,7 @@ func (o *Owner) accept(sock *wsconn.Conn, remote, foreign string, release func()
 			}
 		}
 		o.applyPause(c, tc.Paused, tc.Tabs)
+		o.reg.setRules(c, tc.Policy, tc.Left)
 	})
 	o.mu.Lock()
 	if o.stopping() {

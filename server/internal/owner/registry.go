@@ -28,6 +28,11 @@ type profile struct {
 	// (TabsChanged.Paused, TabInfo.Paused; kept while disconnected).
 	paused     bool
 	pausedTabs map[int]int // tab id → its number
+	// policy is the organisation's policy the extension last reported;
+	// left, the tabs (by number) that left the AI's reach for a "never"
+	// site, with the extension's sentence (issue 44).
+	policy *protocol.SitePolicy
+	left   map[int]string
 	// queues are the profile's tab queues. They belong to the profile, not
 	// to one connection, so a call waiting for its turn keeps its place
 	// while the extension reconnects (issue 12, brief reconnects).
@@ -116,6 +121,7 @@ func (r *registry) admit(h protocol.Auth, c *conn, version string) protocol.Hell
 	p.label, p.slug, p.chromeName = label, slug, h.ChromeProfileName
 	p.tabs = sharedTabs(h.Tabs)
 	p.setPauseLocked(r, h.Paused, h.Tabs) // before any call can use the profile
+	p.policy = h.Policy
 	p.pending = c
 	c.prof = p
 	c.slug = slug
@@ -189,7 +195,7 @@ func (p *profile) infoLocked() tools.ProfileInfo {
 	return tools.ProfileInfo{
 		ID: p.id, Label: p.label, Slug: p.slug, ChromeProfileName: p.chromeName,
 		Connected: p.conn != nil, Tabs: append([]protocol.TabInfo(nil), p.tabs...),
-		Queued: p.queues.waiting(), Paused: p.paused,
+		Queued: p.queues.waiting(), Paused: p.paused, Policy: p.policy,
 	}
 }
 

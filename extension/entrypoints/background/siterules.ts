@@ -1,0 +1,457 @@
+// Site rules and the organisation's policy in the service worker (issue 44):
+// the rules in memory (the person's from chrome.storage.local, the
+// organisation's from chrome.storage.managed), the gate every wire request
+// passes before it touches a page (siteGate), the person's Allow/Deny for
+// "ask before acting" (answered in the popup only, like the hand-off), and
+// a shared tab that went to a "never" site leaving the AI's reach. The
+// decisions are in lib/siterules.ts and lib/policy.ts.
+
+import { CodedError, errorText } from "../../lib/peer";
+import { ERROR_CODES, TIMEOUTS_MS, type LeftTab, type SitePolicy, type TabInfo, type WireType } from "../../lib/protocol.gen";
+import {
+  KEY_SITE_RULES,
+  RULE_WORDS,
+  actionWords,
+  deniedRefusal,
+  isAction,
+  isRisky,
+  leftReach,
+  neverRefusal,
+  normalizeRules,
+  readOnlyRefusal,
+  requestApp,
+  ruleFor,
+  type PersonRule,
+  type RuleInForce,
+} from "../../lib/siterules";
+import { appAllowed, appRefusal, capabilityOf, capabilityRefusal, forbids, normalizePolicy, retentionCutoff, withPolicy } from "../../lib/policy";
+import { GRANT_MS, KEY_APPROVALS, KEY_APPROVAL_GRANTS, grantKey, liveGrants, type Approval, type ApprovalAnswer } from "../../lib/approvals";
+import { PERSON_APP, type ActivityEntry } from "../../lib/activity";
+import { KEY_SHARES, normalizeShares, type Consent } from "../../lib/storage";
+import { reported, report } from "../../lib/diag";
+import { contentOp } from "./content-ops";
+import { appendActivity, keepActivitySince, setAskBadge } from "./steer";
+
+let rules: PersonRule[] = [];
+/** The shared tabs' numbers (tab id → slot), for a tab leaving the AI's reach to be named at once. */
+const slots = new Map<number, number>();
+
+/** The shares changed (shares.ts): the numbers as stored. */
+export function noteShareSlots(shares: Record<string, number>): void {
+  slots.clear();
+  for (const [k, v] of Object.entries(shares)) slots.set(Number(k), v);
+}
+let policy: SitePolicy | undefined;
+let loading: Promise<void> | undefined;
+let loaded = false;
+
+async function readManaged(): Promise<SitePolicy | undefined> {
+  try {
+    return normalizePolicy(await chrome.storage.managed.get(null));
+  } catch (e) {
+    // No schema (an older build) or no managed storage in this browser: no policy.
+    report("policy: reading chrome.storage.managed", e);
+    return undefined;
+  }
+}
+
+/** Reads both rule sets into memory (once; storage changes keep them current). */
+export function loadRules(): Promise<void> {
+  loading ??= (async () => {
+    const [local, managed] = await Promise.all([chrome.storage.local.get([KEY_SITE_RULES, KEY_SHARES]), readManaged()]);
+    rules = normalizeRules(local[KEY_SITE_RULES]);
+    if (slots.size === 0) noteShareSlots(normalizeShares(local[KEY_SHARES]));
+    policy = managed;
+    loaded = true;
+  })();
+  return loading;
+}
+
+/** The organisation's policy in force (undefined: none). */
+export function currentPolicy(): SitePolicy | undefined {
+  return policy;
+}
+
+/** The rule in force on a URL (the rules as last read). */
+export function ruleForUrl(url: string): RuleInForce {
+  return ruleFor(url, rules, policy);
+}
+
+async function tabUrl(tabId: number): Promise<string> {
+  try {
+    const t = await chrome.tabs.get(tabId);
+    return t.url || t.pendingUrl || "";
+  } catch {
+    return "";
+  }
+}
+
+export async function ruleForTab(tabId: number): Promise<RuleInForce> {
+  await loadRules();
+  return ruleForUrl(await tabUrl(tabId));
+}
+
+/** The shared tabs with the rule in force on each (TabInfo.rule: read_only or ask; act is left out). */
+export function withRules(tabs: TabInfo[]): TabInfo[] {
+  return tabs.map((t) => {
+    const r = ruleForUrl(t.url);
+    return r.rule === "read_only" || r.rule === "ask" ? { ...t, rule: r.rule } : t;
+  });
+}
+
+/** The person's switches with what the policy forbids forced off. */
+export async function consentUnderPolicy(c: Consent): Promise<Consent> {
+  await loadRules();
+  return withPolicy(c, policy);
+}
+
+// ---- never: sharing refused, a shared tab leaving the AI's reach ----------------
+
+/** Why the person cannot share this tab now (never), in their words; undefined when they can. */
+export async function shareRefusal(tabId: number): Promise<string | undefined> {
+  const r = await ruleForTab(tabId);
+  if (r.rule !== "never") {
+    leftTabs.delete(tabId); // shared again: an ordinary tab
+    return undefined;
+  }
+  return `This tab cannot be shared: ${r.pattern || r.host} is set to "never" ${r.source === "policy" ? "by your organisation" : "in your site rules"}, so the AI may not see or use it.`;
+}
+
+/** Whether a tab's URL is on a never site (sync, for the share-all list and navigations). */
+export function isNever(url: string): boolean {
+  return loaded && ruleForUrl(url).rule === "never";
+}
+
+interface Hooks {
+  /** Unshares the tab at once (the share gate refuses it from now on) and stops its running calls with reason. */
+  leave(tabId: number, reason: CodedError): void;
+  /** The shared tabs and their numbers. */
+  shares(): Promise<Record<string, number>>;
+  /** Something the server should hear changed (policy, a tab left): push tabs_changed. */
+  changed(): void;
+}
+
+let hooks: Hooks | undefined;
+const left: LeftTab[] = [];
+/** Tabs that left the AI's reach (by Chrome tab id), with the AI's sentence, until shared again. */
+const leftTabs = new Map<number, string>();
+/** The same by number, for list_tabs answers (ListTabsResult.left); the latest LEFT_KEPT. */
+const leftBySlot = new Map<number, string>();
+const LEFT_KEPT = 50;
+
+/** The tabs that left the AI's reach whose numbers are not shared again (list_tabs answers carry them). */
+export function leftNow(sharedSlots: Set<number>): LeftTab[] {
+  return [...leftBySlot].filter(([slot]) => !sharedSlots.has(slot)).map(([slot, reason]) => ({ slot, reason }));
+}
+
+/** The tabs that left the AI's reach since the last tabs_changed (sent once). */
+export function takeLeft(): LeftTab[] {
+  return left.splice(0, left.length);
+}
+
+/**
+ * A shared tab's top frame committed url: on a never site it stops being
+ * shared now, before anything is injected there, and the AI is told.
+ * Returns true when it left.
+ */
+export function leavesReach(tabId: number, url: string, slot: number | undefined = slots.get(tabId)): boolean {
+  if (!hooks || !isNever(url)) return false;
+  const r = ruleForUrl(url);
+  const reason = leftReach(r, slot);
+  if (slot !== undefined) {
+    left.push({ slot, reason });
+    leftBySlot.delete(slot);
+    leftBySlot.set(slot, reason);
+    if (leftBySlot.size > LEFT_KEPT) leftBySlot.delete(leftBySlot.keys().next().value!);
+  }
+  leftTabs.set(tabId, reason);
+  hooks.leave(tabId, new CodedError(ERROR_CODES.unshared, reason));
+  logRule({ app: PERSON_APP, verb: `stopped sharing the tab: it went to ${r.host}, set to never`, tabId, ...(slot !== undefined ? { slot } : {}), outcome: "done" });
+  hooks.changed();
+  return true;
+}
+
+/** After a rule change: every shared tab now on a never site leaves. */
+async function sweepShared(): Promise<void> {
+  if (!hooks) return;
+  const shares = await hooks.shares();
+  for (const [k, slot] of Object.entries(shares)) {
+    const tabId = Number(k);
+    leavesReach(tabId, await tabUrl(tabId), slot);
+  }
+}
+
+// ---- the gate -----------------------------------------------------------------
+
+function refuse(text: string): CodedError {
+  return new CodedError(ERROR_CODES.site_rule, text);
+}
+
+function refsOf(p: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const k of ["ref", "startRef", "endRef"]) if (typeof p[k] === "string") out.push(p[k]);
+  if (Array.isArray(p.fields)) for (const f of p.fields) if (f && typeof (f as { ref?: unknown }).ref === "string") out.push((f as { ref: string }).ref);
+  return out;
+}
+
+async function describe(tabId: number, refs: string[]): Promise<({ role: string; name: string } | null)[]> {
+  if (refs.length === 0) return [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("late")), 1500)));
+    return (await Promise.race([contentOp(tabId, "describe", { refs }), late])).targets;
+  } catch {
+    return refs.map(() => null);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Every wire request passes here before it touches a page: the policy's AI
+ * apps and capabilities, a navigation to a never site, and an action on a
+ * read-only or ask site. Throws the refusal (code site_rule); under ask,
+ * waits for the person's answer (or a rule change) until the call's time is
+ * nearly up or signal aborts.
+ */
+export async function siteGate(
+  type: string,
+  payload: unknown,
+  tabId: number | undefined,
+  resolveTab: (tabId: number | undefined) => Promise<{ id: number }>,
+  slotOf: (tabId: number) => Promise<number | undefined>,
+  signal: AbortSignal,
+): Promise<void> {
+  await loadRules();
+  const p = payload && typeof payload === "object" ? (payload as Record<string, unknown>) : {};
+  const app = requestApp(payload);
+  if (type === "list_tabs" || type === "getUrl" || type === "getTitle") {
+    if (!appAllowed(policy, app) && app !== "") throw refuse(appRefusal(app, policy!));
+    return;
+  }
+  if (!appAllowed(policy, app)) throw refuse(appRefusal(app, policy!));
+  // A call naming a tab that went to a never site hears why, not just "not shared".
+  const gone = tabId !== undefined ? leftTabs.get(tabId) : undefined;
+  if (gone !== undefined) throw refuse(gone.charAt(0).toUpperCase() + gone.slice(1));
+  const cap = capabilityOf(type, p);
+  if (cap && forbids(policy, cap)) throw refuse(capabilityRefusal(cap));
+  if ((type === "browser_navigate" || type === "browser_new_tab") && typeof p.url === "string") {
+    const r = ruleForUrl(p.url);
+    if (r.rule === "never") throw refuse(`Not done: ${neverRefusal(r)}`);
+  }
+  if (!isAction(type)) return;
+  const tab = tabId ?? (await resolveTab(undefined)).id;
+  let r = await ruleForTab(tab);
+  if (r.rule === "act") return;
+  if (r.rule === "never") throw refuse(`Not done: ${neverRefusal(r)}`);
+  if (r.rule === "read_only") throw refuse(readOnlyRefusal(r, actionWords(type), await slotOf(tab)));
+  // ask
+  const targets = await describe(tab, refsOf(p));
+  if (r.scope === "risky" && !isRisky(type, p, targets)) return;
+  const grants = liveGrants((await chrome.storage.session.get(KEY_APPROVAL_GRANTS))[KEY_APPROVAL_GRANTS], Date.now());
+  if (grants[grantKey(app, r.host)] !== undefined) return;
+  const first = targets.find((t) => t !== null);
+  r = await waitForAnswer(
+    {
+      id: crypto.randomUUID().replace(/-/g, "").slice(0, 12),
+      tabId: tab,
+      app: app || "The AI",
+      tool: type,
+      what: actionWords(type),
+      ...(first ? { target: `${first.role}${first.name ? ` "${first.name}"` : ""}` } : {}),
+      host: r.host,
+      pattern: r.pattern,
+      source: r.source,
+      created: Date.now(),
+    },
+    r,
+    p,
+    type,
+    signal,
+    slotOf,
+  );
+}
+
+// ---- ask before acting: waiting for the person's answer -----------------------
+
+interface Waiting {
+  approval: Approval;
+  rule: RuleInForce;
+  payload: Record<string, unknown>;
+  settle(err: CodedError | Error | undefined, why: string): void;
+}
+
+const waiting = new Map<string, Waiting>();
+
+/** Whether an action waits for the person's answer in the tab (the "?" badge stays while one does). */
+export function approvalWaiting(tabId: number): boolean {
+  return [...waiting.values()].some((w) => w.approval.tabId === tabId);
+}
+let approvalsChain: Promise<unknown> = Promise.resolve();
+
+function storeApprovals(): Promise<void> {
+  const run = approvalsChain.then(() =>
+    chrome.storage.session.set({ [KEY_APPROVALS]: Object.fromEntries([...waiting.values()].map((w) => [w.approval.id, w.approval])) }),
+  );
+  approvalsChain = run.catch(reported("approvals: storing the waiting actions"));
+  return run;
+}
+
+function logRule(e: Omit<ActivityEntry, "at" | "tool"> & { tool?: string }): void {
+  void appendActivity({ at: Date.now(), tool: e.tool ?? "site_rule", ...e }).catch(reported("site rules: writing the activity log"));
+}
+
+async function syncAskBadge(tabId: number): Promise<void> {
+  const mine = [...waiting.values()].some((w) => w.approval.tabId === tabId);
+  const asks = (await chrome.storage.session.get("asks"))["asks"];
+  const theirs = asks && typeof asks === "object" && Object.values(asks as Record<string, { tabId?: unknown; state?: unknown }>).some((a) => a?.tabId === tabId && a?.state === "pending");
+  await setAskBadge(tabId, mine || theirs === true);
+}
+
+function waitForAnswer(
+  a: Approval,
+  r: RuleInForce,
+  payload: Record<string, unknown>,
+  type: string,
+  signal: AbortSignal,
+  slotOf: (tabId: number) => Promise<number | undefined>,
+): Promise<RuleInForce> {
+  const budget = Math.max(5_000, (TIMEOUTS_MS[type as WireType] ?? 25_000) - 3_000);
+  return new Promise<RuleInForce>((resolve, reject) => {
+    let over = false;
+    const timer = setTimeout(() => w.settle(refuse(deniedRefusal(r, "unanswered", a.what)), "not answered in time"), budget);
+    const onAbort = () => w.settle(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)), "the call was stopped");
+    const w: Waiting = {
+      approval: a,
+      rule: r,
+      payload,
+      settle: (err, why) => {
+        if (over) return;
+        over = true;
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        waiting.delete(a.id);
+        void storeApprovals();
+        void contentOp(a.tabId, "ask_hide", { askId: a.id }).catch(reported("approvals: taking the notice down"));
+        void syncAskBadge(a.tabId).catch(reported("approvals: the toolbar badge"));
+        void slotOf(a.tabId).then((slot) =>
+          logRule({
+            app: a.app,
+            tool: a.tool,
+            verb: err ? `was not allowed to ${a.what} (${why})` : `was allowed to ${a.what} (${why})`,
+            tabId: a.tabId,
+            ...(slot !== undefined ? { slot } : {}),
+            outcome: err ? "refused" : "done",
+          }),
+        );
+        if (err) reject(err);
+        else resolve(r);
+      },
+    };
+    waiting.set(a.id, w);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void storeApprovals();
+    void syncAskBadge(a.tabId).catch(reported("approvals: the toolbar badge"));
+    // The tab's neutral notice (the hand-off's): it names nothing and answers nothing.
+    void contentOp(a.tabId, "ask_show", { askId: a.id }).catch(reported("approvals: showing the notice in the tab"));
+    void slotOf(a.tabId).then((slot) =>
+      logRule({
+        app: a.app,
+        tool: a.tool,
+        verb: `asked you to allow it to ${a.what}${a.target ? ` ${a.target}` : ""} (${RULE_WORDS.ask} on ${a.pattern || a.host})`,
+        tabId: a.tabId,
+        ...(slot !== undefined ? { slot } : {}),
+        outcome: "done",
+      }),
+    );
+    if (signal.aborted) onAbort();
+  });
+}
+
+/** The person's answer from the popup (an extension page; index.ts refuses it from anything else). */
+export async function answerApproval(id: string, answer: ApprovalAnswer): Promise<void> {
+  const w = waiting.get(id);
+  if (!w) return;
+  if (answer === "deny") {
+    w.settle(refuse(deniedRefusal(w.rule, "denied", w.approval.what)), "you pressed Deny");
+    return;
+  }
+  if (answer === "allow10") {
+    const key = grantKey(w.approval.app === "The AI" ? "" : w.approval.app, w.approval.host);
+    const got = await chrome.storage.session.get(KEY_APPROVAL_GRANTS);
+    const grants = { ...liveGrants(got[KEY_APPROVAL_GRANTS], Date.now()), [key]: Date.now() + GRANT_MS };
+    await chrome.storage.session.set({ [KEY_APPROVAL_GRANTS]: grants });
+    // The same app's other waiting actions on the site go too.
+    for (const o of [...waiting.values()]) {
+      if (o !== w && o.approval.app === w.approval.app && o.approval.host === w.approval.host) o.settle(undefined, "you allowed it for 10 minutes");
+    }
+    w.settle(undefined, "you allowed it for 10 minutes");
+    return;
+  }
+  w.settle(undefined, "you pressed Allow");
+}
+
+/** Stop, a tab's Pause, unsharing: the waiting actions of the tab (or all) are refused with why. */
+export function endApprovals(match: (tabId: number) => boolean, err: CodedError): void {
+  for (const w of [...waiting.values()]) if (match(w.approval.tabId)) w.settle(err, errorText(err));
+}
+
+/** A rule changed: each waiting action is decided again by the rule now in force. */
+async function recheckWaiting(): Promise<void> {
+  for (const w of [...waiting.values()]) {
+    const r = await ruleForTab(w.approval.tabId);
+    if (r.rule === "act") w.settle(undefined, `the rule for ${r.host} is now act`);
+    else if (r.rule === "read_only") w.settle(refuse(readOnlyRefusal(r, w.approval.what)), `the rule for ${r.host} is now read only`);
+    else if (r.rule === "never") w.settle(refuse(`Not done: ${neverRefusal(r)}`), `the rule for ${r.host} is now never`);
+    else if (r.scope === "risky" && !isRisky(w.approval.tool, w.payload, [null])) w.settle(undefined, "the rule now asks only about submissions, purchases and deletions");
+    else w.rule = r;
+  }
+}
+
+// ---- changes -----------------------------------------------------------------
+
+function diffRules(before: PersonRule[], after: PersonRule[]): string[] {
+  const out: string[] = [];
+  const was = new Map(before.map((r) => [r.pattern, r]));
+  const now = new Map(after.map((r) => [r.pattern, r]));
+  for (const [p, r] of now) {
+    const old = was.get(p);
+    if (!old || old.rule !== r.rule || old.scope !== r.scope) out.push(`set ${p} to ${RULE_WORDS[r.rule]}${r.rule === "ask" && r.scope === "risky" ? " (submissions, purchases and deletions)" : ""}`);
+  }
+  for (const p of was.keys()) if (!now.has(p)) out.push(`removed the rule for ${p}`);
+  return out;
+}
+
+/** Drops activity entries older than the policy's retention (also on the worker's keepalive alarm). */
+export async function applyRetention(): Promise<void> {
+  await loadRules();
+  const cutoff = retentionCutoff(policy, Date.now());
+  if (cutoff !== undefined) await keepActivitySince(cutoff);
+}
+
+/** Installs the storage listeners (the worker's first turn) and loads the rules. */
+export function installSiteRules(h: Hooks): void {
+  hooks = h;
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area === "local" && changes[KEY_SITE_RULES]) {
+      const before = normalizeRules(changes[KEY_SITE_RULES].oldValue);
+      const after = normalizeRules(changes[KEY_SITE_RULES].newValue);
+      rules = after;
+      for (const verb of diffRules(before, after)) logRule({ app: PERSON_APP, verb, outcome: "done" });
+      void recheckWaiting().then(sweepShared).then(h.changed).catch(reported("site rules: applying a changed rule"));
+    }
+    if (area === "managed") {
+      void readManaged()
+        .then((p) => {
+          policy = p;
+          logRule({ app: "Your organisation", verb: "changed the policy", outcome: "done" });
+          return recheckWaiting().then(sweepShared).then(applyRetention);
+        })
+        .then(h.changed)
+        .catch(reported("policy: applying a changed policy"));
+    }
+  });
+  // A worker that stopped lost the calls that waited for an answer: their questions go too.
+  void chrome.storage.session.remove(KEY_APPROVALS).catch(reported("approvals: forgetting a stopped worker's questions"));
+  void loadRules().then(applyRetention).catch(reported("site rules: loading"));
+}
