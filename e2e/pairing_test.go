@@ -230,7 +230,7 @@ func TestPairingRealExtension(t *testing.T) {
 }
 
 // onlyHelloOrPing accepts a ping frame, or a hello request whose payload
-// carries protocol 2, the extension's version and a nonce, and nothing
+// carries the current protocol, the extension's version and a nonce, and nothing
 // else (no tab, label, profile or Chrome profile name).
 func onlyHelloOrPing(frame string) error {
 	var f map[string]json.RawMessage

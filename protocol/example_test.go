@@ -8,7 +8,7 @@ import (
 )
 
 func ExampleCheckHello() {
-	v := protocol.CheckHello([]byte(`{"protocol":2,"extVersion":"0.3.0","nonce":"`+protocol.NewNonce()+`"}`), "0.3.0")
+	v := protocol.CheckHello([]byte(`{"protocol":3,"extVersion":"0.3.0","nonce":"`+protocol.NewNonce()+`"}`), "0.3.0")
 	fmt.Println(v.Accept, v.Hello.ExtVersion)
 
 	// A 0.2 extension (no protocol field) gets an ack its own parser reads.

@@ -169,7 +169,7 @@ func vectors(t testing.TB) []vector {
 		resErr(MsgEvaluate, "17", "this page's Content Security Policy blocks evaluating scripts"),
 		req(t, MsgHello, "1", Hello{Protocol: ProtocolVersion, ExtVersion: "0.3.0", Nonce: sampleNonceF}),
 		res(t, MsgHello, "1", "accepted", ProofAck(Version, sampleToken, sampleNonceF, sampleNonceO)),
-		res(t, MsgHello, "1", "rejected", CheckHello([]byte(`{"protocol":3,"extVersion":"0.5.0","nonce":"`+sampleNonceF+`"}`), Version).Ack),
+		res(t, MsgHello, "1", "rejected", CheckHello([]byte(`{"protocol":4,"extVersion":"0.5.0","nonce":"`+sampleNonceF+`"}`), Version).Ack),
 		res(t, MsgHello, "1", "protocol1", CheckHello([]byte(`{"protocol":1,"profileId":"p","label":"","extVersion":"0.3.0","tabs":[]}`), Version).Ack),
 		req(t, MsgAuth, "2", Auth{Proof: Proof(sampleToken, ProofLabelExtension, sampleNonceF, sampleNonceO), ProfileID: "6f1c2b1e-8d7a-4a51-9d0e-0b7f9a0c1d2e", Label: "Work", Slug: "work", Tabs: sampleTabs}),
 		res(t, MsgAuth, "2", "accepted", AcceptAck(Version, "Work", "work")),

@@ -22,24 +22,24 @@ func TestCheckHello(t *testing.T) {
 		legacy    bool
 		reasonHas []string
 	}{
-		{name: "current version", raw: `{"protocol":2,"extVersion":"0.3.0",` + n + `}`, accept: true},
-		{name: "unknown extra fields are tolerated", raw: `{"protocol":2,"extVersion":"0.3.1",` + n + `,"future":true}`, accept: true},
-		{name: "missing nonce", raw: `{"protocol":2,"extVersion":"0.3.0"}`, reasonHas: []string{"malformed hello", "nonce must be 64 hex digits"}},
-		{name: "short nonce", raw: `{"protocol":2,"extVersion":"0.3.0","nonce":"abcd"}`, reasonHas: []string{"nonce must be 64 hex digits"}},
-		{name: "nonce not hex", raw: `{"protocol":2,"extVersion":"0.3.0","nonce":"` + strings.Repeat("zz", 32) + `"}`, reasonHas: []string{"nonce is not hex"}},
-		{name: "higher version", raw: `{"protocol":3,"extVersion":"0.5.0",` + n + `}`,
-			reasonHas: []string{"protocol 3", "protocol 2", "update the monkbrowse server"}},
+		{name: "current version", raw: `{"protocol":3,"extVersion":"0.3.0",` + n + `}`, accept: true},
+		{name: "unknown extra fields are tolerated", raw: `{"protocol":3,"extVersion":"0.3.1",` + n + `,"future":true}`, accept: true},
+		{name: "missing nonce", raw: `{"protocol":3,"extVersion":"0.3.0"}`, reasonHas: []string{"malformed hello", "nonce must be 64 hex digits"}},
+		{name: "short nonce", raw: `{"protocol":3,"extVersion":"0.3.0","nonce":"abcd"}`, reasonHas: []string{"nonce must be 64 hex digits"}},
+		{name: "nonce not hex", raw: `{"protocol":3,"extVersion":"0.3.0","nonce":"` + strings.Repeat("zz", 32) + `"}`, reasonHas: []string{"nonce is not hex"}},
+		{name: "higher version", raw: `{"protocol":4,"extVersion":"0.5.0",` + n + `}`,
+			reasonHas: []string{"protocol 4", "protocol 3", "update the monkbrowse server"}},
 		{name: "a protocol-1 extension (0.3) with its tabs", raw: `{"protocol":1,"profileId":"abc","label":"Work","extVersion":"0.3.0","tabs":[{"tabId":5,"slot":1,"url":"u","title":"t","active":true,"windowId":1}]}`,
-			reasonHas: []string{"protocol 1", "protocol 2", "update the monkbrowse extension"}},
+			reasonHas: []string{"protocol 1", "protocol 3", "update the monkbrowse extension"}},
 		{name: "0.2 hello without protocol", raw: `{"profileId":"abc","label":"Home","port":9223}`,
 			legacy: true, reasonHas: []string{"too old", "update the extension"}},
 		{name: "protocol null counts as 0.2", raw: `{"protocol":null,"label":"Home"}`, legacy: true, reasonHas: []string{"update the extension"}},
-		{name: "not JSON", raw: `{"protocol":2,`, reasonHas: []string{"malformed hello"}},
+		{name: "not JSON", raw: `{"protocol":3,`, reasonHas: []string{"malformed hello"}},
 		{name: "JSON array", raw: `[1,2]`, reasonHas: []string{"malformed hello"}},
 		{name: "JSON null", raw: `null`, reasonHas: []string{"malformed hello"}},
 		{name: "protocol is a string", raw: `{"protocol":"2","profileId":"abc"}`, reasonHas: []string{"protocol must be an integer"}},
 		{name: "protocol is fractional", raw: `{"protocol":1.5,"profileId":"abc"}`, reasonHas: []string{"protocol must be an integer"}},
-		{name: "nonce wrong type", raw: `{"protocol":2,"extVersion":"0.3.0","nonce":7}`, reasonHas: []string{`field "nonce"`, "string"}},
+		{name: "nonce wrong type", raw: `{"protocol":3,"extVersion":"0.3.0","nonce":7}`, reasonHas: []string{`field "nonce"`, "string"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,11 +224,11 @@ func TestSlugify(t *testing.T) {
 }
 
 func FuzzCheckHello(f *testing.F) {
-	f.Add([]byte(`{"protocol":2,"extVersion":"0.3.0","nonce":"` + nonceE + `"}`))
+	f.Add([]byte(`{"protocol":3,"extVersion":"0.3.0","nonce":"` + nonceE + `"}`))
 	f.Add([]byte(`{"label":"old"}`))
 	f.Add([]byte(`[]`))
-	f.Add([]byte(`{"protocol":2,"extVersion":"0.3.0","nonce":"` + nonceE + `","codeId":"` + strings.Repeat("0a", 16) + `"}`))
-	f.Add([]byte(`{"protocol":2,"extVersion":"0.3.0","nonce":"` + nonceE + `","codeId":"../../x"}`))
+	f.Add([]byte(`{"protocol":3,"extVersion":"0.3.0","nonce":"` + nonceE + `","codeId":"` + strings.Repeat("0a", 16) + `"}`))
+	f.Add([]byte(`{"protocol":3,"extVersion":"0.3.0","nonce":"` + nonceE + `","codeId":"../../x"}`))
 	f.Add([]byte(`{"protocol":1,"extVersion":"0.3.0","nonce":"` + nonceE + `"}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		v := CheckHello(raw, "1.0.0")

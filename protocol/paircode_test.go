@@ -146,11 +146,11 @@ func TestSealedSecretNeedsTheCodeAndTheNonces(t *testing.T) {
 }
 
 func TestCheckHelloCodeID(t *testing.T) {
-	ok := CheckHello([]byte(`{"protocol":2,"extVersion":"0.3.0","nonce":"`+nonceE+`","codeId":"`+strings.Repeat("a", PairCodeIDLen)+`"}`), "1")
+	ok := CheckHello([]byte(`{"protocol":3,"extVersion":"0.3.0","nonce":"`+nonceE+`","codeId":"`+strings.Repeat("a", PairCodeIDLen)+`"}`), "1")
 	if !ok.Accept || ok.Hello.CodeID == "" {
 		t.Fatalf("%+v", ok)
 	}
-	bad := CheckHello([]byte(`{"protocol":2,"extVersion":"0.3.0","nonce":"`+nonceE+`","codeId":"XYZ"}`), "1")
+	bad := CheckHello([]byte(`{"protocol":3,"extVersion":"0.3.0","nonce":"`+nonceE+`","codeId":"XYZ"}`), "1")
 	if bad.Accept || !strings.Contains(bad.Ack.(HelloAck).Reason, "codeId") {
 		t.Fatalf("%+v", bad)
 	}

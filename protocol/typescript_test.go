@@ -28,7 +28,7 @@ func TestTypeScriptUpToDate(t *testing.T) {
 func TestTypeScriptContents(t *testing.T) {
 	ts := string(TypeScript())
 	for _, want := range []string{
-		"export const PROTOCOL_VERSION = 2 as const;",
+		"export const PROTOCOL_VERSION = 3 as const;",
 		"export interface Auth {",
 		"export interface TabInfo {\n  tabId: number;\n  slot: number;\n  url: string;\n  title: string;\n  active: boolean;\n  windowId: number;\n  openedBy?: string;\n  lastApp?: string;\n  paused?: boolean;\n  rule?: string;\n}",
 		"export interface WireRequests {",

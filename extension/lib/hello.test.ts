@@ -81,11 +81,11 @@ describe("interpretAck", () => {
   });
 
   it("refuses an accepted ack of another protocol, naming both numbers", () => {
-    const r = interpretAck({ ok: true, protocol: 3, serverVersion: "0.9.0", assignedLabel: "a", assignedSlug: "a" });
+    const r = interpretAck({ ok: true, protocol: 4, serverVersion: "0.9.0", assignedLabel: "a", assignedSlug: "a" });
     expect(r.accepted).toBe(false);
     if (!r.accepted) {
-      expect(r.reason).toContain("protocol 2");
       expect(r.reason).toContain("protocol 3");
+      expect(r.reason).toContain("protocol 4");
       expect(r.reason).toContain("update the monkbrowse extension");
     }
   });

@@ -239,7 +239,7 @@ func TestRequestBeforeHelloRefused(t *testing.T) {
 		t.Fatalf("got %s\nwant %s", got, want)
 	}
 	ws.WriteMessage(websocket.TextMessage, authFrame("3", testPairing, nonce, ack, protocol.Auth{ProfileID: "p1", Label: "Raw", Tabs: []protocol.TabInfo{}}))
-	want := `{"k":"res","id":"3","ok":true,"result":{"ok":true,"protocol":2,"serverVersion":"` + protocol.Version + `","assignedLabel":"Raw","assignedSlug":"raw"}}`
+	want := `{"k":"res","id":"3","ok":true,"result":{"ok":true,"protocol":3,"serverVersion":"` + protocol.Version + `","assignedLabel":"Raw","assignedSlug":"raw"}}`
 	if got := readFrame(t, ws); got != want {
 		t.Fatalf("got %s\nwant %s", got, want)
 	}
@@ -256,11 +256,11 @@ func TestHelloRejectionsExactAcksThenClose(t *testing.T) {
 		name  string
 		hello map[string]any
 	}{
-		{"newer", map[string]any{"protocol": 3, "extVersion": "9.0.0", "nonce": protocol.NewNonce()}},
+		{"newer", map[string]any{"protocol": protocol.ProtocolVersion + 1, "extVersion": "9.0.0", "nonce": protocol.NewNonce()}},
 		{"protocol-1", map[string]any{"protocol": 1, "profileId": "p", "label": "", "extVersion": "0.3.0", "tabs": []any{}}},
 		{"older", map[string]any{"protocol": 0, "profileId": "p", "label": "", "extVersion": "0.2.9", "tabs": []any{}}},
 		{"legacy-0.2", map[string]any{"profileId": "p", "label": "", "version": "0.2.1"}},
-		{"no-nonce", map[string]any{"protocol": 2, "extVersion": "0.3.0"}},
+		{"no-nonce", map[string]any{"protocol": protocol.ProtocolVersion, "extVersion": "0.3.0"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
