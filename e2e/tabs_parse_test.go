@@ -25,7 +25,9 @@ var (
 	profileRe = regexp.MustCompile(`^## profile "([^"]+)" \((.*)\)\s*$`)
 	// The line may end with the apps that opened and last used the tab
 	// (issue 28): " (opened by Cursor; last used by Claude Code)".
-	tabLineRe = regexp.MustCompile(`^- tab (\d+)( \(active\))?: (.*) — (\S+)(?: \((?:opened by|last used by) .*\))?\s*$`)
+	// The flags after the number: "active", "paused by the person", a
+	// site rule (issue 44), comma-separated in one parenthesis.
+	tabLineRe = regexp.MustCompile(`^- tab (\d+)(?: \(([^)]*)\))?: (.*) — (\S+)(?: \((?:opened by|last used by) .*\))?\s*$`)
 )
 
 // parseTabs reads browser_list_tabs' text into profiles.
@@ -40,7 +42,7 @@ func parseTabs(text string) map[string]*listedProfile {
 		}
 		if m := tabLineRe.FindStringSubmatch(line); m != nil && cur != nil {
 			n, _ := strconv.Atoi(m[1])
-			cur.Tabs = append(cur.Tabs, listedTab{Slot: n, Active: m[2] != "", Title: m[3], URL: m[4]})
+			cur.Tabs = append(cur.Tabs, listedTab{Slot: n, Active: strings.HasPrefix(m[2], "active"), Title: m[3], URL: m[4]})
 		}
 	}
 	return out
