@@ -327,11 +327,10 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	s.clients.called(ctx)
 	if ctx.Value(inTurnKey{}) == nil {
 		// Served by mcp-go (HTTP, an in-process client): the call takes
-		// its turn now, in its session's scope. Over HTTP each request
+		// its turn now, in its session's scope, placed by the arguments
+		// mcp-go already decoded (parsedargs.go). Over HTTP each request
 		// has its own goroutine, so waiting here holds no worker.
-		var args callArgs
-		raw, _ := rawArgs(req)
-		_ = args.UnmarshalJSON(raw)
+		args := parsedArgs(req)
 		if key, ok := keyOf(sessionID(ctx), name, &args); ok {
 			t := s.order.add(key)
 			if t.queued {
