@@ -135,11 +135,10 @@ func (d *Dispatcher) callTool(ctx context.Context, call protocol.CallTool) (res 
 			res, err = protocol.ErrorResult(fmt.Sprintf("%s failed inside monkbrowse (%v). %s", name, r, panicReportingHint)), nil
 		}
 	}()
-	obj, verr := validateArgs(name, call.Args)
+	clean, verr := argsToBind(name, call.Args)
 	if verr != nil {
 		return protocol.ErrorResult(verr.Error()), nil
 	}
-	clean, _ := json.Marshal(obj) // nulls removed; cannot fail on RawMessage values that parsed
 	if call.App != "" {
 		ctx = withApp(ctx, call.App) // the Browser's sessions send it with each request
 	}

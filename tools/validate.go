@@ -135,9 +135,16 @@ func (e *ArgumentError) Error() string {
 // validateArgs checks raw against the tool's schema and returns the
 // arguments as an object with null members removed (null means omitted).
 func validateArgs(tool string, raw json.RawMessage) (map[string]json.RawMessage, error) {
+	args, _, err := validateObject(tool, raw)
+	return args, err
+}
+
+// validateObject is validateArgs, also counting the null members it
+// dropped.
+func validateObject(tool string, raw json.RawMessage) (map[string]json.RawMessage, int, error) {
 	s := toolSchema(tool)
-	fail := func(p ...string) (map[string]json.RawMessage, error) {
-		return nil, &ArgumentError{Tool: tool, Problems: p}
+	fail := func(p ...string) (map[string]json.RawMessage, int, error) {
+		return nil, 0, &ArgumentError{Tool: tool, Problems: p}
 	}
 	trimmed := bytes.TrimSpace(raw)
 	args := map[string]json.RawMessage{}
@@ -149,9 +156,11 @@ func validateArgs(tool string, raw json.RawMessage) (map[string]json.RawMessage,
 			return fail("the arguments are not valid JSON (" + err.Error() + ")")
 		}
 	}
+	dropped := 0
 	for k, v := range args {
 		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
 			delete(args, k)
+			dropped++
 		}
 	}
 
@@ -187,7 +196,7 @@ func validateArgs(tool string, raw json.RawMessage) (map[string]json.RawMessage,
 	if len(problems) > 0 {
 		return fail(problems...)
 	}
-	return args, nil
+	return args, dropped, nil
 }
 
 // checkValue returns a problem description, or "" when v fits p.
