@@ -89,3 +89,25 @@ func TestArgsErrorsUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestValuesReadAsDecoded: the validator reads a string or number field
+// as json.Unmarshal would, without decoding when it needs not.
+func TestValuesReadAsDecoded(t *testing.T) {
+	for _, v := range []string{`"plain"`, `"caf\u00e9"`, `"café"`, "\"bad \xff byte\"", `"a\"b"`, `""`,
+		`null`, `true`, `[1]`, `{"a":1}`, `"5"`, `5`, `-0`, `1.5e3`, `1e400`, `1e-400`, `12345678901234567890`} {
+		var ws string
+		werr := json.Unmarshal([]byte(v), &ws)
+		wantOK := werr == nil && v[0] == '"'
+		s, ok := stringValue([]byte(v))
+		if ok != wantOK || (ok && string(s) != ws) {
+			t.Errorf("string %s: %q %v, want %q %v", v, s, ok, ws, wantOK)
+		}
+		var wf float64
+		ferr := json.Unmarshal([]byte(v), &wf)
+		wantOK = ferr == nil && v[0] != '"'
+		f, ok := numberValue([]byte(v))
+		if ok != wantOK || (ok && f != wf) {
+			t.Errorf("number %s: %v %v, want %v %v", v, f, ok, wf, wantOK)
+		}
+	}
+}

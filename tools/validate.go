@@ -8,8 +8,10 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 )
@@ -205,26 +207,26 @@ func checkValue(name string, p *propSchema, v json.RawMessage) string {
 		return ""
 	}
 	v = bytes.TrimSpace(v)
-	got := describeJSON(v)
+	got := func() string { return describeJSON(v) } // only for a problem
 	switch p.Type {
 	case "string":
-		var s string
-		if json.Unmarshal(v, &s) != nil || v[0] != '"' {
-			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got)
+		s, ok := stringValue(v)
+		if !ok {
+			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got())
 		}
-		if p.MinLength != nil && len([]rune(s)) < *p.MinLength {
+		if p.MinLength != nil && utf8.RuneCount(s) < *p.MinLength {
 			return fmt.Sprintf("field %q must not be empty", name)
 		}
-		if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
+		if len(p.Enum) > 0 && !slices.ContainsFunc(p.Enum, func(e string) bool { return e == string(s) }) {
 			return fmt.Sprintf("field %q must be one of %s, got %q", name, quoteList(p.Enum), s)
 		}
 	case "integer", "number":
-		var f float64
-		if v[0] == '"' || json.Unmarshal(v, &f) != nil {
-			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got)
+		f, ok := numberValue(v)
+		if !ok {
+			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got())
 		}
 		if p.Type == "integer" && (f != math.Trunc(f) || math.Abs(f) > 1<<53) {
-			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got)
+			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got())
 		}
 		if p.Minimum != nil && f < *p.Minimum {
 			return fmt.Sprintf("field %q must be at least %s, got %s", name, num(*p.Minimum), string(v))
@@ -234,12 +236,12 @@ func checkValue(name string, p *propSchema, v json.RawMessage) string {
 		}
 	case "boolean":
 		if !bytes.Equal(v, []byte("true")) && !bytes.Equal(v, []byte("false")) {
-			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got)
+			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got())
 		}
 	case "object":
 		var obj map[string]json.RawMessage
 		if v[0] != '{' || json.Unmarshal(v, &obj) != nil {
-			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got)
+			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got())
 		}
 		if p.AdditionalProperties != nil && len(p.Properties) == 0 {
 			// A map: any key, each value checked.
@@ -280,7 +282,7 @@ func checkValue(name string, p *propSchema, v json.RawMessage) string {
 	case "array":
 		var items []json.RawMessage
 		if v[0] != '[' || json.Unmarshal(v, &items) != nil {
-			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got)
+			return fmt.Sprintf("field %q must be %s, got %s", name, expected(p), got())
 		}
 		if p.MinItems != nil && len(items) < *p.MinItems {
 			return fmt.Sprintf("field %q must hold at least %d item(s), got an empty list", name, *p.MinItems)
@@ -292,6 +294,38 @@ func checkValue(name string, p *propSchema, v json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// stringValue is the text of v when v is a JSON string: its bytes as
+// written when it has no escape and is valid UTF-8 (what decoding would
+// give, without a copy), else decoded (escapes resolved, invalid UTF-8
+// replaced), as json.Unmarshal gives it.
+func stringValue(v []byte) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return nil, false
+	}
+	if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return in, true
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return nil, false
+	}
+	return []byte(s), true
+}
+
+// numberValue is v as json.Unmarshal reads it into a float64: a number
+// (out of float64's range fails), or null, which leaves 0. v is valid
+// JSON, so ParseFloat sees JSON's number syntax only.
+func numberValue(v []byte) (float64, bool) {
+	if len(v) == 0 || v[0] == '"' {
+		return 0, false
+	}
+	if string(v) == "null" {
+		return 0, true
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	return f, err == nil
 }
 
 // expected describes what a property takes, e.g. "an integer ≥ 1".
