@@ -238,6 +238,11 @@ func TestUnchosenToolIsRefused(t *testing.T) {
 	}
 }
 
+// The benchmarks' owner and fake extension share this pairing secret.
+const benchPairing = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+func benchSecret() (string, error) { return benchPairing, nil }
+
 // BenchmarkToolCallRoundTrip measures one tools/call through the MCP
 // endpoint (in-process client), the owner's dispatcher, registry and queue,
 // a real WebSocket to the fake extension and back.
@@ -252,12 +257,12 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			log := zerolog.Nop()
-			o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Self: proc.Self{Logger: &log}})
+			o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Self: proc.Self{Logger: &log}, PairingSecret: benchSecret})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer o.Shutdown(context.Background())
-			e, err := fakeext.Connect(context.Background(), fakeext.Options{URL: "ws://" + o.Addr().String() + "/"})
+			e, err := fakeext.Connect(context.Background(), fakeext.Options{URL: "ws://" + o.Addr().String() + "/", Secret: benchPairing})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -282,7 +287,7 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 // BenchmarkParallelTabs runs calls to 8 tabs at once.
 func BenchmarkParallelTabs(b *testing.B) {
 	log := zerolog.Nop()
-	o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Self: proc.Self{Logger: &log}})
+	o, err := owner.Start(context.Background(), owner.Config{Addr: "127.0.0.1:0", Self: proc.Self{Logger: &log}, PairingSecret: benchSecret})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -291,7 +296,7 @@ func BenchmarkParallelTabs(b *testing.B) {
 	for i := 1; i <= 8; i++ {
 		tabs = append(tabs, fakeext.Tab{ID: 100 + i, WindowID: 1, Shared: true, Slot: i, Active: i == 1, URL: "https://x.example/"})
 	}
-	e, err := fakeext.Connect(context.Background(), fakeext.Options{URL: "ws://" + o.Addr().String() + "/", Tabs: tabs})
+	e, err := fakeext.Connect(context.Background(), fakeext.Options{URL: "ws://" + o.Addr().String() + "/", Tabs: tabs, Secret: benchPairing})
 	if err != nil {
 		b.Fatal(err)
 	}
