@@ -344,3 +344,16 @@ export function requestApp(payload: unknown): string {
   const v = payload && typeof payload === "object" ? (payload as Record<string, unknown>)[REQUEST_APP_FIELD] : undefined;
   return typeof v === "string" ? v : "";
 }
+
+/** The person's rule changes in their words (the activity log), from the rules before and after. */
+export function diffRules(before: PersonRule[], after: PersonRule[]): string[] {
+  const out: string[] = [];
+  const was = new Map(before.map((r) => [r.pattern, r]));
+  const now = new Map(after.map((r) => [r.pattern, r]));
+  for (const [p, r] of now) {
+    const old = was.get(p);
+    if (!old || old.rule !== r.rule || old.scope !== r.scope) out.push(`set ${p} to ${RULE_WORDS[r.rule]}${r.rule === "ask" && r.scope === "risky" ? " (submissions, purchases and deletions)" : ""}`);
+  }
+  for (const p of was.keys()) if (!now.has(p)) out.push(`removed the rule for ${p}`);
+  return out;
+}

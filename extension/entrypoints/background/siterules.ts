@@ -6,29 +6,15 @@
 // a shared tab that went to a "never" site leaving the AI's reach. The
 // decisions are in lib/siterules.ts and lib/policy.ts.
 
-import { CodedError, errorText } from "../../lib/peer";
-import { ERROR_CODES, TIMEOUTS_MS, type LeftTab, type SitePolicy, type TabInfo, type WireType } from "../../lib/protocol.gen";
-import {
-  KEY_SITE_RULES,
-  RULE_WORDS,
-  actionWords,
-  deniedRefusal,
-  isAction,
-  isRisky,
-  leftReach,
-  neverRefusal,
-  normalizeRules,
-  readOnlyRefusal,
-  requestApp,
-  ruleFor,
-  type PersonRule,
-  type RuleInForce,
-} from "../../lib/siterules";
+import { CodedError } from "../../lib/peer";
+import { ERROR_CODES, type LeftTab, type SitePolicy, type TabInfo } from "../../lib/protocol.gen";
+import { KEY_SITE_RULES, diffRules, isAction, leftReach, neverRefusal, normalizeRules, readOnlyRefusal, requestApp, ruleFor, actionWords, type PersonRule, type RuleInForce } from "../../lib/siterules";
 import { appAllowed, appRefusal, capabilityOf, capabilityRefusal, forbids, normalizePolicy, retentionCutoff, withPolicy } from "../../lib/policy";
-import { GRANT_MS, KEY_APPROVALS, KEY_APPROVAL_GRANTS, grantKey, liveGrants, type Approval, type ApprovalAnswer } from "../../lib/approvals";
+import { KEY_APPROVALS, KEY_APPROVAL_GRANTS, type ApprovalAnswer } from "../../lib/approvals";
 import { PERSON_APP, type ActivityEntry } from "../../lib/activity";
 import { KEY_SHARES, normalizeShares, type Consent } from "../../lib/storage";
 import { reported, report } from "../../lib/diag";
+import { createAsking, refuse } from "../../lib/worker/asking";
 import { contentOp } from "./content-ops";
 import { appendActivity, keepActivitySince, setAskBadge } from "./steer";
 
@@ -183,30 +169,6 @@ async function sweepShared(): Promise<void> {
 
 // ---- the gate -----------------------------------------------------------------
 
-function refuse(text: string): CodedError {
-  return new CodedError(ERROR_CODES.site_rule, text);
-}
-
-function refsOf(p: Record<string, unknown>): string[] {
-  const out: string[] = [];
-  for (const k of ["ref", "startRef", "endRef"]) if (typeof p[k] === "string") out.push(p[k]);
-  if (Array.isArray(p.fields)) for (const f of p.fields) if (f && typeof (f as { ref?: unknown }).ref === "string") out.push((f as { ref: string }).ref);
-  return out;
-}
-
-async function describe(tabId: number, refs: string[]): Promise<({ role: string; name: string } | null)[]> {
-  if (refs.length === 0) return [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("late")), 1500)));
-    return (await Promise.race([contentOp(tabId, "describe", { refs }), late])).targets;
-  } catch {
-    return refs.map(() => null);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Every wire request passes here before it touches a page: the policy's AI
  * apps and capabilities, a navigation to a never site, and an action on a
@@ -241,186 +203,44 @@ export async function siteGate(
   }
   if (!isAction(type)) return;
   const tab = tabId ?? (await resolveTab(undefined)).id;
-  let r = await ruleForTab(tab);
+  const r = await ruleForTab(tab);
   if (r.rule === "act") return;
   if (r.rule === "never") throw refuse(`Not done: ${neverRefusal(r)}`);
   if (r.rule === "read_only") throw refuse(readOnlyRefusal(r, actionWords(type), await slotOf(tab)));
-  // ask
-  const targets = await describe(tab, refsOf(p));
-  if (r.scope === "risky" && !isRisky(type, p, targets)) return;
-  const grants = liveGrants((await chrome.storage.session.get(KEY_APPROVAL_GRANTS))[KEY_APPROVAL_GRANTS], Date.now());
-  if (grants[grantKey(app, r.host)] !== undefined) return;
-  const first = targets.find((t) => t !== null);
-  r = await waitForAnswer(
-    {
-      id: crypto.randomUUID().replace(/-/g, "").slice(0, 12),
-      tabId: tab,
-      app: app || "The AI",
-      tool: type,
-      what: actionWords(type),
-      ...(first ? { target: `${first.role}${first.name ? ` "${first.name}"` : ""}` } : {}),
-      host: r.host,
-      pattern: r.pattern,
-      source: r.source,
-      created: Date.now(),
-    },
-    r,
-    p,
-    type,
-    signal,
-    slotOf,
-  );
+  await asking.ask(tab, r, type, p, app, signal, slotOf);
 }
 
-// ---- ask before acting: waiting for the person's answer -----------------------
+// ---- ask before acting: waiting for the person's answer (lib/worker/asking.ts) ----
 
-interface Waiting {
-  approval: Approval;
-  rule: RuleInForce;
-  payload: Record<string, unknown>;
-  settle(err: CodedError | Error | undefined, why: string): void;
-}
-
-const waiting = new Map<string, Waiting>();
+const asking = createAsking({
+  describe: async (tabId, refs) => (await contentOp(tabId, "describe", { refs })).targets,
+  grants: async () => (await chrome.storage.session.get(KEY_APPROVAL_GRANTS))[KEY_APPROVAL_GRANTS],
+  saveGrants: (g) => chrome.storage.session.set({ [KEY_APPROVAL_GRANTS]: g }),
+  store: (approvals) => chrome.storage.session.set({ [KEY_APPROVALS]: approvals }),
+  notice: async (tabId, op, askId) => void (await contentOp(tabId, op, { askId })),
+  badge: async (tabId, mine) => {
+    const asks = (await chrome.storage.session.get("asks"))["asks"];
+    const theirs = asks && typeof asks === "object" && Object.values(asks as Record<string, { tabId?: unknown; state?: unknown }>).some((a) => a?.tabId === tabId && a?.state === "pending");
+    await setAskBadge(tabId, mine || theirs === true);
+  },
+  log: (e) => logRule(e),
+  reported,
+});
 
 /** Whether an action waits for the person's answer in the tab (the "?" badge stays while one does). */
-export function approvalWaiting(tabId: number): boolean {
-  return [...waiting.values()].some((w) => w.approval.tabId === tabId);
-}
-let approvalsChain: Promise<unknown> = Promise.resolve();
-
-function storeApprovals(): Promise<void> {
-  const run = approvalsChain.then(() =>
-    chrome.storage.session.set({ [KEY_APPROVALS]: Object.fromEntries([...waiting.values()].map((w) => [w.approval.id, w.approval])) }),
-  );
-  approvalsChain = run.catch(reported("approvals: storing the waiting actions"));
-  return run;
-}
+export const approvalWaiting = (tabId: number): boolean => asking.waitingIn(tabId);
+/** The person's answer from the popup (an extension page; index.ts refuses it from anything else). */
+export const answerApproval = (id: string, answer: ApprovalAnswer): Promise<void> => asking.answer(id, answer);
+/** Stop, a tab's Pause, unsharing: the waiting actions of the tab (or all) are refused with why. */
+export const endApprovals = (match: (tabId: number) => boolean, err: CodedError): void => asking.end(match, err);
+/** A rule changed: each waiting action is decided again by the rule now in force. */
+const recheckWaiting = (): Promise<void> => asking.recheck(ruleForTab);
 
 function logRule(e: Omit<ActivityEntry, "at" | "tool"> & { tool?: string }): void {
   void appendActivity({ at: Date.now(), tool: e.tool ?? "site_rule", ...e }).catch(reported("site rules: writing the activity log"));
 }
 
-async function syncAskBadge(tabId: number): Promise<void> {
-  const mine = [...waiting.values()].some((w) => w.approval.tabId === tabId);
-  const asks = (await chrome.storage.session.get("asks"))["asks"];
-  const theirs = asks && typeof asks === "object" && Object.values(asks as Record<string, { tabId?: unknown; state?: unknown }>).some((a) => a?.tabId === tabId && a?.state === "pending");
-  await setAskBadge(tabId, mine || theirs === true);
-}
-
-function waitForAnswer(
-  a: Approval,
-  r: RuleInForce,
-  payload: Record<string, unknown>,
-  type: string,
-  signal: AbortSignal,
-  slotOf: (tabId: number) => Promise<number | undefined>,
-): Promise<RuleInForce> {
-  const budget = Math.max(5_000, (TIMEOUTS_MS[type as WireType] ?? 25_000) - 3_000);
-  return new Promise<RuleInForce>((resolve, reject) => {
-    let over = false;
-    const timer = setTimeout(() => w.settle(refuse(deniedRefusal(r, "unanswered", a.what)), "not answered in time"), budget);
-    const onAbort = () => w.settle(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)), "the call was stopped");
-    const w: Waiting = {
-      approval: a,
-      rule: r,
-      payload,
-      settle: (err, why) => {
-        if (over) return;
-        over = true;
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        waiting.delete(a.id);
-        void storeApprovals();
-        void contentOp(a.tabId, "ask_hide", { askId: a.id }).catch(reported("approvals: taking the notice down"));
-        void syncAskBadge(a.tabId).catch(reported("approvals: the toolbar badge"));
-        void slotOf(a.tabId).then((slot) =>
-          logRule({
-            app: a.app,
-            tool: a.tool,
-            verb: err ? `was not allowed to ${a.what} (${why})` : `was allowed to ${a.what} (${why})`,
-            tabId: a.tabId,
-            ...(slot !== undefined ? { slot } : {}),
-            outcome: err ? "refused" : "done",
-          }),
-        );
-        if (err) reject(err);
-        else resolve(r);
-      },
-    };
-    waiting.set(a.id, w);
-    signal.addEventListener("abort", onAbort, { once: true });
-    void storeApprovals();
-    void syncAskBadge(a.tabId).catch(reported("approvals: the toolbar badge"));
-    // The tab's neutral notice (the hand-off's): it names nothing and answers nothing.
-    void contentOp(a.tabId, "ask_show", { askId: a.id }).catch(reported("approvals: showing the notice in the tab"));
-    void slotOf(a.tabId).then((slot) =>
-      logRule({
-        app: a.app,
-        tool: a.tool,
-        verb: `asked you to allow it to ${a.what}${a.target ? ` ${a.target}` : ""} (${RULE_WORDS.ask} on ${a.pattern || a.host})`,
-        tabId: a.tabId,
-        ...(slot !== undefined ? { slot } : {}),
-        outcome: "done",
-      }),
-    );
-    if (signal.aborted) onAbort();
-  });
-}
-
-/** The person's answer from the popup (an extension page; index.ts refuses it from anything else). */
-export async function answerApproval(id: string, answer: ApprovalAnswer): Promise<void> {
-  const w = waiting.get(id);
-  if (!w) return;
-  if (answer === "deny") {
-    w.settle(refuse(deniedRefusal(w.rule, "denied", w.approval.what)), "you pressed Deny");
-    return;
-  }
-  if (answer === "allow10") {
-    const key = grantKey(w.approval.app === "The AI" ? "" : w.approval.app, w.approval.host);
-    const got = await chrome.storage.session.get(KEY_APPROVAL_GRANTS);
-    const grants = { ...liveGrants(got[KEY_APPROVAL_GRANTS], Date.now()), [key]: Date.now() + GRANT_MS };
-    await chrome.storage.session.set({ [KEY_APPROVAL_GRANTS]: grants });
-    // The same app's other waiting actions on the site go too.
-    for (const o of [...waiting.values()]) {
-      if (o !== w && o.approval.app === w.approval.app && o.approval.host === w.approval.host) o.settle(undefined, "you allowed it for 10 minutes");
-    }
-    w.settle(undefined, "you allowed it for 10 minutes");
-    return;
-  }
-  w.settle(undefined, "you pressed Allow");
-}
-
-/** Stop, a tab's Pause, unsharing: the waiting actions of the tab (or all) are refused with why. */
-export function endApprovals(match: (tabId: number) => boolean, err: CodedError): void {
-  for (const w of [...waiting.values()]) if (match(w.approval.tabId)) w.settle(err, errorText(err));
-}
-
-/** A rule changed: each waiting action is decided again by the rule now in force. */
-async function recheckWaiting(): Promise<void> {
-  for (const w of [...waiting.values()]) {
-    const r = await ruleForTab(w.approval.tabId);
-    if (r.rule === "act") w.settle(undefined, `the rule for ${r.host} is now act`);
-    else if (r.rule === "read_only") w.settle(refuse(readOnlyRefusal(r, w.approval.what)), `the rule for ${r.host} is now read only`);
-    else if (r.rule === "never") w.settle(refuse(`Not done: ${neverRefusal(r)}`), `the rule for ${r.host} is now never`);
-    else if (r.scope === "risky" && !isRisky(w.approval.tool, w.payload, [null])) w.settle(undefined, "the rule now asks only about submissions, purchases and deletions");
-    else w.rule = r;
-  }
-}
-
 // ---- changes -----------------------------------------------------------------
-
-function diffRules(before: PersonRule[], after: PersonRule[]): string[] {
-  const out: string[] = [];
-  const was = new Map(before.map((r) => [r.pattern, r]));
-  const now = new Map(after.map((r) => [r.pattern, r]));
-  for (const [p, r] of now) {
-    const old = was.get(p);
-    if (!old || old.rule !== r.rule || old.scope !== r.scope) out.push(`set ${p} to ${RULE_WORDS[r.rule]}${r.rule === "ask" && r.scope === "risky" ? " (submissions, purchases and deletions)" : ""}`);
-  }
-  for (const p of was.keys()) if (!now.has(p)) out.push(`removed the rule for ${p}`);
-  return out;
-}
 
 /** Drops activity entries older than the policy's retention (also on the worker's keepalive alarm). */
 export async function applyRetention(): Promise<void> {
