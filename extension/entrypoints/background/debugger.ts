@@ -27,23 +27,15 @@ import { attachDebugger } from "./gate";
 import { reported } from "../../lib/diag";
 import { consentUnderPolicy } from "./siterules";
 import { AttachError } from "../../lib/debugger-fallback";
+import { createAttachLog, createCancelWatch, createDebuggerEvents, type Body, type LogEntry } from "../../lib/worker/debugging";
+
+export { CANCEL_GRACE_MS, dialogDefault, type Body, type LogEntry } from "../../lib/worker/debugging";
 
 export const DEFAULT_IDLE_MS = 5_000;
 /** chrome.storage.local key that shortens the idle time (tests). */
 export const KEY_DEBUGGER_IDLE = "debuggerIdleMs";
 export const LOG_KEY = "debuggerLog";
-const LOG_MAX = 200;
 const PROTOCOL = "1.3";
-/** Response bodies kept per tab (only of requests made while attached). */
-const BODY_MAX = 64 * 1024;
-const BODIES_PER_TAB = 200;
-
-export interface LogEntry {
-  time: number;
-  tabId: number;
-  event: "attach" | "detach" | "dialog" | "refused";
-  detail?: string;
-}
 
 interface Session {
   tabId: number;
@@ -51,18 +43,9 @@ interface Session {
   idleTimer?: ReturnType<typeof setTimeout>;
   detaching?: Promise<void>;
   /** CDP request id → URL of responses seen while attached. */
-  responses: Map<string, { url: string; base64?: boolean }>;
+  responses: Map<string, { url: string }>;
 }
 
-export interface Body {
-  url: string;
-  body: string;
-  base64: boolean;
-  truncated: boolean;
-}
-
-/** How close to our own detach or a tab closing a canceled_by_user is not the person's cancel. */
-export const CANCEL_GRACE_MS = 1000;
 /** chrome.storage.session key: the notice for the AI's next answer after the person cancelled debugging. */
 export const KEY_CANCEL_NOTICE = "debuggerCancelNotice";
 
@@ -72,28 +55,27 @@ export const CANCELLED_NOTICE =
   "no native dialog answers, no response bodies, no PDFs) until the person switches \"Use Chrome's debugger\" on again in the monkbrowse popup.";
 
 const sessions = new Map<number, Session>();
-/** When we last detached (or asked Chrome to detach) each tab. */
-const ownDetachAt = new Map<number, number>();
-/** When each tab closed (forgetDebuggerTab). */
-const closedAt = new Map<number, number>();
 /** The worker's first release of lost attachments; attach waits for it. */
 let startRelease: Promise<void> = Promise.resolve();
-const bodies = new Map<number, Body[]>();
 let enabled = false;
 let idleMs = DEFAULT_IDLE_MS;
-let logChain: Promise<unknown> = Promise.resolve();
 
-function log(e: Omit<LogEntry, "time">): void {
-  const entry: LogEntry = { time: Date.now(), ...e };
-  logChain = logChain
-    .then(async () => {
-      const got = await chrome.storage.session.get(LOG_KEY);
-      const list = Array.isArray(got[LOG_KEY]) ? (got[LOG_KEY] as LogEntry[]) : [];
-      list.push(entry);
-      await chrome.storage.session.set({ [LOG_KEY]: list.slice(-LOG_MAX) });
-    })
-    .catch(reported("debugger: writing the debugger log"));
-}
+const log = createAttachLog({
+  load: async () => (await chrome.storage.session.get(LOG_KEY))[LOG_KEY],
+  save: (list: LogEntry[]) => chrome.storage.session.set({ [LOG_KEY]: list }),
+  reported,
+});
+/** Our own detaches and closed tabs, so a canceled_by_user after them is not the person's. */
+const cancels = createCancelWatch((tabId) => {
+  // Every other tab lets go too: the person said no to the debugger.
+  enabled = false;
+  void personCancelled(tabId).then(() => releaseAll("cancelled by the person"));
+});
+const events = createDebuggerEvents({
+  send: (tabId, method, params) => chrome.debugger.sendCommand({ tabId }, method, params),
+  log,
+  reported,
+});
 
 export async function debuggerEnabled(): Promise<boolean> {
   const got = await chrome.storage.local.get([KEY_CONSENT, KEY_DEBUGGER_IDLE]);
@@ -156,7 +138,7 @@ async function detach(tabId: number, reason: string): Promise<void> {
   s.detaching = (async () => {
     // The hooks take dialogs back first, so none opens natively with no one to answer it.
     await setNativeDialogs(tabId, false).catch(reported("debugger: dialogs back to the page hooks"));
-    ownDetachAt.set(tabId, Date.now());
+    cancels.ownDetach(tabId);
     await chrome.debugger.detach({ tabId }).catch(reported("debugger: detach"));
     sessions.delete(tabId);
     log({ tabId, event: "detach", detail: reason });
@@ -189,7 +171,7 @@ export async function withDebugger<T>(tabId: number, fn: (send: Send) => Promise
 }
 
 export function bodiesOf(tabId: number): Body[] {
-  return bodies.get(tabId) ?? [];
+  return events.bodiesOf(tabId);
 }
 
 /**
@@ -211,7 +193,7 @@ export async function releaseAll(reason: string, which: (tabId: number) => boole
   for (const t of targets) {
     const id = t.tabId;
     if (!t.attached || id === undefined || sessions.has(id) || !which(id)) continue;
-    ownDetachAt.set(id, Date.now());
+    cancels.ownDetach(id);
     work.push(
       chrome.debugger.detach({ tabId: id }).then(
         () => log({ tabId: id, event: "detach", detail: `${reason} (an attachment this worker had lost track of)` }),
@@ -225,19 +207,14 @@ export async function releaseAll(reason: string, which: (tabId: number) => boole
 /** A tab that is no longer shared is detached at once (never debugged while unshared). */
 export function detachUnshared(sharedIds: ReadonlySet<number>): Promise<void> {
   // The response bodies of a tab that is no longer shared go with it.
-  for (const id of [...bodies.keys()]) if (!sharedIds.has(id)) bodies.delete(id);
+  events.keepShared(sharedIds);
   return releaseAll("unshared", (id) => !sharedIds.has(id));
 }
 
 export function forgetDebuggerTab(tabId: number, now = Date.now()): void {
-  bodies.delete(tabId);
+  events.forget(tabId);
   sessions.delete(tabId);
-  closedAt.set(tabId, now);
-}
-
-function within(map: Map<number, number>, tabId: number, now: number): boolean {
-  const t = map.get(tabId);
-  return t !== undefined && Math.abs(now - t) <= CANCEL_GRACE_MS;
+  cancels.closed(tabId, now);
 }
 
 /** The person cancelled debugging: the mode off for the profile, the popup and the AI told. */
@@ -259,29 +236,10 @@ export async function takeCancelNotice(): Promise<string | undefined> {
   return n;
 }
 
-/**
- * Chrome detached the tab on its own. canceled_by_user is the person's
- * Cancel unless we detached the tab, or the tab closed, within
- * CANCEL_GRACE_MS (before or after: the close may be reported later).
- */
+/** Chrome detached the tab on its own (canceled_by_user may be the person's Cancel: lib/worker/debugging.ts). */
 function onChromeDetach(tabId: number, reason: string): void {
-  const had = sessions.delete(tabId);
-  if (had) log({ tabId, event: "detach", detail: `by Chrome: ${reason}` });
-  if (reason !== "canceled_by_user") return;
-  const at = Date.now();
-  if (within(ownDetachAt, tabId, at) || within(closedAt, tabId, at)) return;
-  setTimeout(() => {
-    if (within(closedAt, tabId, at)) return;
-    // Every other tab lets go too: the person said no to the debugger.
-    enabled = false;
-    void personCancelled(tabId).then(() => releaseAll("cancelled by the person"));
-  }, CANCEL_GRACE_MS);
-}
-
-/** Dialog answers, consistent with browser_handle_dialog's defaults. */
-export function dialogDefault(type: string): { accept: boolean } {
-  // alert acknowledged, confirm dismissed, prompt cancelled; beforeunload: stay on the page.
-  return { accept: type === "alert" };
+  if (sessions.delete(tabId)) log({ tabId, event: "detach", detail: `by Chrome: ${reason}` });
+  cancels.detached(tabId, reason);
 }
 
 export function installDebugger(): void {
@@ -302,36 +260,8 @@ export function installDebugger(): void {
   });
   chrome.debugger.onEvent.addListener((src, method, params) => {
     const tabId = src.tabId;
-    if (tabId === undefined) return;
-    const s = sessions.get(tabId);
-    if (!s) return;
-    const p = (params ?? {}) as Record<string, unknown>;
-    if (method === "Page.javascriptDialogOpening") {
-      const type = String(p.type ?? "");
-      const { accept } = dialogDefault(type);
-      log({ tabId, event: "dialog", detail: `${type} ${JSON.stringify(String(p.message ?? "").slice(0, 200))} → ${accept ? "accepted" : "dismissed"}` });
-      void chrome.debugger.sendCommand({ tabId }, "Page.handleJavaScriptDialog", { accept }).catch(reported("debugger: answering a dialog"));
-    } else if (method === "Network.responseReceived") {
-      const r = (p.response ?? {}) as Record<string, unknown>;
-      if (typeof p.requestId === "string") s.responses.set(p.requestId, { url: String(r.url ?? "") });
-    } else if (method === "Network.loadingFinished") {
-      const id = p.requestId;
-      if (typeof id !== "string") return;
-      const resp = s.responses.get(id);
-      if (!resp) return;
-      s.responses.delete(id);
-      void chrome.debugger
-        .sendCommand({ tabId }, "Network.getResponseBody", { requestId: id })
-        .then((res) => {
-          const r = res as { body: string; base64Encoded: boolean };
-          // Unshared (or detached) while the body was on its way: not kept.
-          if (sessions.get(tabId) !== s) return;
-          const list = bodies.get(tabId) ?? [];
-          const truncated = r.body.length > BODY_MAX;
-          list.push({ url: resp.url, body: truncated ? r.body.slice(0, BODY_MAX) : r.body, base64: r.base64Encoded, truncated });
-          bodies.set(tabId, list.slice(-BODIES_PER_TAB));
-        })
-        .catch(reported("debugger: Network.getResponseBody"));
-    }
+    const s = tabId === undefined ? undefined : sessions.get(tabId);
+    if (tabId === undefined || !s) return;
+    events.event(tabId, s, () => sessions.get(tabId) === s, method, params);
   });
 }
