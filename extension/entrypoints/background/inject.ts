@@ -17,6 +17,9 @@ import { errorCode } from "../../lib/peer";
 import { ERROR_CODES } from "../../lib/protocol.gen";
 import { executeInTab } from "./gate";
 import { reported } from "../../lib/diag";
+import { createBusyWatch, within } from "../../lib/worker/blocked";
+
+export { BlockedPage, blockedError, PROBE_AFTER_MS, within } from "../../lib/worker/blocked";
 
 export const CONTENT_SCRIPT_FILE = "content-scripts/content.js";
 export const PAGE_HOOKS_FILE = "content-scripts/page-hooks.js";
@@ -25,17 +28,6 @@ export const PAGE_HOOKS_FILE = "content-scripts/page-hooks.js";
 const INJECT_TIMEOUT_MS = 3000;
 /** How long the liveness probe waits for a trivial script to run. */
 export const PROBE_TIMEOUT_MS = 3000;
-
-/** Resolves to the promise's value, or to `timedOut` after ms (the promise keeps running). */
-export function within<T, U>(p: Promise<T>, ms: number, timedOut: U): Promise<T | U> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<U>((resolve) => {
-      timer = setTimeout(() => resolve(timedOut), ms);
-    }),
-  ]);
-}
 
 type Target = chrome.scripting.InjectionTarget;
 
@@ -244,51 +236,14 @@ export async function responsive(tabId: number): Promise<boolean> {
   return (await probePage(tabId)) !== "silent";
 }
 
-/** A page that stopped answering (see responsive). */
-export class BlockedPage extends Error {}
-
-/** The error for a page that stopped answering (see responsive). */
-export function blockedError(tabId: number): Error {
-  return new BlockedPage(
-    `the page in tab ${tabId} is not responding. Most likely a native dialog (alert, confirm or prompt) is open in it: ` +
-      "the page opened it before monkbrowse could answer dialogs there (for example while loading), and only the person can answer it in the browser " +
-      "(its text cannot be read without the debugger). Otherwise the page is busy. Ask the person to answer the dialog, " +
-      "or load another page in the tab with browser_navigate, which closes it.",
-  );
-}
-
-/** How long an answer may take before the page is probed. */
-export const PROBE_AFTER_MS = 5000;
-
-/** When each tab's content script last said a long synchronous job began (the "busy" message). */
-const busySince = new Map<number, number>();
+const busy = createBusyWatch();
 
 /** The content script of tabId began a long synchronous job (a snapshot of a huge page). */
 export function noteBusy(tabId: number, now = Date.now()): void {
-  busySince.set(tabId, now);
+  busy.noteBusy(tabId, now);
 }
 
-/**
- * Waits for work, but when it has not settled after PROBE_AFTER_MS, probes
- * the page; a page that does not answer the probe fails the wait with
- * blockedError instead of hanging until the request's timeout. A page whose
- * content script said it began a long job after the work was sent is busy
- * with it, not blocked (a snapshot of 20,000 elements on a slow machine):
- * the work is waited for, bounded by the request's own timeout.
- */
-export async function unlessBlocked<T>(tabId: number, work: Promise<T>, probe: (tabId: number) => Promise<boolean> = responsive): Promise<T> {
-  const sent = Date.now();
-  const settled = work.then(
-    (v) => ({ v }),
-    (e: unknown) => ({ e }),
-  );
-  for (;;) {
-    const r = await within(settled, PROBE_AFTER_MS, null);
-    if (r) {
-      if ("e" in r) throw r.e;
-      return r.v;
-    }
-    if ((busySince.get(tabId) ?? -Infinity) >= sent) continue;
-    if (!(await probe(tabId))) throw blockedError(tabId);
-  }
+/** Waits for work; a page that answers neither it nor the probe fails it (lib/worker/blocked.ts). */
+export function unlessBlocked<T>(tabId: number, work: Promise<T>, probe: (tabId: number) => Promise<boolean> = responsive): Promise<T> {
+  return busy.unlessBlocked(tabId, work, probe);
 }
