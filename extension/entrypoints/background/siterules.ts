@@ -15,6 +15,7 @@ import { PERSON_APP, type ActivityEntry } from "../../lib/activity";
 import { KEY_SHARES, normalizeShares, type Consent } from "../../lib/storage";
 import { reported, report } from "../../lib/diag";
 import { createAsking, refuse } from "../../lib/worker/asking";
+import { createLeftTabs } from "../../lib/worker/left";
 import { contentOp } from "./content-ops";
 import { appendActivity, keepActivitySince, setAskBadge } from "./steer";
 
@@ -97,7 +98,7 @@ export async function consentUnderPolicy(c: Consent): Promise<Consent> {
 export async function shareRefusal(tabId: number): Promise<string | undefined> {
   const r = await ruleForTab(tabId);
   if (r.rule !== "never") {
-    leftTabs.delete(tabId); // shared again: an ordinary tab
+    lefts.sharedAgain(tabId);
     return undefined;
   }
   return `This tab cannot be shared: ${r.pattern || r.host} is set to "never" ${r.source === "policy" ? "by your organisation" : "in your site rules"}, so the AI may not see or use it.`;
@@ -118,22 +119,13 @@ interface Hooks {
 }
 
 let hooks: Hooks | undefined;
-const left: LeftTab[] = [];
-/** Tabs that left the AI's reach (by Chrome tab id), with the AI's sentence, until shared again. */
-const leftTabs = new Map<number, string>();
-/** The same by number, for list_tabs answers (ListTabsResult.left); the latest LEFT_KEPT. */
-const leftBySlot = new Map<number, string>();
-const LEFT_KEPT = 50;
+/** Tabs that left the AI's reach (lib/worker/left.ts). */
+const lefts = createLeftTabs();
 
 /** The tabs that left the AI's reach whose numbers are not shared again (list_tabs answers carry them). */
-export function leftNow(sharedSlots: Set<number>): LeftTab[] {
-  return [...leftBySlot].filter(([slot]) => !sharedSlots.has(slot)).map(([slot, reason]) => ({ slot, reason }));
-}
-
+export const leftNow = (sharedSlots: Set<number>): LeftTab[] => lefts.now(sharedSlots);
 /** The tabs that left the AI's reach since the last tabs_changed (sent once). */
-export function takeLeft(): LeftTab[] {
-  return left.splice(0, left.length);
-}
+export const takeLeft = (): LeftTab[] => lefts.take();
 
 /**
  * A shared tab's top frame committed url: on a never site it stops being
@@ -144,13 +136,7 @@ export function leavesReach(tabId: number, url: string, slot: number | undefined
   if (!hooks || !isNever(url)) return false;
   const r = ruleForUrl(url);
   const reason = leftReach(r, slot);
-  if (slot !== undefined) {
-    left.push({ slot, reason });
-    leftBySlot.delete(slot);
-    leftBySlot.set(slot, reason);
-    if (leftBySlot.size > LEFT_KEPT) leftBySlot.delete(leftBySlot.keys().next().value!);
-  }
-  leftTabs.set(tabId, reason);
+  lefts.note(tabId, slot, reason);
   hooks.leave(tabId, new CodedError(ERROR_CODES.unshared, reason));
   logRule({ app: PERSON_APP, verb: `stopped sharing the tab: it went to ${r.host}, set to never`, tabId, ...(slot !== undefined ? { slot } : {}), outcome: "done" });
   hooks.changed();
@@ -193,7 +179,7 @@ export async function siteGate(
   }
   if (!appAllowed(policy, app)) throw refuse(appRefusal(app, policy!));
   // A call naming a tab that went to a never site hears why, not just "not shared".
-  const gone = tabId !== undefined ? leftTabs.get(tabId) : undefined;
+  const gone = lefts.why(tabId);
   if (gone !== undefined) throw refuse(gone.charAt(0).toUpperCase() + gone.slice(1));
   const cap = capabilityOf(type, p);
   if (cap && forbids(policy, cap)) throw refuse(capabilityRefusal(cap));
