@@ -9,6 +9,8 @@ import { KEY_ASKS, normalizeAsks, pendingAsks } from "../../lib/ask";
 import { toBg } from "../../lib/messages";
 import { KEY_SHARES, normalizeShares } from "../../lib/storage";
 
+import { answerRow } from "./answers";
+
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
 
 export function installAsks(showError: (e: unknown) => void): void {
@@ -30,19 +32,14 @@ export function installAsks(showError: (e: unknown) => void): void {
         const msg = document.createElement("span");
         msg.className = "msg";
         msg.textContent = a.message;
-        const row = document.createElement("div");
-        row.className = "ask-buttons";
-        for (const [cls, label, answer] of [["done", "Done", "done"], ["decline", "Decline", "declined"]] as const) {
-          const b = document.createElement("button");
-          b.type = "button";
-          b.className = cls;
-          b.textContent = label;
-          b.addEventListener("click", () => {
-            b.disabled = true;
-            toBg({ to: "bg", kind: "ask-answer", askId: a.askId, answer }).catch(showError);
-          });
-          row.append(b);
-        }
+        const row = answerRow(
+          [
+            ["done", "Done", "done"],
+            ["decline", "Decline", "declined"],
+          ] as const,
+          (answer) => toBg({ to: "bg", kind: "ask-answer", askId: a.askId, answer }),
+          showError,
+        );
         li.append(who, msg, row);
         return li;
       }),

@@ -11,6 +11,8 @@ import type { SitePolicy } from "../../lib/protocol.gen";
 import { KEY_SITE_RULES, RULE_WORDS, hostOf, normalizeRules, ruleFor, withRule, type PersonRule, type RuleInForce, type SiteRule } from "../../lib/siterules";
 import { KEY_SHARES, normalizeShares } from "../../lib/storage";
 
+import { answerRow } from "./answers";
+
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
 
 let rules: PersonRule[] = [];
@@ -121,23 +123,15 @@ export function installRules(showError: (e: unknown) => void, onChange: () => vo
         const q = document.createElement("span");
         q.className = "msg";
         q.textContent = approvalQuestion(a, shares[String(a.tabId)]);
-        const row = document.createElement("div");
-        row.className = "ask-buttons";
-        for (const [cls, label, answer] of [
-          ["allow", "Allow", "allow"],
-          ["allow10", "Allow for 10 minutes", "allow10"],
-          ["deny", "Deny", "deny"],
-        ] as const satisfies readonly (readonly [string, string, ApprovalAnswer])[]) {
-          const b = document.createElement("button");
-          b.type = "button";
-          b.className = cls;
-          b.textContent = label;
-          b.addEventListener("click", () => {
-            b.disabled = true;
-            toBg({ to: "bg", kind: "approval-answer", id: a.id, answer }).catch(showError);
-          });
-          row.append(b);
-        }
+        const row = answerRow<ApprovalAnswer>(
+          [
+            ["allow", "Allow", "allow"],
+            ["allow10", "Allow for 10 minutes", "allow10"],
+            ["deny", "Deny", "deny"],
+          ],
+          (answer) => toBg({ to: "bg", kind: "approval-answer", id: a.id, answer }),
+          showError,
+        );
         li.append(q, row);
         return li;
       }),

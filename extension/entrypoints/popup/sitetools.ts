@@ -10,6 +10,8 @@ import { toBg } from "../../lib/messages";
 import { KEY_SITE_ASKS, normalizeSiteAsks, siteName, type Answer } from "../../lib/sitetools";
 import { KEY_SHARES, normalizeShares } from "../../lib/storage";
 
+import { answerRow } from "./answers";
+
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
 
 const BUTTONS: [string, string, Answer][] = [
@@ -48,19 +50,7 @@ export function installSiteAsks(showError: (e: unknown) => void): void {
         note.textContent = a.consequential
           ? "The site says this tool has consequences (an order, a payment, a message): you are asked every time unless you choose Always."
           : "The site does not mark this tool read-only: it may change something.";
-        const row = document.createElement("div");
-        row.className = "ask-buttons";
-        for (const [cls, label, answer] of BUTTONS) {
-          const b = document.createElement("button");
-          b.type = "button";
-          b.className = cls;
-          b.textContent = label;
-          b.addEventListener("click", () => {
-            for (const x of Array.from(row.querySelectorAll("button"))) x.disabled = true;
-            toBg({ to: "bg", kind: "site-tool-answer", id: a.id, answer }).catch(showError);
-          });
-          row.append(b);
-        }
+        const row = answerRow(BUTTONS, (answer) => toBg({ to: "bg", kind: "site-tool-answer", id: a.id, answer }), showError);
         li.append(who, args, note, row);
         return li;
       }),
