@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { listSiteToolsInPage, runSiteToolInPage } from "./webmcp";
+import { abortSiteToolInPage, listSiteToolsInPage, PAGE_STATE, runSiteToolInPage } from "./webmcp";
 
 type Tool = Record<string, unknown> & { execute?: (a: unknown, o?: unknown) => unknown };
 
@@ -20,6 +20,39 @@ function current(tools: Tool[], opts: { stringArgsOnly?: boolean } = {}) {
     },
   });
   return seen;
+}
+
+/**
+ * A modelContext the way Chromium 156 has it: an EventTarget whose
+ * registerTool and unregistering fire toolchange (checked in Debian's
+ * Chromium 156 with --enable-features=WebMCP); counts its getTools calls.
+ */
+class LiveContext extends EventTarget {
+  reads = 0;
+  /** Set to hold getTools until released (a toolchange can come meanwhile). */
+  hold?: Promise<void>;
+  constructor(public tools: Tool[]) {
+    super();
+  }
+  async getTools() {
+    this.reads++;
+    const list = this.tools.map((t) => ({ ...t }));
+    if (this.hold) await this.hold;
+    return list;
+  }
+  async executeTool(t: { name: string }, args: unknown, o?: { signal?: AbortSignal }) {
+    return this.tools.find((x) => x.name === t.name)?.execute?.(args, o);
+  }
+  register(t: Tool) {
+    this.tools.push(t);
+    this.dispatchEvent(new Event("toolchange"));
+  }
+}
+
+function live(tools: Tool[]): LiveContext {
+  const mc = new LiveContext(tools);
+  install("document", mc as unknown as Record<string, unknown>);
+  return mc;
 }
 
 afterEach(() => {
@@ -73,6 +106,77 @@ describe("listSiteToolsInPage", () => {
   });
 });
 
+describe("listSiteToolsInPage's kept count", () => {
+  it("answers a count from what it kept until toolchange, then reads again", async () => {
+    const mc = live([{ name: "a" }, { name: "b" }]);
+    expect(await listSiteToolsInPage(10, true)).toEqual({ api: "modelContext", tools: [], count: 2, secure: false });
+    expect(mc.reads).toBe(1);
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 2 });
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 2 });
+    expect(mc.reads).toBe(1); // kept: the page was not asked again
+    mc.register({ name: "late" });
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 3 });
+    expect(mc.reads).toBe(2);
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 3 });
+    expect(mc.reads).toBe(2);
+  });
+  it("a full listing always asks the page, so it is never old, and renews the count", async () => {
+    const mc = live([{ name: "a" }]);
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 1 });
+    // A change the page made without its event (the list must still show it).
+    mc.tools.push({ name: "quiet" });
+    expect((await listSiteToolsInPage(10)).tools).toEqual([{ name: "a" }, { name: "quiet" }]);
+    expect(mc.reads).toBe(2);
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 2 });
+    expect(mc.reads).toBe(2);
+  });
+  it("does not keep a count read across a toolchange", async () => {
+    const mc = live([{ name: "a" }]);
+    await listSiteToolsInPage(10, true); // listening from now on
+    mc.register({ name: "b" });
+    let release!: () => void;
+    mc.hold = new Promise((r) => (release = r));
+    const reading = listSiteToolsInPage(10, true);
+    await Promise.resolve();
+    mc.register({ name: "c" }); // while getTools is out: its answer may be old
+    mc.hold = undefined;
+    release();
+    expect(await reading).toMatchObject({ count: 2 });
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 3 });
+    expect(mc.reads).toBe(3);
+  });
+  it("counts the tools the worker keeps: usable names, once, at most max", async () => {
+    live([{ name: "a" }, { name: "a" }, { name: "" }, { name: "   " }, { name: "x".repeat(201) }, { name: 7 }, { name: "b" }]);
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 2 });
+    live(Array.from({ length: 50 }, (_, i) => ({ name: `t${i}` })));
+    expect(await listSiteToolsInPage(5, true)).toMatchObject({ count: 5 });
+  });
+  it("keeps nothing without a toolchange event (earlier builds), or when the page took the state's place", async () => {
+    let reads = 0;
+    install("document", { getTools: async () => (reads++, [{ name: "a" }]) });
+    await listSiteToolsInPage(10, true);
+    await listSiteToolsInPage(10, true);
+    expect(reads).toBe(2);
+    const mc = new LiveContext([{ name: "a" }]);
+    Object.defineProperty(mc, Symbol.for(PAGE_STATE), {
+      get() {
+        throw new Error("planted");
+      },
+    });
+    install("document", mc as unknown as Record<string, unknown>);
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 1 });
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 1 });
+    expect(mc.reads).toBe(2);
+  });
+  it("a new document (a new modelContext) starts with nothing kept", async () => {
+    live([{ name: "a" }]);
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 1 });
+    const next = live([{ name: "x" }, { name: "y" }]);
+    expect(await listSiteToolsInPage(10, true)).toMatchObject({ count: 2 });
+    expect(next.reads).toBe(1);
+  });
+});
+
 describe("runSiteToolInPage", () => {
   it("runs the tool by name with object arguments; objects come back as JSON", async () => {
     const seen = current([{ name: "add", execute: (a) => ({ sum: (a as { x: number }).x + 1 }) }]);
@@ -100,8 +204,36 @@ describe("runSiteToolInPage", () => {
     expect(await p).toMatchObject({ ok: false, timeout: true, error: "the tool did not answer within 15 s" });
     expect(signal?.aborted).toBe(true);
   });
+  it("a tool answering the words its timeout and stop are told by still answers", async () => {
+    live([{ name: "w", execute: (a) => (a as { say: string }).say }]);
+    expect(await runSiteToolInPage("w", { say: "late" }, 1000, 100)).toEqual({ ok: true, result: "late" });
+    expect(await runSiteToolInPage("w", { say: "stopped" }, 1000, 100)).toEqual({ ok: true, result: "stopped" });
+  });
   it("cuts a huge result and says so", async () => {
     current([{ name: "big", execute: () => "x".repeat(500) }]);
     expect(await runSiteToolInPage("big", {}, 1000, 100)).toEqual({ ok: true, result: "x".repeat(100), cut: true });
+  });
+  it("abortSiteToolInPage aborts the run's signal: the tool is told, the run ends before its timeout", async () => {
+    vi.useFakeTimers();
+    let signal: AbortSignal | undefined;
+    live([{ name: "hang", execute: (_a, o) => ((signal = (o as { signal: AbortSignal }).signal), new Promise(() => undefined)) }]);
+    const p = runSiteToolInPage("hang", {}, 15_000, 100, "run-1");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(signal?.aborted).toBe(false);
+    expect(abortSiteToolInPage("other")).toBe(false);
+    expect(signal?.aborted).toBe(false);
+    expect(abortSiteToolInPage("run-1")).toBe(true);
+    expect(signal?.aborted).toBe(true);
+    // Ended though the tool never settles and the timeout is far (fake timers: it never fires here).
+    expect(await p).toEqual({ ok: false, error: "the call was stopped" });
+    expect(abortSiteToolInPage("run-1")).toBe(false); // ended: forgotten
+  });
+  it("a stop that arrives before its run means the tool never starts", async () => {
+    let started = 0;
+    live([{ name: "t", execute: () => ((started += 1), "ran") }]);
+    expect(abortSiteToolInPage("run-2")).toBe(false);
+    expect(await runSiteToolInPage("t", {}, 1000, 100, "run-2")).toEqual({ ok: false, error: "the call was stopped before the tool started" });
+    expect(started).toBe(0);
+    expect(await runSiteToolInPage("t", {}, 1000, 100, "run-3")).toEqual({ ok: true, result: "ran" });
   });
 });
