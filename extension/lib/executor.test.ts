@@ -10,6 +10,7 @@ import type { ShotOptions } from "./shot-size";
 
 class FakeBrowser implements BrowserPort {
   siteTools?: BrowserPort["siteTools"];
+  siteToolCount?: BrowserPort["siteToolCount"];
   siteToolCall?: BrowserPort["siteToolCall"];
   ownExtensionId = "emkgfnickjohaibbledibfemnfkoamdj";
   tabs = new Map<number, TabLike>();
@@ -723,5 +724,22 @@ describe("Executor: a navigation started by an action", () => {
     const r = (await x.execute("browser_snapshot", { tabId: 10 })) as { siteTools?: number; snapshot: string };
     expect(r.siteTools).toBeUndefined();
     expect(r.snapshot).toContain("Shop");
+  });
+
+  it("a snapshot takes the count from siteToolCount when the port has it, never listing", async () => {
+    const { b, x } = setup();
+    b.csReply.snapshot = { snapshot: "- heading \"Shop\" [ref=e1]" };
+    let listed = 0;
+    b.siteTools = async () => {
+      listed++;
+      return { tools: [] };
+    };
+    b.siteToolCount = async () => 4;
+    expect(await x.execute("browser_snapshot", { tabId: 10 })).toMatchObject({ siteTools: 4 });
+    expect(listed).toBe(0);
+    b.siteToolCount = async () => {
+      throw new Error("frames busy");
+    };
+    expect(((await x.execute("browser_snapshot", { tabId: 10 })) as { siteTools?: number }).siteTools).toBeUndefined();
   });
 });

@@ -81,6 +81,8 @@ export interface BrowserPort {
   recordings?(): Promise<unknown>;
   /** The tools the tab's frames offer (WebMCP, issue 43; background/sitetools.ts). Absent: none. */
   siteTools?(tabId: number): Promise<Omit<SiteToolsResult, "tabId">>;
+  /** How many of them, for the snapshot's line: may answer from the frames' kept counts. Absent: siteTools is counted. */
+  siteToolCount?(tabId: number): Promise<number>;
   /** Runs one of them with the person's consent. */
   siteToolCall?(tabId: number, call: { name: string; frame?: number; args: unknown }, app: string, signal?: AbortSignal): Promise<Omit<SiteToolCallResult, "tabId">>;
 }
@@ -421,8 +423,9 @@ export class Executor {
       const refBase = await this.port.refBase(tab.id);
       const stop = typeof p.stopAfterChars === "number" && Number.isInteger(p.stopAfterChars) && p.stopAfterChars > 0 ? p.stopAfterChars : undefined;
       // The page's own tools are counted beside the snapshot, never holding it up or failing it.
-      const siteTools = this.port.siteTools?.(tab.id).then(
-        (l) => l.tools.length,
+      const count = this.port.siteToolCount ? this.port.siteToolCount(tab.id) : this.port.siteTools?.(tab.id).then((l) => l.tools.length);
+      const siteTools = count?.then(
+        (n) => n,
         () => 0, // no count: the snapshot stands without its line (listing reports its own failures)
       );
       const r = await this.port.content(tab.id, "snapshot", stop === undefined ? { refBase } : { refBase, stopAfterChars: stop });

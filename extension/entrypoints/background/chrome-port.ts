@@ -13,7 +13,7 @@ import { beforeLeaving } from "./inject";
 import { newPage, watchNavigation } from "./navigation-events";
 import { downloads } from "./network";
 import { askUser, askWait } from "./ask";
-import { callSiteTool, listSiteTools } from "./sitetools";
+import { callSiteTool, countSiteTools, listSiteTools } from "./sitetools";
 import { pdf } from "./pdf";
 import { refBase, saveRefBase } from "./ref-base";
 import { network } from "./response-bodies";
@@ -123,6 +123,7 @@ export function makeChromePort(deps: {
     ask: askUser,
     askWait,
     siteTools: listSiteTools,
+    siteToolCount: countSiteTools,
     siteToolCall: callSiteTool,
     pdf,
     recordings: async () => (await chrome.storage.local.get(KEY_RECORDINGS))[KEY_RECORDINGS],

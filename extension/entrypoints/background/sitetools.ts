@@ -31,7 +31,7 @@ import {
   type Grant,
   type SiteAsk,
 } from "../../lib/sitetools";
-import { listSiteToolsInPage, runSiteToolInPage, type PageRun, type PageTools } from "../../lib/page/webmcp";
+import { abortSiteToolInPage, listSiteToolsInPage, runSiteToolInPage, type PageRun, type PageTools } from "../../lib/page/webmcp";
 import { contentOp, contentOpIn } from "./content-ops";
 import { executeInTab } from "./gate";
 import { within } from "./inject";
@@ -104,6 +104,29 @@ export async function listSiteTools(tabId: number): Promise<Listed> {
   if (!api && secure) noApi = true;
   if (unread > 0) out.unread = unread;
   return out;
+}
+
+/**
+ * How many tools the tab's frames offer, for the snapshot's line: each
+ * frame answers from the count it kept since its last toolchange event
+ * (lib/page/webmcp.ts), so a page whose tools did not change is not asked
+ * to enumerate them again; no frame list is read. 0 when none or unknown.
+ */
+export async function countSiteTools(tabId: number): Promise<number> {
+  if (noApi) return 0;
+  const results = await within(
+    executeInTab({ target: { tabId, allFrames: true }, world: "MAIN", func: listSiteToolsInPage, args: [MAX_TOOLS_PER_FRAME, true] }),
+    LIST_TIMEOUT_MS,
+    "late" as const,
+  );
+  if (results === "late") return 0;
+  let n = 0;
+  for (const r of results) {
+    const got = r.result as PageTools | undefined;
+    if (!got || typeof got !== "object" || typeof got.count !== "number" || !Number.isFinite(got.count)) continue;
+    n += Math.min(Math.max(0, Math.floor(got.count)), MAX_TOOLS_PER_FRAME);
+  }
+  return n;
 }
 
 // ---- questions to the person -----------------------------------------------
@@ -233,12 +256,18 @@ export async function callSiteTool(tabId: number, c: SiteCall, app: string, sign
   if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("the call was stopped");
   const doc = listed.docs.get(tool.frame);
   const target: chrome.scripting.InjectionTarget = doc !== undefined ? { tabId, documentIds: [doc] } : { tabId, frameIds: [tool.frame] };
-  const run = executeInTab({ target, world: "MAIN", func: runSiteToolInPage, args: [tool.name, args, SITE_TOOL_RUN_TIMEOUT_MS, MAX_RESULT] });
+  const runId = crypto.randomUUID();
+  const run = executeInTab({ target, world: "MAIN", func: runSiteToolInPage, args: [tool.name, args, SITE_TOOL_RUN_TIMEOUT_MS, MAX_RESULT, runId] });
+  let onAbort: (() => void) | undefined;
   const stopped = new Promise<never>((_, reject) => {
     if (!signal) return;
-    const stop = () => reject(signal.reason instanceof Error ? signal.reason : new Error("the call was stopped"));
-    if (signal.aborted) stop();
-    else signal.addEventListener("abort", stop, { once: true });
+    onAbort = () => {
+      reject(signal.reason instanceof Error ? signal.reason : new Error("the call was stopped"));
+      // The page's tool is told too: the signal executeTool gave it fires.
+      void executeInTab({ target, world: "MAIN", func: abortSiteToolInPage, args: [runId] }).catch(reported("site tools: telling the page's tool to stop"));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
   });
   let results: Awaited<typeof run> | "late";
   try {
@@ -248,6 +277,8 @@ export async function callSiteTool(tabId: number, c: SiteCall, app: string, sign
   } catch (e) {
     if (signal?.aborted) throw e;
     throw new Error(`the tool's frame could not run it (${errorText(e)}); the frame may have navigated: call browser_site_tools again`);
+  } finally {
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
   if (results === "late") {
     throw new Error(`the tool did not answer within ${SITE_TOOL_RUN_TIMEOUT_MS / 1000} s; it may still finish in the page: check it with browser_snapshot`);
