@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,33 +23,9 @@ import (
 // runs in that frame; the page's secret values are masked in a result; the
 // activity log has each call; nothing runs once the tab is unshared.
 func TestSiteToolsWebMCP(t *testing.T) {
-	p := need(t)
 	ctx := testContext(t, 4*time.Minute)
 	fx := fixtures()
-	port, _ := harness.FreePort()
-	cport, _ := harness.FreePort()
-	srv, err := harness.StartServer(ctx, harness.ServerConfig{Bin: p.bin, Port: port, ControlPort: cport, Home: mkdir(t, p, "home-webmcp"), Name: "webmcp",
-		Log: logSink(), ClientName: "claude-code"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	trackServer(srv)
-	t.Cleanup(func() { _ = srv.Close() })
-	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Monkbrowse: p.bin, Extension: p.ext, Output: logSink(), Name: "chromium-webmcp",
-		ExtraFlags: []string{"enable-features=WebMCP"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	if err := b.SetSettings(ctx, port, "webmcp"); err != nil {
-		t.Fatal(err)
-	}
-	pop, err := b.OpenPopup(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr := &profile{b: b, popup: pop}
-	pr.waitConnected(ctx, t, port)
+	srv, b, pr := webmcpSetup(ctx, t, fx)
 	pr.shareFixture(ctx, t, fx, "/webmcp-shop.html")
 	// The frame's own tools are registered once its promise says so (an event in the page, not a guessed delay).
 	if _, err := harness.EvalInFrameTarget[bool](ctx, b, "webmcp-pay.html", `new Promise((r) => { const t = () => (window.registered ? r(true) : setTimeout(t, 20)); t(); })`); err != nil {
@@ -62,7 +40,7 @@ func TestSiteToolsWebMCP(t *testing.T) {
 	}
 
 	// The snapshot says the page offers tools, in monkbrowse's words.
-	if snap := snapshotOn(ctx, t, srv, with()); !strings.Contains(snap, "The page offers 7 tool(s) of its own (WebMCP): browser_site_tools lists them") {
+	if snap := snapshotOn(ctx, t, srv, with()); !strings.Contains(snap, "The page offers 8 tool(s) of its own (WebMCP): browser_site_tools lists them") {
 		t.Errorf("the snapshot does not count the page's tools:\n%s", harness.Clip(snap, 1500))
 	}
 
@@ -74,7 +52,7 @@ func TestSiteToolsWebMCP(t *testing.T) {
 		t.Fatalf("the listing has no page-content note:\n%s", list)
 	}
 	head, page := list[:note], list[note:]
-	if !strings.Contains(head, "offers 7 tool(s) of its own (WebMCP) in 2 frame(s)") || strings.Contains(head, "IMPORTANT") || strings.Contains(head, "place_order") {
+	if !strings.Contains(head, "offers 8 tool(s) of its own (WebMCP) in 2 frame(s)") || strings.Contains(head, "IMPORTANT") || strings.Contains(head, "place_order") {
 		t.Errorf("monkbrowse's sentence is wrong or carries page text:\n%s", head)
 	}
 	for _, w := range []string{"- name: search_products [read-only]", "- name: place_order [consequential]", "- name: add_to_cart\n", "- name: pay_invoice [consequential]", "origin: http://localhost:", "frame: 0 (top) origin: http://127.0.0.1:"} {
@@ -254,6 +232,48 @@ func TestSiteToolsWebMCP(t *testing.T) {
 		t.Errorf("ordersPlaced = %d after a cancelled call, want 2", n)
 	}
 
+	// A tool whose execute never answers: the AI app's cancel ends the
+	// call, and the page's tool is told (the signal executeTool gave it is
+	// aborted) well before the 15 s run timeout, which would abort it too.
+	hctx, hcancel := context.WithCancel(ctx)
+	hung := make(chan error, 1)
+	go func() {
+		_, err := srv.Call(hctx, "browser_site_tool_call", with("name", "track_delivery"))
+		hung <- err
+	}()
+	waitJS(ctx, t, pr.tab, `deliveries.started === 1`)
+	hcancel()
+	if err := <-hung; err == nil {
+		t.Error("a cancelled call answered as if it had run")
+	}
+	waitJS(ctx, t, pr.tab, `deliveries.aborted === 1`)
+	if ms := js[float64](ctx, t, pr.tab, "deliveries.stoppedAfterMs"); ms < 0 || ms >= 10000 {
+		t.Errorf("the page's tool was told to stop %.0f ms after it started: not by the cancel", ms)
+	}
+	// The tab is free again: the next call runs and answers.
+	if out := okOn(ctx, t, srv, "browser_site_tool_call", with("name", "search_products", "frame", 0, "arguments", map[string]any{"query": "y"})); !strings.Contains(out, "Green y") {
+		t.Errorf("after a cancelled run: %s", out)
+	}
+
+	// The person's Stop ends the same wait: the AI is told, the page's tool too.
+	res = callAsync(with("name", "track_delivery"))
+	waitJS(ctx, t, pr.tab, `deliveries.started === 2`)
+	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-res; !r.IsError || !strings.Contains(r.Text, "paused the AI") {
+		t.Errorf("Stop during a run: %s", r.Text)
+	}
+	waitJS(ctx, t, pr.tab, `deliveries.aborted === 2`)
+	if ms := js[float64](ctx, t, pr.tab, "deliveries.stoppedAfterMs"); ms < 0 || ms >= 10000 {
+		t.Errorf("the page's tool was told to stop %.0f ms after it started: not by Stop", ms)
+	}
+	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#pause-state').textContent.includes('paused')`)
+	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(ctx, t, pr.popup.Tab, `!document.querySelector('#pause-state').textContent.includes('paused')`)
+
 	// Unshared: nothing runs.
 	id, err := pr.popup.ChromeTabID(ctx, pr.tab)
 	if err != nil {
@@ -271,4 +291,84 @@ func TestSiteToolsWebMCP(t *testing.T) {
 	if n := js[int](ctx, t, pr.tab, "ordersPlaced.length + cartAdds.length"); n != 4 {
 		t.Errorf("something ran after the unshare (%d)", n)
 	}
+}
+
+// webmcpSetup starts a monkbrowse server and a Chromium with WebMCP on
+// (--enable-features=WebMCP) whose extension is connected to it.
+func webmcpSetup(ctx context.Context, t *testing.T, fx *harness.Fixtures) (*harness.Server, *harness.Browser, *profile) {
+	t.Helper()
+	p := need(t)
+	port, _ := harness.FreePort()
+	cport, _ := harness.FreePort()
+	srv, err := harness.StartServer(ctx, harness.ServerConfig{Bin: p.bin, Port: port, ControlPort: cport, Home: mkdir(t, p, "home-webmcp"), Name: "webmcp",
+		Log: logSink(), ClientName: "claude-code"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trackServer(srv)
+	t.Cleanup(func() { _ = srv.Close() })
+	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Monkbrowse: p.bin, Extension: p.ext, Output: logSink(), Name: "chromium-webmcp",
+		ExtraFlags: []string{"enable-features=WebMCP"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	if err := b.SetSettings(ctx, port, "webmcp"); err != nil {
+		t.Fatal(err)
+	}
+	pop, err := b.OpenPopup(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := &profile{b: b, popup: pop}
+	pr.waitConnected(ctx, t, port)
+	return srv, b, pr
+}
+
+// TestSiteToolsSnapshotCost measures (it asserts no time) what the page's
+// own tools cost a snapshot: browser_snapshot of the shop page (7 tools in
+// 2 frames) and of the same page without tools (WebMCP on, nothing
+// registered), median of 15 after one warm-up, three interleaved rounds
+// (the best median of each is kept). Opt-in: MONKBROWSE_E2E_TIMING=1, with
+// -v for the numbers.
+func TestSiteToolsSnapshotCost(t *testing.T) {
+	if os.Getenv("MONKBROWSE_E2E_TIMING") != "1" {
+		t.Skip("a measurement: MONKBROWSE_E2E_TIMING=1 runs it")
+	}
+	ctx := testContext(t, 4*time.Minute)
+	fx := fixtures()
+	srv, b, pr := webmcpSetup(ctx, t, fx)
+	pr.shareFixture(ctx, t, fx, "/webmcp-shop.html")
+	if _, err := harness.EvalInFrameTarget[bool](ctx, b, "webmcp-pay.html", `new Promise((r) => { const t = () => (window.registered ? r(true) : setTimeout(t, 20)); t(); })`); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"tab": pr.slot}
+	if snap := snapshotOn(ctx, t, srv, args); !strings.Contains(snap, "The page offers 8 tool(s)") {
+		t.Fatalf("the shop's tools are not counted:\n%s", harness.Clip(snap, 1500))
+	}
+	const reps = 15
+	best := map[string]time.Duration{}
+	for round := 0; round < 3; round++ {
+		for _, pg := range []string{"/webmcp-shop.html", "/webmcp-shop.html?notools"} {
+			okOn(ctx, t, srv, "browser_navigate", map[string]any{"tab": pr.slot, "url": fx.URL(pg)})
+			if pg != "/webmcp-shop.html" {
+				waitJS(ctx, t, pr.tab, `location.search === "?notools"`)
+			}
+			var times []time.Duration
+			for i := 0; i <= reps; i++ {
+				start := time.Now()
+				okOn(ctx, t, srv, "browser_snapshot", args)
+				if i > 0 {
+					times = append(times, time.Since(start))
+				}
+			}
+			slices.Sort(times)
+			if m, ok := best[pg]; !ok || times[len(times)/2] < m {
+				best[pg] = times[len(times)/2]
+			}
+		}
+	}
+	t.Logf("snapshot of the shop page: with 8 tools in 2 frames %v, without tools %v, difference %v",
+		best["/webmcp-shop.html"].Round(100*time.Microsecond), best["/webmcp-shop.html?notools"].Round(100*time.Microsecond),
+		(best["/webmcp-shop.html"] - best["/webmcp-shop.html?notools"]).Round(100*time.Microsecond))
 }
