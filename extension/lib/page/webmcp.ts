@@ -1,6 +1,6 @@
-// The in-page half of the site tools (WebMCP, issue 43). Both functions run
+// The in-page half of the site tools (WebMCP, issue 43). Its functions run
 // in a frame's MAIN world through chrome.scripting.executeScript (each frame
-// registers its own tools; an isolated world does not see them), so they
+// registers its own tools and is asked in its own main world), so they
 // are serialised: self-contained, no imports, no closures over module
 // variables. The page can replace anything they call; what they answer is
 // the page's word and is checked by the service worker (lib/sitetools.ts).
