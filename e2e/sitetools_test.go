@@ -3,7 +3,11 @@ package e2e
 import (
 	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -329,8 +333,8 @@ func webmcpSetup(ctx context.Context, t *testing.T, fx *harness.Fixtures) (*harn
 // own tools cost a snapshot: browser_snapshot of the shop page (7 tools in
 // 2 frames) and of the same page without tools (WebMCP on, nothing
 // registered), median of 15 after one warm-up, three interleaved rounds
-// (the best median of each is kept). Opt-in: MONKBROWSE_E2E_TIMING=1, with
-// -v for the numbers.
+// (the best median of each is kept); then the worker's part alone (below).
+// Opt-in: MONKBROWSE_E2E_TIMING=1, with -v for the numbers.
 func TestSiteToolsSnapshotCost(t *testing.T) {
 	if os.Getenv("MONKBROWSE_E2E_TIMING") != "1" {
 		t.Skip("a measurement: MONKBROWSE_E2E_TIMING=1 runs it")
@@ -371,4 +375,54 @@ func TestSiteToolsSnapshotCost(t *testing.T) {
 	t.Logf("snapshot of the shop page: with 8 tools in 2 frames %v, without tools %v, difference %v",
 		best["/webmcp-shop.html"].Round(100*time.Microsecond), best["/webmcp-shop.html?notools"].Round(100*time.Microsecond),
 		(best["/webmcp-shop.html"] - best["/webmcp-shop.html?notools"]).Round(100*time.Microsecond))
+
+	// The worker's part, which the snapshot runs beside the page's own: the
+	// page functions compiled from lib/page/webmcp.ts, injected into every
+	// frame of the shop page from the service worker, 60 times each,
+	// interleaved: the kept count (what a snapshot now asks), a full listing
+	// with the frame list (what a snapshot asked before, and what
+	// browser_site_tools asks), and an injection that does nothing (the floor).
+	okOn(ctx, t, srv, "browser_navigate", map[string]any{"tab": pr.slot, "url": fx.URL("/webmcp-shop.html")})
+	if _, err := harness.EvalInFrameTarget[bool](ctx, b, "webmcp-pay.html", `new Promise((r) => { const t = () => (window.registered ? r(true) : setTimeout(t, 20)); t(); })`); err != nil {
+		t.Fatal(err)
+	}
+	p := need(t)
+	out := t.TempDir()
+	tsc := exec.CommandContext(ctx, filepath.Join(p.root, "extension", "node_modules", ".bin", "tsc"), "--target", "es2022", "--module", "es2022", "--lib", "es2022,dom",
+		"--skipLibCheck", "--outDir", out, filepath.Join(p.root, "extension", "lib", "page", "webmcp.ts"))
+	if msg, err := tsc.CombinedOutput(); err != nil {
+		t.Fatalf("compiling lib/page/webmcp.ts: %v\n%s", err, msg)
+	}
+	src, err := os.ReadFile(filepath.Join(out, "webmcp.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := regexp.MustCompile(`(?s)export async function listSiteToolsInPage\(.*?\n}\n`).Find(src)
+	if fn == nil {
+		t.Fatal("no listSiteToolsInPage in the compiled page functions")
+	}
+	id, err := pr.popup.ChromeTabID(ctx, pr.tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := harness.EvalServiceWorker[string](ctx, b, `(async () => {
+  const list = (() => { return `+strings.TrimPrefix(string(fn), "export ")+`})();
+  const tabId = `+strconv.Itoa(id)+`;
+  const target = { tabId, allFrames: true };
+  const ways = {
+    count: () => chrome.scripting.executeScript({ target, world: "MAIN", func: list, args: [200, true] }),
+    list: () => Promise.all([chrome.scripting.executeScript({ target, world: "MAIN", func: list, args: [200] }), chrome.webNavigation.getAllFrames({ tabId })]),
+    floor: () => chrome.scripting.executeScript({ target, world: "MAIN", func: () => 0 }),
+  };
+  const times = {};
+  for (const k of Object.keys(ways)) (times[k] = []), await ways[k]();
+  const counted = (await ways.count()).map((r) => r.result.count).reduce((a, n) => a + n, 0);
+  for (let i = 0; i < 60; i++) for (const k of Object.keys(ways)) { const t0 = performance.now(); await ways[k](); times[k].push(performance.now() - t0); }
+  const med = (a) => (a.sort((x, y) => x - y), a[a.length >> 1].toFixed(2) + " ms");
+  return "counted " + counted + "; " + Object.entries(times).map(([k, v]) => k + " " + med(v)).join(", ");
+})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the worker's tool count, median of 60: %s", got)
 }
