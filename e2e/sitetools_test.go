@@ -253,6 +253,8 @@ func TestSiteToolsWebMCP(t *testing.T) {
 	waitJS(ctx, t, pr.tab, `deliveries.aborted === 1`)
 	if ms := js[float64](ctx, t, pr.tab, "deliveries.stoppedAfterMs"); ms < 0 || ms >= 10000 {
 		t.Errorf("the page's tool was told to stop %.0f ms after it started: not by the cancel", ms)
+	} else {
+		t.Logf("the page's tool was told to stop %.0f ms after it started (the cancel came once the test saw it start)", ms)
 	}
 	// The tab is free again: the next call runs and answers.
 	if out := okOn(ctx, t, srv, "browser_site_tool_call", with("name", "search_products", "frame", 0, "arguments", map[string]any{"query": "y"})); !strings.Contains(out, "Green y") {
@@ -265,9 +267,11 @@ func TestSiteToolsWebMCP(t *testing.T) {
 	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
 		t.Fatal(err)
 	}
+	stopped = time.Now()
 	if r := <-res; !r.IsError || !strings.Contains(r.Text, "paused the AI") {
 		t.Errorf("Stop during a run: %s", r.Text)
 	}
+	t.Logf("the run's wait ended %s after Stop", time.Since(stopped).Round(time.Millisecond))
 	waitJS(ctx, t, pr.tab, `deliveries.aborted === 2`)
 	if ms := js[float64](ctx, t, pr.tab, "deliveries.stoppedAfterMs"); ms < 0 || ms >= 10000 {
 		t.Errorf("the page's tool was told to stop %.0f ms after it started: not by Stop", ms)
