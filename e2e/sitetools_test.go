@@ -175,8 +175,15 @@ func TestSiteToolsWebMCP(t *testing.T) {
 		t.Errorf("the frame paid %d times (%v), want 1", n, err)
 	}
 
-	// A tool registered after load appears.
-	js[any](ctx, t, pr.tab, "registerLate()")
+	// A tool registered after load appears: in the snapshot's count (each
+	// frame keeps its count until its toolchange event) and in the listing.
+	if snap := snapshotOn(ctx, t, srv, with()); !strings.Contains(snap, "The page offers 8 tool(s)") {
+		t.Errorf("before the late tool, the snapshot's count:\n%s", harness.Clip(snap, 600))
+	}
+	js[bool](ctx, t, pr.tab, "registerLate()")
+	if snap := snapshotOn(ctx, t, srv, with()); !strings.Contains(snap, "The page offers 9 tool(s)") {
+		t.Errorf("the snapshot's count missed the tool registered after load:\n%s", harness.Clip(snap, 600))
+	}
 	if out := okOn(ctx, t, srv, "browser_site_tools", with()); !strings.Contains(out, "- name: late_coupon [read-only]") {
 		t.Errorf("the late tool is not listed:\n%s", out)
 	}
