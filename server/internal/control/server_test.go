@@ -314,11 +314,16 @@ func TestUnprovenConnectionsBoundedAndCapped(t *testing.T) {
 	waitClosed(t, p)
 	// The owner's side of the closed connection leaves the cap when its own
 	// close has run, which may be after the client saw the close.
-	for f.srv.pending.Len() != 0 {
-		if ctx.Err() != nil {
+	for {
+		changed := f.srv.pending.Changed()
+		if f.srv.pending.Len() == 0 {
+			break
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
 			t.Fatalf("the closed connection never left the pending cap (%d pending)", f.srv.pending.Len())
 		}
-		time.Sleep(5 * time.Millisecond) // polls the observed state
 	}
 
 	p = f.rawPeer(t, ctx)

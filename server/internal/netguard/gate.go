@@ -86,6 +86,9 @@ func (g *Gate) Waiting() int { return g.pending.Len() }
 // Evicted is how many connections were closed to make room.
 func (g *Gate) Evicted() uint64 { return g.pending.Evicted() }
 
+// Changed returns a channel closed at the next change of Waiting.
+func (g *Gate) Changed() <-chan struct{} { return g.pending.Changed() }
+
 type gateListener struct {
 	net.Listener
 	g *Gate

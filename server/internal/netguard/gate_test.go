@@ -55,15 +55,22 @@ func closedByServer(t *testing.T, c net.Conn) {
 
 func isReset(err error) bool { return err != nil && strings.Contains(err.Error(), "reset") }
 
-// waitWaiting polls the gate's count, an observed state, until it is n.
+// waitWaiting waits until the gate's count is n, re-checking it at each
+// change (Gate.Changed); the watchdog only turns a hang into a failure.
 func waitWaiting(t *testing.T, g *Gate, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for g.Waiting() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connections waiting for their upgrade, want %d", g.Waiting(), n)
+	watchdog := time.NewTimer(10 * time.Second)
+	defer watchdog.Stop()
+	for {
+		changed := g.Changed()
+		if g.Waiting() == n {
+			return
 		}
-		time.Sleep(time.Millisecond)
+		select {
+		case <-changed:
+		case <-watchdog.C:
+			t.Fatalf("watchdog: %d connections waiting for their upgrade, want %d", g.Waiting(), n)
+		}
 	}
 }
 

@@ -49,6 +49,7 @@ type Pending struct {
 	mu      sync.Mutex
 	l       *list.List // of *pendingEntry, oldest first
 	evicted uint64
+	changed chan struct{} // closed and replaced at every change of Len; nil until Changed is called
 }
 
 type pendingEntry struct {
@@ -79,6 +80,7 @@ func (p *Pending) Add(closeFn func()) (release func()) {
 		p.evicted++
 	}
 	e.elem = p.l.PushBack(e)
+	p.notifyLocked()
 	p.mu.Unlock()
 	for _, old := range evict {
 		go old.close()
@@ -89,7 +91,29 @@ func (p *Pending) Add(closeFn func()) (release func()) {
 		if e.elem != nil {
 			p.l.Remove(e.elem)
 			e.elem = nil
+			p.notifyLocked()
 		}
+	}
+}
+
+// Changed returns a channel closed at the next change of Len (a socket
+// added, released or evicted): a caller waiting for a count re-checks it
+// each time, with no polling.
+func (p *Pending) Changed() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.changed == nil {
+		p.changed = make(chan struct{})
+	}
+	return p.changed
+}
+
+// notifyLocked wakes the callers of Changed; p.mu is held. Nothing is
+// allocated while no one has asked.
+func (p *Pending) notifyLocked() {
+	if p.changed != nil {
+		close(p.changed)
+		p.changed = nil
 	}
 }
 

@@ -25,22 +25,45 @@ func TestLoopbackHost(t *testing.T) {
 func TestPendingEvictsOldest(t *testing.T) {
 	p := NewPending(2)
 	var closed [3]atomic.Bool
-	r0 := p.Add(func() { closed[0].Store(true) })
-	r1 := p.Add(func() { closed[1].Store(true) })
-	r2 := p.Add(func() { closed[2].Store(true) })
-	deadline := time.Now().Add(5 * time.Second)
-	for !closed[0].Load() && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
+	evicted := make(chan int, 3) // an evicted socket is closed on its own goroutine
+	closer := func(i int) func() { return func() { closed[i].Store(true); evicted <- i } }
+	r0 := p.Add(closer(0))
+	r1 := p.Add(closer(1))
+	changed := p.Changed()
+	r2 := p.Add(closer(2))
+	select {
+	case <-changed: // Add reports the change before it returns
+	default:
+		t.Fatal("Changed was not closed by Add")
 	}
-	if !closed[0].Load() || closed[1].Load() || closed[2].Load() || p.Len() != 2 || p.Evicted() != 1 {
+	select {
+	case i := <-evicted:
+		if i != 0 {
+			t.Fatalf("socket %d was evicted, want the oldest (0)", i)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("watchdog: the oldest socket was never closed")
+	}
+	if closed[1].Load() || closed[2].Load() || p.Len() != 2 || p.Evicted() != 1 {
 		t.Fatalf("closed %v %v %v len %d", closed[0].Load(), closed[1].Load(), closed[2].Load(), p.Len())
 	}
 	r0() // released after eviction: nothing happens
 	r1()
 	r1()
+	changed = p.Changed()
 	r2()
 	if p.Len() != 0 {
 		t.Fatalf("len %d", p.Len())
+	}
+	select {
+	case <-changed:
+	default:
+		t.Fatal("Changed was not closed by a release")
+	}
+	select {
+	case i := <-evicted:
+		t.Fatalf("socket %d was closed too", i)
+	default:
 	}
 }
 
