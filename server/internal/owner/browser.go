@@ -125,6 +125,7 @@ func (b browser) onTab(ctx context.Context, c *conn, t tools.Target, fn func(con
 	b.o.gate.place(ctx, t.ProfileID, t.TabID, false)
 	release, err := c.prof.queues.acquire(ctx, t.TabID, func() {
 		b.o.log.Debug().Str("profile", t.Slug).Int("tab", t.Slot).Msg(LogCallQueued)
+		b.o.gate.stepped()
 	})
 	if err != nil {
 		if ae := protocol.Aborted(ctx); ae != nil {

@@ -23,9 +23,11 @@ import (
 
 // flood keeps n WebSocket connections open on url that never say hello,
 // reopening each shortly after the server closes it, until ctx ends. It
-// returns how many connections were opened.
-func flood(ctx context.Context, url, origin string, n int) (opened *atomic.Int64, wait func()) {
+// returns how many connections were opened, and a channel closed when the
+// n-th one is open.
+func flood(ctx context.Context, url, origin string, n int) (opened *atomic.Int64, allOpened <-chan struct{}, wait func()) {
 	opened = &atomic.Int64{}
+	all := make(chan struct{})
 	failed := &failedDials
 	var wg sync.WaitGroup
 	for range n {
@@ -40,10 +42,12 @@ func flood(ctx context.Context, url, origin string, n int) (opened *atomic.Int64
 					if failed.Add(1) == 1 {
 						firstErr.Store(err.Error())
 					}
-					time.Sleep(10 * time.Millisecond)
+					time.Sleep(10 * time.Millisecond) // the flood's pace: it waits for nothing
 					continue
 				}
-				opened.Add(1)
+				if opened.Add(1) == int64(n) {
+					close(all)
+				}
 				go func() { <-ctx.Done(); ws.Close() }()
 				for {
 					if _, _, err := ws.ReadMessage(); err != nil {
@@ -61,7 +65,7 @@ func flood(ctx context.Context, url, origin string, n int) (opened *atomic.Int64
 			}
 		}()
 	}
-	return opened, wg.Wait
+	return opened, all, wg.Wait
 }
 
 var failedDials atomic.Int64
@@ -79,14 +83,13 @@ func TestFloodOfIdleSocketsDoesNotKeepTheExtensionOut(t *testing.T) {
 	l := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
 	o := startOwner(t, Config{Self: proc.Self{Logger: &l}})
 	ctx, stop := context.WithCancel(context.Background())
-	opened, wait := flood(ctx, wsURL(o), "", 1000)
+	opened, allOpened, wait := flood(ctx, wsURL(o), "", 1000)
 	defer func() { stop(); wait() }()
 	floodStart := time.Now()
-	for opened.Load() < 1000 {
-		if time.Since(floodStart) > 30*time.Second {
-			t.Fatalf("only %d flood sockets opened in 30 s (%d dials failed, first: %v)", opened.Load(), failedDials.Load(), firstErr.Load())
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-allOpened:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("only %d flood sockets opened in 30 s (%d dials failed, first: %v)", opened.Load(), failedDials.Load(), firstErr.Load())
 	}
 	t.Logf("1,000 flood sockets opened in %s", time.Since(floodStart).Round(time.Millisecond))
 	if n := o.pending.Len(); n > netguard.DefaultMaxPending {

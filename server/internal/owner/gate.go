@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/tools"
@@ -33,6 +34,10 @@ type gate struct {
 	// refused hears of a call the person's pause stopped before it sent
 	// anything to the extension (tabID 0: the profile only); nil: no one.
 	refused func(ctx context.Context, profileID string, tabID int, call protocol.CallTool)
+	// stepHook, for tests, is called after a call is placed (place) or
+	// starts waiting behind another for its tab's turn (browser.onTab):
+	// a test waiting for such a state re-checks it then. nil: nothing.
+	stepHook atomic.Pointer[func()]
 }
 
 // callRec is one call in flight, under gate.mu: its abort, and the profile
@@ -127,12 +132,20 @@ func (g *gate) place(ctx context.Context, profileID string, tabID int, running b
 	g.mu.Lock()
 	rec.profileID, rec.tabID, rec.running = profileID, tabID, running
 	g.mu.Unlock()
+	g.stepped()
 	// Checked after the call is placed: a Stop reported meanwhile finds it
 	// placed (Owner.applyPause), one reported before is seen here.
 	if g.paused != nil {
 		if cause := g.paused(profileID, tabID); cause != nil {
 			rec.abort(cause)
 		}
+	}
+}
+
+// stepped calls the test hook, if any.
+func (g *gate) stepped() {
+	if h := g.stepHook.Load(); h != nil {
+		(*h)()
 	}
 }
 

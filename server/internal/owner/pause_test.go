@@ -3,9 +3,9 @@ package owner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
@@ -38,22 +38,17 @@ func callAsync(t *testing.T, o *Owner, name string, args any) <-chan protocol.Ca
 // waitPlaced waits until n calls in flight are placed on profile id.
 func waitPlaced(t *testing.T, o *Owner, profileID string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(watchdog)
-	for time.Now().Before(deadline) {
+	waitCalls(t, o, fmt.Sprintf("%d calls placed on profile %s", n, profileID), func() bool {
 		o.gate.mu.Lock()
+		defer o.gate.mu.Unlock()
 		got := 0
 		for r := range o.gate.calls {
 			if r.profileID == profileID {
 				got++
 			}
 		}
-		o.gate.mu.Unlock()
-		if got == n {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("watchdog: %d calls never placed on profile %s", n, profileID)
+		return got == n
+	})
 }
 
 // TestPauseStopsQueuedWaitsAndNewCalls (issue 28): the person's Stop,

@@ -176,8 +176,7 @@ func recv[T any](t *testing.T, ch <-chan T) T {
 // waitQueued waits until n calls wait behind the running one on tabID.
 func waitQueued(t *testing.T, o *Owner, tabID, n int) {
 	t.Helper()
-	deadline := time.Now().Add(watchdog)
-	for time.Now().Before(deadline) {
+	waitCalls(t, o, fmt.Sprintf("%d calls queued on tab %d", n, tabID), func() bool {
 		for _, c := range o.reg.live() {
 			c.prof.queues.mu.Lock()
 			q := c.prof.queues.byTab[tabID]
@@ -187,12 +186,35 @@ func waitQueued(t *testing.T, o *Owner, tabID, n int) {
 			}
 			c.prof.queues.mu.Unlock()
 			if got == n {
-				return
+				return true
 			}
 		}
-		time.Sleep(time.Millisecond)
+		return false
+	})
+}
+
+// waitCalls waits for cond, re-checking it each time a call is placed or
+// starts waiting for its tab's turn (the gate's stepHook): no polling.
+func waitCalls(t *testing.T, o *Owner, what string, cond func() bool) {
+	t.Helper()
+	step := make(chan struct{}, 1)
+	hook := func() {
+		select {
+		case step <- struct{}{}:
+		default: // a wake-up is pending already: cond is re-checked anyway
+		}
 	}
-	t.Fatalf("watchdog: %d calls never queued on tab %d", n, tabID)
+	o.gate.stepHook.Store(&hook)
+	defer o.gate.stepHook.Store(nil)
+	deadline := time.NewTimer(watchdog)
+	defer deadline.Stop()
+	for !cond() {
+		select {
+		case <-step:
+		case <-deadline.C:
+			t.Fatalf("watchdog: still waiting for %s", what)
+		}
+	}
 }
 
 func TestSameTabIsFIFO(t *testing.T) {
