@@ -139,6 +139,9 @@ type Daemon struct {
 	slog   *slog.Logger
 	router *router
 	role   atomic.Int32
+	// roleHook, for tests, is called after every role change (a test
+	// waiting for a role re-checks it then); nil: nothing.
+	roleHook atomic.Pointer[func()]
 	// ownerProfiles lists the owner's profiles while this process is the
 	// owner (Policies); nil otherwise.
 	ownerProfiles atomic.Pointer[func() []protocol.ProfileStatus]
@@ -186,7 +189,12 @@ func (d *Daemon) Caller() protocol.Caller { return mcpCaller{d.router} }
 // Role reports the current role.
 func (d *Daemon) Role() Role { return Role(d.role.Load()) }
 
-func (d *Daemon) setRole(r Role) { d.role.Store(int32(r)) }
+func (d *Daemon) setRole(r Role) {
+	d.role.Store(int32(r))
+	if h := d.roleHook.Load(); h != nil {
+		(*h)()
+	}
+}
 
 // Run elects, serves in the role it gets, and re-elects whenever the owner
 // is lost, until ctx ends. Then it hands over (as owner: stops taking

@@ -80,6 +80,7 @@ func (o *fakeOwner) Shutdown(ctx context.Context) error {
 
 type proc struct {
 	name   string
+	roles  chan struct{} // the env's: signalled at every role change of any of its processes
 	d      *Daemon
 	owner  *fakeOwner
 	cancel context.CancelFunc
@@ -88,6 +89,7 @@ type proc struct {
 
 type env struct {
 	t     *testing.T
+	roles chan struct{} // buffered (1): a role changed since it was last drained
 	home  string
 	port  int
 	await func(ctx context.Context) // Owner.AwaitExtension of every process
@@ -96,12 +98,12 @@ type env struct {
 }
 
 func newEnv(t *testing.T) *env {
-	return &env{t: t, home: t.TempDir(), port: freePort(t)}
+	return &env{t: t, home: t.TempDir(), port: freePort(t), roles: make(chan struct{}, 1)}
 }
 
 func (e *env) start(name string) *proc {
 	e.t.Helper()
-	p := &proc{name: name, owner: &fakeOwner{name: name, started: make(chan string, 16), release: make(chan struct{}), down: make(chan struct{})}, done: make(chan struct{})}
+	p := &proc{name: name, roles: e.roles, owner: &fakeOwner{name: name, started: make(chan string, 16), release: make(chan struct{}), down: make(chan struct{})}, done: make(chan struct{})}
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, NoColor: true}).With().Timestamp().Str("proc", name).Logger().Level(zerolog.InfoLevel)
 	if !testing.Verbose() {
 		log = zerolog.Nop()
@@ -116,6 +118,13 @@ func (e *env) start(name string) *proc {
 		},
 		Self: process.Self{Logger: &log},
 	})
+	hook := func() {
+		select {
+		case e.roles <- struct{}{}:
+		default: // a wake-up is pending already: the waiter re-checks every role
+		}
+	}
+	p.d.roleHook.Store(&hook)
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	go func() {
@@ -134,11 +143,21 @@ func (p *proc) stop() {
 
 func waitRole(t *testing.T, ctx context.Context, p *proc, want Role) {
 	t.Helper()
-	for p.d.Role() != want {
+	waitRoles(t, ctx, p.roles, func() bool { return p.d.Role() == want }, func() string {
+		return fmt.Sprintf("%s: role %v, want %v", p.name, p.d.Role(), want)
+	})
+}
+
+// waitRoles waits until done reports true, re-checking it at every role
+// change of the env's processes (Daemon.roleHook); at ctx's end it fails
+// with what().
+func waitRoles(t *testing.T, ctx context.Context, roles <-chan struct{}, done func() bool, what func() string) {
+	t.Helper()
+	for !done() {
 		select {
+		case <-roles:
 		case <-ctx.Done():
-			t.Fatalf("%s: role %v, want %v", p.name, p.d.Role(), want)
-		case <-time.After(5 * time.Millisecond):
+			t.Fatal(what())
 		}
 	}
 }
@@ -200,10 +219,11 @@ func TestHandOverOneWinnerAmongForwarders(t *testing.T) {
 		waitRole(t, ctx, p, RoleForwarder)
 	}
 	a.stop()
-	// Exactly one takes over; the others forward to it.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		owners, forwarders := 0, 0
+	// Exactly one takes over; the others forward to it. The roles are
+	// counted again at every change: never two owners at once.
+	var owners, forwarders int
+	stable := func() bool {
+		owners, forwarders = 0, 0
 		for _, p := range fw {
 			switch p.d.Role() {
 			case RoleOwner:
@@ -215,14 +235,11 @@ func TestHandOverOneWinnerAmongForwarders(t *testing.T) {
 		if owners > 1 {
 			t.Fatalf("%d owners", owners)
 		}
-		if owners == 1 && forwarders == len(fw)-1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no stable roles: %d owners, %d forwarders", owners, forwarders)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return owners == 1 && forwarders == len(fw)-1
 	}
+	waitRoles(t, ctx, a.roles, stable, func() string {
+		return fmt.Sprintf("no stable roles: %d owners, %d forwarders", owners, forwarders)
+	})
 	var winner string
 	for _, p := range fw {
 		if p.d.Role() == RoleOwner {

@@ -233,7 +233,11 @@ func TestOlderOwnerGetsUpdateMessage(t *testing.T) {
 		}
 		_ = json.Unmarshal(f.Payload, &h)
 		if h.Token == "" {
-			time.Sleep(250 * time.Millisecond) // the old owner's failed-auth delay
+			// The old owner answered a failed hello no sooner than 250 ms
+			// after it (control.FailedAuthDelay): this fake peer behaves
+			// the same, so the new monkbrowse is shown to wait for the
+			// answer. Nothing in the test waits on this delay.
+			time.Sleep(250 * time.Millisecond)
 			return result(f.ID, map[string]any{"ok": false, "version": "0.3.0-old", "reason": "missing control token"})
 		}
 		return result(f.ID, map[string]any{"ok": h.Token == token, "version": "0.3.0-old"})
