@@ -57,15 +57,59 @@ type proc struct {
 	stderr *syncBuffer
 }
 
+// syncBuffer collects a process's stderr. Its writes are the events a test
+// of another process can wait for (waitFor): no polling.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu      sync.Mutex
+	b       strings.Builder
+	changed chan struct{} // closed and replaced at the next Write; nil while no one waits
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	return s.b.Write(p)
+}
+
+// waitFor waits until has(the text so far) is true, re-checking it after
+// every write. It reports false if the watchdog ran out first.
+func (s *syncBuffer) waitFor(has func(string) bool) bool {
+	deadline := time.NewTimer(watchdog)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		ok := has(s.b.String())
+		if !ok && s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return false
+		}
+	}
+}
+
+// waitForText waits until the text holds substr (false: the watchdog ran
+// out first).
+func (s *syncBuffer) waitForText(substr string) bool {
+	return s.waitFor(func(text string) bool { return strings.Contains(text, substr) })
+}
+
+// Len is how many bytes were written so far.
+func (s *syncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
 }
 
 func (s *syncBuffer) String() string {
@@ -216,23 +260,31 @@ func (p *proc) connect(t *testing.T, opts fakeext.Options) *fakeext.Ext {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 	defer cancel()
+	logged := p.stderr.Len()
 	e, err := fakeext.Connect(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	// The profile is usable once the server lists it as connected.
-	for {
-		r := p.call(t, "browser_list_tabs", nil)
-		if strings.Contains(resultText(r), fmt.Sprintf("%q (", e.Ack().AssignedSlug)) && strings.Contains(resultText(r), "connected)") {
-			return e
+	// The owner logs "extension connected" once the profile is its
+	// connection (after the ack the fake has seen): wait for that line,
+	// logged after this Connect began, then the profile must be listed.
+	profile := fmt.Sprintf(`"profile":%q`, e.Ack().AssignedSlug)
+	if !p.stderr.waitFor(func(text string) bool {
+		for _, l := range strings.Split(text[logged:], "\n") {
+			if strings.Contains(l, `"message":"extension connected"`) && strings.Contains(l, profile) {
+				return true
+			}
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("watchdog: profile never listed")
-		case <-time.After(5 * time.Millisecond):
-		}
+		return false
+	}) {
+		t.Fatalf("watchdog: the owner never logged the profile %s as connected", profile)
 	}
+	r := p.call(t, "browser_list_tabs", nil)
+	if !strings.Contains(resultText(r), fmt.Sprintf("%q (", e.Ack().AssignedSlug)) || !strings.Contains(resultText(r), "connected)") {
+		t.Fatalf("the connected profile is not listed as connected: %s", resultText(r))
+	}
+	return e
 }
 
 func (p *proc) call(t *testing.T, name string, args map[string]any) *mcp.CallToolResult {

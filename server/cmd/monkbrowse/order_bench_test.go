@@ -43,15 +43,23 @@ func BenchmarkSameTabOrderIdleTab(b *testing.B) {
 			b.Fatal(err)
 		}
 		addr := make(chan string, 1)
+		connected := make(chan struct{}) // closed at the owner's "extension connected" line
 		go func() {
 			sc := bufio.NewScanner(stderr)
+			once := sync.Once{}
 			for sc.Scan() {
-				var l struct{ Addr string }
-				if json.Unmarshal(sc.Bytes(), &l) == nil && l.Addr != "" {
+				var l struct{ Addr, Message string }
+				if json.Unmarshal(sc.Bytes(), &l) != nil {
+					continue
+				}
+				if l.Addr != "" {
 					select {
 					case addr <- l.Addr:
 					default:
 					}
+				}
+				if l.Message == "extension connected" {
+					once.Do(func() { close(connected) })
 				}
 			}
 		}()
@@ -105,14 +113,15 @@ func BenchmarkSameTabOrderIdleTab(b *testing.B) {
 			}
 			return nil
 		})
-		// Wait for the profile to be listed.
-		for id := 1_000_000; ; id++ {
-			io.WriteString(stdin, callMsg(id, "browser_list_tabs", `{}`)+"\n")
-			m := <-answers
-			if strings.Contains(fmt.Sprint(m["result"]), "connected)") {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+		// The profile is listed once the owner has logged it connected.
+		select {
+		case <-connected:
+		case <-time.After(watchdog):
+			b.Fatal("the owner never logged the extension connected")
+		}
+		io.WriteString(stdin, callMsg(1_000_000, "browser_list_tabs", `{}`)+"\n")
+		if m := <-answers; !strings.Contains(fmt.Sprint(m["result"]), "connected)") {
+			b.Fatalf("the connected profile is not listed: %v", m)
 		}
 
 		var sb strings.Builder

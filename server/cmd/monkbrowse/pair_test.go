@@ -154,13 +154,8 @@ func TestPairResetDisconnectsProcess(t *testing.T) {
 		t.Fatal("the extension paired with the old secret stayed connected after pair --reset")
 	}
 	// The log line reaches us through the stderr pipe, maybe after the close.
-	deadline := time.After(watchdog)
-	for !strings.Contains(p.stderr.String(), "monkbrowse pair --reset") {
-		select {
-		case <-deadline:
-			t.Fatalf("the log does not say why it disconnected:\n%s", p.stderr.String())
-		case <-time.After(5 * time.Millisecond):
-		}
+	if !p.stderr.waitForText("monkbrowse pair --reset") {
+		t.Fatalf("the log does not say why it disconnected:\n%s", p.stderr.String())
 	}
 }
 

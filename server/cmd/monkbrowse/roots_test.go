@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
 )
@@ -58,13 +57,13 @@ func TestUploadRootsAreTheCallingAppsOwn(t *testing.T) {
 	fwdRoots.set("file://" + fwdRoot)
 	fwd := startProcWith(t, procOptions{legacy: true, home: home, controlPort: control, roots: fwdRoots, forwarder: true,
 		args: []string{"--upload-root", fwdFlagRoot}})
-	// The forwarder is ready when its calls reach the owner's extension.
-	deadline := time.Now().Add(watchdog)
-	for !strings.Contains(resultText(fwd.call(t, "browser_list_tabs", nil)), `profile "work"`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the forwarder never reached the owner:\n%s", fwd.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	// The forwarder is ready when it logs its role (its calls go to the
+	// owner from then on); then its calls reach the owner's extension.
+	if !fwd.stderr.waitForText("forwarder: another monkbrowse owns the browser connections") {
+		t.Fatalf("the forwarder never reached the owner:\n%s", fwd.stderr.String())
+	}
+	if txt := resultText(fwd.call(t, "browser_list_tabs", nil)); !strings.Contains(txt, `profile "work"`) {
+		t.Fatalf("the forwarder's browser_list_tabs does not list the owner's profile: %s", txt)
 	}
 
 	// The owner's app: its client's root only.

@@ -29,6 +29,13 @@ func TestPeakRSSUnderUnprovenFloods(t *testing.T) {
 	if os.Getenv("MONKBROWSE_RSS") == "" {
 		t.Skip("a measurement: set MONKBROWSE_RSS=1")
 	}
+	// Every flood socket stays open until the test ends: hold is closed
+	// at cleanup (after the process is killed: its cleanup runs first), so
+	// the peak is read while all of them hold their unfinished frame; sent
+	// says each has written all it could.
+	var wg, sent sync.WaitGroup
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold); wg.Wait() })
 	extPort, ctlPort := freePort(t), freePort(t)
 	cmd := exec.Command(binPath, "--port", strconv.Itoa(extPort), "--control-port", strconv.Itoa(ctlPort), "--log-level", "error")
 	cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
@@ -56,15 +63,21 @@ func TestPeakRSSUnderUnprovenFloods(t *testing.T) {
 	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"rss","version":"1"}}}`)
 	answer(1)
 	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// Both ports are up once the owner answers a tool call (before it, a
+	// dial may find the port closed and the bound would not be measured).
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"browser_list_tabs","arguments":{}}}`)
+	answer(4)
 	base := vmHWM(t, cmd.Process.Pid)
 
-	var wg sync.WaitGroup
 	chunk := bytes.Repeat([]byte("A"), 1<<20)
 	for _, port := range []int{extPort, ctlPort} {
 		for range 8 {
 			wg.Add(1)
+			sent.Add(1)
 			go func() {
 				defer wg.Done()
+				sentDone := sync.OnceFunc(sent.Done)
+				defer sentDone()
 				// The extension port is sent the pinned extension's Origin
 				// (any program can send it), so the frame is really read.
 				var h http.Header
@@ -86,7 +99,8 @@ func TestPeakRSSUnderUnprovenFloods(t *testing.T) {
 						return // the server closed it: the bound held
 					}
 				}
-				time.Sleep(2 * time.Second) // hold the unfinished frame open
+				sentDone()
+				<-hold // the unfinished frame stays open
 			}()
 		}
 	}
@@ -105,7 +119,7 @@ func TestPeakRSSUnderUnprovenFloods(t *testing.T) {
 	if r := answer(3); r["result"] == nil {
 		t.Errorf("tools/list after the floods: %v", r)
 	}
-	wg.Wait()
+	sent.Wait()
 	peak := vmHWM(t, cmd.Process.Pid)
 	t.Logf("peak RSS: %d MiB at start, %d MiB after 8 unfinished 60 MiB frames on each port and a 100 MB stdin line", base>>10, peak>>10)
 	if peak > 256<<10 {
@@ -125,6 +139,13 @@ func TestPeakRSSUnderSlowHeaders(t *testing.T) {
 	if os.Getenv("MONKBROWSE_RSS") == "" {
 		t.Skip("a measurement: set MONKBROWSE_RSS=1")
 	}
+	// Every flood socket stays open until the test ends: hold is closed
+	// at cleanup (after the process is killed: its cleanup runs first), so
+	// the peak is read while all of them hold their unfinished headers;
+	// sent says each has sent all it could.
+	var wg, sent sync.WaitGroup
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold); wg.Wait() })
 	extPort, ctlPort := freePort(t), freePort(t)
 	cmd := exec.Command(binPath, "--port", strconv.Itoa(extPort), "--control-port", strconv.Itoa(ctlPort), "--log-level", "error")
 	cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
@@ -159,14 +180,16 @@ func TestPeakRSSUnderSlowHeaders(t *testing.T) {
 
 	const perPort = 300
 	line := "X-Pad: " + strings.Repeat("a", 16<<10-9) + "\r\n" // 16 KiB a line
-	var wg sync.WaitGroup
 	var closed, held atomic.Int64
 	start := time.Now()
 	for _, port := range []int{extPort, ctlPort} {
 		for range perPort {
 			wg.Add(1)
+			sent.Add(1)
 			go func() {
 				defer wg.Done()
+				sentDone := sync.OnceFunc(sent.Done)
+				defer sentDone()
 				c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 				if err != nil {
 					t.Errorf("dial: %v", err)
@@ -178,18 +201,19 @@ func TestPeakRSSUnderSlowHeaders(t *testing.T) {
 					return
 				}
 				for range 64 { // 1 MiB, never finished
-					time.Sleep(50 * time.Millisecond)
+					time.Sleep(50 * time.Millisecond) // the slow sender's pace: it waits for nothing
 					if _, err := fmt.Fprint(c, line); err != nil {
 						closed.Add(1) // the server closed it
 						return
 					}
 				}
 				held.Add(1)
-				time.Sleep(2 * time.Second) // hold the unfinished headers open
+				sentDone()
+				<-hold // the unfinished headers stay open
 			}()
 		}
 	}
-	wg.Wait()
+	sent.Wait()
 	took := time.Since(start)
 	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
 	if r := answer(3); r["result"] == nil {

@@ -175,12 +175,8 @@ func TestExtensionPortTaken(t *testing.T) {
 	if !isErr || !strings.Contains(text, "127.0.0.1:"+port) || !strings.Contains(text, "--port N") {
 		t.Fatalf("tool call while the port is taken: %q", text)
 	}
-	deadline := time.Now().Add(watchdog)
-	for !strings.Contains(p.stderr.String(), "another program already holds that port") {
-		if time.Now().After(deadline) {
-			t.Fatalf("stderr never explained the taken port:\n%s", p.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !p.stderr.waitForText("another program already holds that port") {
+		t.Fatalf("stderr never explained the taken port:\n%s", p.stderr.String())
 	}
 	for _, want := range []string{"127.0.0.1:" + port, "--port N", "options page"} {
 		if !strings.Contains(p.stderr.String(), want) {
@@ -209,12 +205,8 @@ func TestVersionAndHelp(t *testing.T) {
 func TestListenFlag(t *testing.T) {
 	waitFor := func(p *rawProc, s string) {
 		t.Helper()
-		deadline := time.Now().Add(watchdog)
-		for !strings.Contains(p.stderr.String(), s) {
-			if time.Now().After(deadline) {
-				t.Fatalf("stderr never said %q:\n%s", s, p.stderr.String())
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !p.stderr.waitForText(s) {
+			t.Fatalf("stderr never said %q:\n%s", s, p.stderr.String())
 		}
 	}
 	wide := startRaw(t, "--listen", "0.0.0.0", "--port", "0")
