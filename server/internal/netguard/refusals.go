@@ -1,6 +1,7 @@
 package netguard
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,6 +41,9 @@ type Refusals struct {
 	log   zerolog.Logger
 	every Every
 	total atomic.Int64
+
+	mu      sync.Mutex
+	changed chan struct{} // closed at the next refusal; nil while no one waits
 }
 
 // NewRefusals returns a refusal log writing to log.
@@ -53,6 +57,12 @@ func NewRefusals(log zerolog.Logger) *Refusals {
 // line) and "refusedSinceStart".
 func (r *Refusals) Refused(msg string, add func(Fields)) {
 	n := r.total.Add(1)
+	r.mu.Lock()
+	if r.changed != nil {
+		close(r.changed)
+		r.changed = nil
+	}
+	r.mu.Unlock()
 	ok, held := r.every.Allow()
 	if !ok {
 		return
@@ -66,3 +76,14 @@ func (r *Refusals) Refused(msg string, add func(Fields)) {
 
 // Total is how many refusals were counted.
 func (r *Refusals) Total() int64 { return r.total.Load() }
+
+// Changed returns a channel closed at the next refusal counted: a caller
+// waiting for Total to reach a number re-checks it each time.
+func (r *Refusals) Changed() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.changed == nil {
+		r.changed = make(chan struct{})
+	}
+	return r.changed
+}
