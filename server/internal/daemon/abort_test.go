@@ -23,6 +23,7 @@ import (
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
 	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
+	"github.com/monkbrowse/monkbrowse/server/internal/testwait"
 )
 
 // logCancelled is in both of the reading layer's cancel lines (waiting and
@@ -294,15 +295,12 @@ func burst(ctx context.Context, t *testing.T, ps []*mb, ext *relay, run, n int, 
 }
 
 // waitGoroutines waits until this process runs at most base goroutines
-// (the calls' clients have all ended), polling the observed count.
+// (the calls' clients have all ended). Polled: no event reports a
+// goroutine's end.
 func waitGoroutines(ctx context.Context, t *testing.T, base int) {
 	t.Helper()
-	for runtime.NumGoroutine() > base {
-		select {
-		case <-ctx.Done():
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines left, %d before the bursts:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
-		case <-time.After(10 * time.Millisecond): // the next look
-		}
-	}
+	testwait.Poll(ctx, t, 10*time.Millisecond, func() bool { return runtime.NumGoroutine() <= base }, func() string {
+		buf := make([]byte, 1<<20)
+		return fmt.Sprintf("%d goroutines left, %d before the bursts:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
+	})
 }

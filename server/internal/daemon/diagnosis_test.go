@@ -10,6 +10,7 @@ package daemon_test
 import (
 	"context"
 	"fmt"
+	"github.com/monkbrowse/monkbrowse/server/internal/testwait"
 	"net"
 	"os"
 	"os/exec"
@@ -76,15 +77,15 @@ func TestAppStartedWhileOwnerHungSaysSuspended(t *testing.T) {
 	cl, ps, _ := startShared(ctx, t, 1)
 	owner := ps[0]
 	pid := owner.cmd.Process.Pid
-	if err := owner.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
 	resumed := false
 	t.Cleanup(func() {
 		if !resumed {
 			owner.cmd.Process.Signal(syscall.SIGCONT)
 		}
 	})
+	// Returns once the kernel has stopped it: a call sent before would
+	// still be answered.
+	testwait.StopProcess(t, owner.cmd.Process)
 	late := cl.start(ctx, "late")
 	start := time.Now()
 	text, isErr := late.call(ctx, t, "browser_snapshot", map[string]any{"tab": 1})
@@ -101,16 +102,10 @@ func TestAppStartedWhileOwnerHungSaysSuspended(t *testing.T) {
 		t.Fatal(err)
 	}
 	resumed = true
-	for {
+	// Polled: only the resumed process's answers tell it is back.
+	testwait.Poll(ctx, t, 200*time.Millisecond, func() bool {
 		text, isErr = late.call(ctx, t, "browser_snapshot", map[string]any{"tab": 1})
-		if !isErr {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("calls did not go through after SIGCONT: %q", text)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return !isErr
+	}, func() string { return fmt.Sprintf("calls did not go through after SIGCONT: %q", text) })
 	late.log.waitFor(ctx, t, logForwarder, 0)
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/protocol"
 	"github.com/monkbrowse/monkbrowse/server/internal/fakeext"
+	"github.com/monkbrowse/monkbrowse/server/internal/testwait"
 )
 
 // cancelRecorder is a fake-extension hook: press_key "A" runs until the
@@ -145,15 +146,15 @@ func TestHungOwnerNamedThenContinues(t *testing.T) {
 	owner, fwd := ps[0], ps[1]
 	fwd.mustCall(ctx, t, "browser_snapshot", map[string]any{"tab": 1})
 
-	if err := owner.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
 	resumed := false
 	t.Cleanup(func() {
 		if !resumed {
 			owner.cmd.Process.Signal(syscall.SIGCONT)
 		}
 	})
+	// Returns once the kernel has stopped it: a call sent before would
+	// still be answered.
+	testwait.StopProcess(t, owner.cmd.Process)
 	start := time.Now()
 	text, isErr := fwd.call(ctx, t, "browser_snapshot", map[string]any{"tab": 1})
 	took := time.Since(start)
@@ -176,19 +177,13 @@ func TestHungOwnerNamedThenContinues(t *testing.T) {
 		t.Fatal(err)
 	}
 	resumed = true
-	for {
+	// Polled: only the resumed owner's answers tell it is back.
+	testwait.Poll(ctx, t, 200*time.Millisecond, func() bool {
 		text, isErr = fwd.call(ctx, t, "browser_snapshot", map[string]any{"tab": 1})
-		if !isErr {
-			break
-		}
-		if !strings.Contains(text, "not responding") {
+		if isErr && !strings.Contains(text, "not responding") {
 			t.Fatalf("after SIGCONT: %q", text)
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("calls did not go through after SIGCONT")
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return !isErr
+	}, func() string { return fmt.Sprintf("calls did not go through after SIGCONT: %q", text) })
 	t.Logf("calls go through again %s after SIGCONT", time.Since(start).Round(time.Millisecond))
 }

@@ -131,6 +131,13 @@ func (l *lineLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// changed returns a channel closed at the next write.
+func (l *lineLog) changed() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.wake
+}
+
 func (l *lineLog) count() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -607,6 +614,7 @@ func TestFailoverAfterKill(t *testing.T) {
 	var owned time.Time
 	deadline := time.After(15 * time.Second)
 	for winner == nil {
+		bLogged, cLogged := b.log.changed(), c.log.changed() // taken before the look: no line is missed
 		for i, p := range []*mb{b, c} {
 			if p.log.has(logOwner, marks[i]) {
 				if winner != nil {
@@ -621,7 +629,8 @@ func TestFailoverAfterKill(t *testing.T) {
 			select {
 			case <-deadline:
 				t.Fatal("no forwarder took over")
-			case <-time.After(10 * time.Millisecond):
+			case <-bLogged:
+			case <-cLogged:
 			}
 		}
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/monkbrowse/monkbrowse/messaging"
 	"github.com/monkbrowse/monkbrowse/protocol"
+	"github.com/monkbrowse/monkbrowse/server/internal/testwait"
 )
 
 // recorder is a control-port listener that keeps every byte any client
@@ -126,22 +127,17 @@ func writeStaleToken(t *testing.T, home string) string {
 }
 
 // waitCall calls tool until its answer contains want (the daemon may still
-// be electing on the first call) and returns it.
+// be electing on the first call) and returns it. Polled: the process's
+// answers are all a test sees of its election.
 func waitCall(ctx context.Context, t *testing.T, p *mb, want string) string {
 	t.Helper()
 	var last string
-	for {
+	testwait.Poll(ctx, t, 100*time.Millisecond, func() bool {
 		text, isErr := p.call(ctx, t, "browser_snapshot", map[string]any{"tab": 1})
-		if isErr && strings.Contains(text, want) {
-			return text
-		}
 		last = text
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s: no answer containing %q; last: %q", p.name, want, last)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+		return isErr && strings.Contains(text, want)
+	}, func() string { return fmt.Sprintf("%s: no answer containing %q; last: %q", p.name, want, last) })
+	return last
 }
 
 // assertLearnedNothing checks every byte the listener received: no token,

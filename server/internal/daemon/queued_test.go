@@ -2,11 +2,13 @@ package daemon_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/monkbrowse/monkbrowse/forwarder"
 	"github.com/monkbrowse/monkbrowse/server/internal/mcpserver"
+	"github.com/monkbrowse/monkbrowse/server/internal/testwait"
 )
 
 // Helpers that wait for a queue's state, observed, where a test's premise
@@ -21,24 +23,22 @@ func (cl *cluster) waitOwnerQueued(ctx context.Context, t *testing.T, n int) {
 		t.Fatalf("status connection to the owner: %v", err)
 	}
 	defer c.Close()
-	for {
+	// Polled: the owner is another process, and its status is what it
+	// tells of its queues.
+	got := 0
+	testwait.Poll(ctx, t, 5*time.Millisecond, func() bool {
 		st, err := c.Status(ctx)
 		if err != nil {
 			t.Fatalf("the owner's status: %v", err)
 		}
-		got := 0
+		got = 0
 		for _, p := range st.Profiles {
 			got += p.Queued
 		}
-		if got == n {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("watchdog: the owner's tab queues hold %d waiting calls, never %d", got, n)
-		case <-time.After(5 * time.Millisecond): // the next poll
-		}
-	}
+		return got == n
+	}, func() string {
+		return fmt.Sprintf("watchdog: the owner's tab queues hold %d waiting calls, never %d", got, n)
+	})
 }
 
 // waitLines waits for n more lines containing s in p's log at index from or

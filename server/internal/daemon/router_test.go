@@ -14,10 +14,19 @@ import (
 
 // lostOwner is a forwarder backend whose owner dies during every call: it
 // answers as forwarder.Client does for a call in flight on a lost owner.
-type lostOwner struct{ calls atomic.Int32 }
+type lostOwner struct {
+	calls   atomic.Int32
+	arrived chan struct{} // one send per call (buffered)
+}
+
+func newLostOwner() *lostOwner { return &lostOwner{arrived: make(chan struct{}, 4)} }
 
 func (l *lostOwner) CallTool(_ context.Context, call protocol.CallTool) (protocol.CallToolResult, error) {
 	l.calls.Add(1)
+	select {
+	case l.arrived <- struct{}{}:
+	default: // more calls than the buffer: the test's count reports them
+	}
 	return protocol.CallToolResult{}, &forwarder.InterruptedError{Tool: call.Name}
 }
 
@@ -43,7 +52,7 @@ func TestReadOnlyCallRepeatedAfterOwnerLost(t *testing.T) {
 		{"browser_close_tab", false},
 	} {
 		r := newRouter(10 * time.Second)
-		old := &lostOwner{}
+		old := newLostOwner()
 		oldB := r.set(old)
 		next := &fakeOwner{name: "next", started: make(chan string, 4), release: make(chan struct{}), down: make(chan struct{})}
 		got := make(chan protocol.CallToolResult, 1)
@@ -57,7 +66,7 @@ func TestReadOnlyCallRepeatedAfterOwnerLost(t *testing.T) {
 		if tc.repeat {
 			// The call waits for the next owner; the forwarder notices the
 			// loss and the next owner takes over.
-			waitCalls(t, ctx, &old.calls, 1)
+			waitArrived(t, ctx, old)
 			r.unset(oldB)
 			r.set(next)
 		}
@@ -79,14 +88,14 @@ func TestReadOnlyCallRepeatedAfterOwnerLost(t *testing.T) {
 
 	// Interrupted on the next owner too: not sent a third time.
 	r := newRouter(10 * time.Second)
-	a, b := &lostOwner{}, &lostOwner{}
+	a, b := newLostOwner(), newLostOwner()
 	ab := r.set(a)
 	got := make(chan protocol.CallToolResult, 1)
 	go func() {
 		res, _ := r.CallTool(ctx, protocol.CallTool{Name: "browser_snapshot", Args: json.RawMessage(`{}`)})
 		got <- res
 	}()
-	waitCalls(t, ctx, &a.calls, 1)
+	waitArrived(t, ctx, a)
 	r.unset(ab)
 	r.set(b)
 	res := <-got
@@ -98,13 +107,12 @@ func TestReadOnlyCallRepeatedAfterOwnerLost(t *testing.T) {
 	}
 }
 
-func waitCalls(t *testing.T, ctx context.Context, n *atomic.Int32, want int32) {
+// waitArrived waits for a call to reach l.
+func waitArrived(t *testing.T, ctx context.Context, l *lostOwner) {
 	t.Helper()
-	for n.Load() < want {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("watchdog: %d calls, want %d", n.Load(), want)
-		case <-time.After(time.Millisecond):
-		}
+	select {
+	case <-l.arrived:
+	case <-ctx.Done():
+		t.Fatalf("watchdog: %d calls, want 1", l.calls.Load())
 	}
 }
