@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AttachError, attachReason, fallbackNote } from "./debugger-fallback";
+import { AttachError, attachReason, CANVAS_FALLBACK_NOTE, fallbackNote } from "./debugger-fallback";
 
 describe("why the debugger could not attach", () => {
   it("tells a policy, another debugger and a protected page apart", () => {
@@ -16,5 +16,10 @@ describe("why the debugger could not attach", () => {
     expect(e.message).not.toMatch(/\n/);
     expect(fallbackNote(e)).toMatch(/^Done with synthetic input instead of real input: another debugger/);
     expect(fallbackNote(new AttachError(1, "blocked by policy"))).toMatch(/organisation's policy/);
+  });
+
+  it("says a canvas's fallback content was clicked with synthetic input, and why", () => {
+    expect(CANVAS_FALLBACK_NOTE).toMatch(/^Done with synthetic input instead of real input: .*fallback content inside a <canvas>/);
+    expect(CANVAS_FALLBACK_NOTE).not.toMatch(/\n/);
   });
 });

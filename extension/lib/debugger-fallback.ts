@@ -60,3 +60,12 @@ export function fallbackNote(e: AttachError): string {
     (e.reason === "another" ? " Closing DevTools for this tab brings real input back." : "")
   );
 }
+
+/**
+ * The note of a debugger-mode click on a canvas's fallback content (issue
+ * 41): such an element has no box on screen, so no real click at a point can
+ * reach it; it is clicked as without the debugger, and the AI is told.
+ */
+export const CANVAS_FALLBACK_NOTE =
+  "Done with synthetic input instead of real input: the element is fallback content inside a <canvas>, which has no place on screen " +
+  "for a real click to reach (Chrome's debugger clicks at a point). It was clicked with a synthetic click, as without the debugger.";

@@ -169,7 +169,11 @@ export interface PageNotes {
    * address change by the end of its settle.
    */
   unchanged?: boolean;
-  /** The action was done with synthetic input because the debugger could not attach: the note for the AI (issue 44). */
+  /**
+   * The debugger mode did the action (or part of it) with synthetic input:
+   * the debugger could not attach (issue 44), or the target is a canvas's
+   * fallback content, which no real click reaches (issue 41). The note for the AI.
+   */
   fallback?: string;
 }
 

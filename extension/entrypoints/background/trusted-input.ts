@@ -4,7 +4,8 @@
 // script's DOM actions.
 
 import type { CsOp, CsOps, PageNotes } from "../../lib/messages";
-import { AttachError, fallbackNote } from "../../lib/debugger-fallback";
+import { AttachError, CANVAS_FALLBACK_NOTE, fallbackNote } from "../../lib/debugger-fallback";
+import { createInputPace } from "../../lib/worker/input-pace";
 import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
 import { contentOp, contentOpIn } from "./content-ops";
 import { debuggerEnabled, withDebugger, type Send } from "./debugger";
@@ -14,15 +15,19 @@ import { withChromiumTree } from "./chromium-ax";
 
 type MouseButton = "left" | "right" | "middle" | "none";
 
+/** Real keys at a person's pace after a real mouse press (lib/worker/input-pace.ts). */
+const pace = createInputPace();
+
 async function mouseEvent(send: Send, type: string, x: number, y: number, button: MouseButton = "none", clickCount = 0, buttons = 0): Promise<void> {
   await send("Input.dispatchMouseEvent", { type, x, y, button, clickCount, buttons });
 }
 
-async function trustedClick(send: Send, x: number, y: number, button: MouseButton = "left", count = 1): Promise<void> {
+async function trustedClick(send: Send, tabId: number, x: number, y: number, button: MouseButton = "left", count = 1): Promise<void> {
   const mask = button === "left" ? 1 : button === "right" ? 2 : 4;
   await mouseEvent(send, "mouseMoved", x, y);
   for (let n = 1; n <= count; n++) {
     await mouseEvent(send, "mousePressed", x, y, button, n, mask);
+    pace.pressed(tabId);
     await mouseEvent(send, "mouseReleased", x, y, button, n, 0);
   }
 }
@@ -57,8 +62,11 @@ async function refPoint(tabId: number, ref: string): Promise<{ x: number; y: num
   return center(await refBox(tabId, ref), ref);
 }
 
-/** The ops that become real input when the debugger mode is on, each as input events. */
-const TRUSTED: { [K in "click" | "hover" | "type" | "press_key" | "click_xy" | "drag_xy"]: (send: Send, tabId: number, args: CsOps[K]["args"]) => Promise<void> } = {
+/**
+ * The ops that become real input when the debugger mode is on, each as input
+ * events; a note for the AI when part of it could not be real input.
+ */
+const TRUSTED: { [K in "click" | "hover" | "type" | "press_key" | "click_xy" | "drag_xy"]: (send: Send, tabId: number, args: CsOps[K]["args"]) => Promise<string | void> } = {
   click: async (send, tabId, { ref }) => {
     // The DOM click's checks and effect watch in the ref's frame (no false
     // "Clicked"): the verdict is click_effect's, after the settle. A frame
@@ -68,10 +76,14 @@ const TRUSTED: { [K in "click" | "hover" | "type" | "press_key" | "click_xy" | "
     const inFrame = splitRef(ref) !== null;
     const framed = inFrame ? await refBox(tabId, ref) : null;
     const box = await framedContent(tabId, "click_check", { ref, scroll: !inFrame });
-    // A canvas's fallback content: no point reaches it, the DOM click does (its own checks and watch).
-    if ("dom" in box) return void (await framedContent(tabId, "click", { ref }));
+    // A canvas's fallback content: no point reaches it, the DOM click does
+    // (its own checks and watch), and the answer says so.
+    if ("dom" in box) {
+      await framedContent(tabId, "click", { ref });
+      return CANVAS_FALLBACK_NOTE;
+    }
     const p = center(framed ?? box, ref);
-    await trustedClick(send, p.x, p.y);
+    await trustedClick(send, tabId, p.x, p.y);
   },
   hover: async (send, tabId, { ref }) => {
     const p = await refPoint(tabId, ref);
@@ -79,18 +91,22 @@ const TRUSTED: { [K in "click" | "hover" | "type" | "press_key" | "click_xy" | "
   },
   type: async (send, tabId, { ref, text, submit }) => {
     const p = await refPoint(tabId, ref);
-    await trustedClick(send, p.x, p.y);
+    await trustedClick(send, tabId, p.x, p.y);
     await trustedKey(send, parseKeyCombo("Ctrl+A"));
     if (text === "") await trustedKey(send, parseKeyCombo("Backspace"));
     else await send("Input.insertText", { text });
     if (submit === true) await trustedKey(send, parseKeyCombo("Enter"));
   },
-  press_key: (send, _tabId, { key }) => trustedKey(send, parseKeyCombo(key)),
-  click_xy: (send, _tabId, { x, y, button, double }) =>
-    trustedClick(send, x, y, button === "right" || button === "middle" ? button : "left", double === true ? 2 : 1),
-  drag_xy: async (send, _tabId, { startX: sx, startY: sy, endX: ex, endY: ey }) => {
+  press_key: async (send, tabId, { key }) => {
+    await pace.beforeKey(tabId);
+    await trustedKey(send, parseKeyCombo(key));
+  },
+  click_xy: (send, tabId, { x, y, button, double }) =>
+    trustedClick(send, tabId, x, y, button === "right" || button === "middle" ? button : "left", double === true ? 2 : 1),
+  drag_xy: async (send, tabId, { startX: sx, startY: sy, endX: ex, endY: ey }) => {
     await mouseEvent(send, "mouseMoved", sx, sy);
     await mouseEvent(send, "mousePressed", sx, sy, "left", 1, 1);
+    pace.pressed(tabId);
     for (let i = 1; i <= 10; i++) {
       await mouseEvent(send, "mouseMoved", sx + ((ex - sx) * i) / 10, sy + ((ey - sy) * i) / 10, "left", 0, 1);
     }
@@ -100,12 +116,13 @@ const TRUSTED: { [K in "click" | "hover" | "type" | "press_key" | "click_xy" | "
 
 type TrustedOp = keyof typeof TRUSTED;
 
-/** One action as real input through the debugger, then the page's settle. */
-async function trustedOp<K extends TrustedOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<void> {
+/** One action as real input through the debugger, then the page's settle; answers the op's note, if any. */
+async function trustedOp<K extends TrustedOp>(tabId: number, op: K, args: CsOps[K]["args"]): Promise<string | void> {
   // Marked as monkbrowse's input (the hand-off banner ignores it) until
   // the page has settled after it.
+  let note: string | void = undefined;
   await sendingInput(tabId, async () => {
-    await withDebugger(tabId, (send) => TRUSTED[op](send, tabId, args));
+    note = await withDebugger(tabId, (send) => TRUSTED[op](send, tabId, args));
     // Wait for the page to settle, as the DOM actions do (a navigation the
     // input started makes this answer go missing: csNavigating handles that),
     // in the frame of the ref acted on; a click's answer also says when the
@@ -118,6 +135,7 @@ async function trustedOp<K extends TrustedOp>(tabId: number, op: K, args: CsOps[
     const frame = typeof ref === "string" ? (await refFrame(tabId, ref)).frame : null;
     await (frame ? contentOpIn(tabId, frame, "settle", {}) : contentOp(tabId, "settle", {}));
   });
+  return note;
 }
 
 
@@ -133,8 +151,9 @@ export async function content<K extends CsOp>(tabId: number, op: K, args: CsOps[
   // TypeScript cannot carry the check on op over to args (K may be a union);
   // each trusted handler is typed by the table. The answer is the notes only
   // (the executor reads no more of a trusted op's answer).
+  let note: string | void;
   try {
-    await trustedOp(tabId, op as K & TrustedOp, args as CsOps[K & TrustedOp]["args"]);
+    note = await trustedOp(tabId, op as K & TrustedOp, args as CsOps[K & TrustedOp]["args"]);
   } catch (e) {
     // The debugger could not attach (a policy, another debugger, a protected
     // page; nothing was sent): synthetic input does the job, and says so (issue 44).
@@ -142,5 +161,5 @@ export async function content<K extends CsOp>(tabId: number, op: K, args: CsOps[
     const r = (await framedContent(tabId, op, args)) as CsOps[K]["result"] & PageNotes;
     return { ...r, fallback: fallbackNote(e) } as CsOps[K]["result"];
   }
-  return {} as CsOps[K]["result"];
+  return (note ? { fallback: note } : {}) as CsOps[K]["result"];
 }
