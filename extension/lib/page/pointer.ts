@@ -13,6 +13,7 @@ import { nextFrame } from "./settle";
 import { clearCapture, Gesture, type Landing } from "./gesture";
 import { report } from "../diag";
 import { caretInto, cellControlAt, editorBlockHost } from "./editor-caret";
+import { untilAtRest } from "./at-rest";
 
 /** The longest one drag phase waits for a frame. */
 export const DRAG_FRAME_MAX_MS = 50;
@@ -116,9 +117,10 @@ let trustedClick: { ref: string; el: Element; invisible: string | null; effects:
  * service worker scrolled a frame ref's frames itself) and makes click()'s checks
  * (a disabled element, an invisible copy with a visible twin); an invisible
  * element whose place shows another element is refused too (the real click
- * would land there). Returns the box to click.
+ * would land there). An element still moving or fading in (a menu opening)
+ * is waited for first, as a person would (at-rest.ts). Returns the box to click.
  */
-export function beginTrustedClick(refs: RefRegistry, ref: string, scroll = true): ElementBox | { dom: true } {
+export async function beginTrustedClick(refs: RefRegistry, ref: string, scroll = true): Promise<ElementBox | { dom: true }> {
   trustedClick?.effects.stop();
   trustedClick = null;
   const el = refs.resolve(ref);
@@ -126,6 +128,7 @@ export function beginTrustedClick(refs: RefRegistry, ref: string, scroll = true)
   // A canvas's fallback content has no box (the canvas draws what it shows):
   // no point reaches it, so it is clicked as without the debugger.
   if (inCanvasFallback(el)) return { dom: true };
+  await untilAtRest(el);
   if (scroll) scrollIntoViewCentered(el);
   const invisible = checkClickable(refs, ref, el);
   if (invisible !== null) {
