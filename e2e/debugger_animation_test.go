@@ -26,14 +26,25 @@ func TestDebuggerClickWaitsForOpeningMenu(t *testing.T) {
 	if err := s.browser.SetUseDebugger(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	tab, slot := s.openShared(ctx, t, "/animated-menu.html")
-	snap := s.snapshot(ctx, t, slot)
-	opened := s.ok(ctx, t, "browser_click", map[string]any{"tab": slot, "element": "Plan", "ref": ref(t, snap, "button", "Plan")})
-	s.ok(ctx, t, "browser_click", map[string]any{"tab": slot, "element": "Team", "ref": ref(t, opened, "option", "Team")})
-	if got := js[string](ctx, t, tab, "window.__chosen"); got != "Team" {
-		t.Fatalf("the page chose %q, want Team", got)
-	}
-	if !js[bool](ctx, t, tab, "window.__trusted") {
-		t.Fatal("the option's click was not real input (isTrusted false)")
+	for _, c := range []struct{ name, path, win string }{
+		{"top page", "/animated-menu.html", "window"},
+		// The same menu in a same-origin frame (its refs are the top page's).
+		{"frame", "/animated-menu-framed.html", "document.getElementById('menu-frame').contentWindow"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tab, slot := s.openShared(ctx, t, c.path)
+			if c.name == "frame" {
+				waitJS(ctx, t, tab, c.win+".document.readyState === 'complete'")
+			}
+			snap := s.snapshot(ctx, t, slot)
+			opened := s.ok(ctx, t, "browser_click", map[string]any{"tab": slot, "element": "Plan", "ref": ref(t, snap, "button", "Plan")})
+			s.ok(ctx, t, "browser_click", map[string]any{"tab": slot, "element": "Team", "ref": ref(t, opened, "option", "Team")})
+			if got := js[string](ctx, t, tab, c.win+".__chosen"); got != "Team" {
+				t.Fatalf("the page chose %q, want Team", got)
+			}
+			if !js[bool](ctx, t, tab, c.win+".__trusted") {
+				t.Fatal("the option's click was not real input (isTrusted false)")
+			}
+		})
 	}
 }
