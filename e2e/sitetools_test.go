@@ -28,13 +28,7 @@ import (
 // activity log has each call; nothing runs once the tab is unshared.
 func TestSiteToolsWebMCP(t *testing.T) {
 	ctx := testContext(t, 4*time.Minute)
-	fx := fixtures()
-	srv, b, pr := webmcpSetup(ctx, t, fx)
-	pr.shareFixture(ctx, t, fx, "/webmcp-shop.html")
-	// The frame's own tools are registered once its promise says so (an event in the page, not a guessed delay).
-	if _, err := harness.EvalInFrameTarget[bool](ctx, b, "webmcp-pay.html", `new Promise((r) => { const t = () => (window.registered ? r(true) : setTimeout(t, 20)); t(); })`); err != nil {
-		t.Fatal(err)
-	}
+	srv, b, pr, fx := shopShared(ctx, t)
 	with := func(kv ...any) map[string]any {
 		m := map[string]any{"tab": pr.slot}
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -351,12 +345,7 @@ func TestSiteToolsSnapshotCost(t *testing.T) {
 		t.Skip("a measurement: MONKBROWSE_E2E_TIMING=1 runs it")
 	}
 	ctx := testContext(t, 4*time.Minute)
-	fx := fixtures()
-	srv, b, pr := webmcpSetup(ctx, t, fx)
-	pr.shareFixture(ctx, t, fx, "/webmcp-shop.html")
-	if _, err := harness.EvalInFrameTarget[bool](ctx, b, "webmcp-pay.html", `new Promise((r) => { const t = () => (window.registered ? r(true) : setTimeout(t, 20)); t(); })`); err != nil {
-		t.Fatal(err)
-	}
+	srv, b, pr, fx := shopShared(ctx, t)
 	args := map[string]any{"tab": pr.slot}
 	if snap := snapshotOn(ctx, t, srv, args); !strings.Contains(snap, "The page offers 8 tool(s)") {
 		t.Fatalf("the shop's tools are not counted:\n%s", harness.Clip(snap, 1500))
@@ -436,4 +425,18 @@ func TestSiteToolsSnapshotCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("the worker's tool count, median of 60: %s", got)
+}
+
+// shopShared starts the WebMCP setup, shares the fixture shop and returns
+// once the shop's cross-site frame has registered its own tools (its
+// promise says so: an event in the page, not a guessed delay).
+func shopShared(ctx context.Context, t *testing.T) (*harness.Server, *harness.Browser, *profile, *harness.Fixtures) {
+	t.Helper()
+	fx := fixtures()
+	srv, b, pr := webmcpSetup(ctx, t, fx)
+	pr.shareFixture(ctx, t, fx, "/webmcp-shop.html")
+	if _, err := harness.EvalInFrameTarget[bool](ctx, b, "webmcp-pay.html", `new Promise((r) => { const t = () => (window.registered ? r(true) : setTimeout(t, 20)); t(); })`); err != nil {
+		t.Fatal(err)
+	}
+	return srv, b, pr, fx
 }
