@@ -10,6 +10,7 @@ import type { FrameInfo, FrameTable } from "../../lib/worker/frames";
 import type { DialogArm } from "../../lib/page/console";
 import { contentOpIn } from "./content-ops";
 import { armDocument, armTab } from "./inject";
+import { ruleForUrl } from "./siterules";
 
 export { splitRef } from "../../lib/worker/frames";
 
@@ -31,6 +32,8 @@ const frames = createFrames({
   armOf: (tabId) => armOf(tabId),
   armTab,
   armDocument,
+  // Site rules hold in every frame (issue 44; lib/worker/frame-rules.ts).
+  ruleOf: ruleForUrl,
 });
 
 /** BrowserPort.content with frames (lib/worker/framed.ts). */
@@ -39,3 +42,5 @@ export const refBox = frames.refBox;
 export const refFrame = frames.refFrame;
 export const frameSecretBoxes = frames.secretBoxes;
 export const forgetFrames = frames.forget;
+/** The site rule in force in a frame ref's frame (the gate: siterules.ts). */
+export const frameRuleOfRef = frames.refRule;

@@ -7,6 +7,7 @@ import { KEY_APPROVALS, normalizeApprovals } from "../../lib/approvals";
 import { KEY_SITE_RULES, type PersonRule } from "../../lib/siterules";
 import { errorCode } from "../../lib/peer";
 import { ERROR_CODES } from "../../lib/protocol.gen";
+import { chainRule } from "../../lib/worker/frame-rules";
 
 const local = new Map<string, unknown>();
 const session = new Map<string, unknown>();
@@ -56,6 +57,8 @@ vi.mock("./steer", () => ({
 const names = new Map<number, string>();
 let sr: typeof import("./siterules");
 const left: { tabId: number; code?: string; text: string }[] = [];
+/** The URL of each frame ref's frame (frames.ts answers the gate from the tab's frame tree). */
+const frameUrls = new Map<string, string>();
 
 beforeAll(async () => {
   sr = await import("./siterules");
@@ -63,6 +66,15 @@ beforeAll(async () => {
     leave: (tabId, reason) => void left.push({ tabId, code: errorCode(reason), text: reason.message }),
     shares: async () => ({ "1": 1, "2": 2 }),
     changed: () => undefined,
+    frameRule: async (tabId, ref) => {
+      const url = frameUrls.get(ref);
+      if (url === undefined) return null;
+      const frames = [
+        { frameId: 0, parentFrameId: -1, url: tabUrls.get(tabId) ?? "" },
+        { frameId: 3, parentFrameId: 0, url },
+      ];
+      return chainRule(frames, 3, sr.ruleForUrl) ?? null;
+    },
   });
   await sr.loadRules();
 });
@@ -101,6 +113,51 @@ beforeEach(async () => {
   left.length = 0;
   names.clear();
   session.clear();
+  frameUrls.clear();
+});
+
+describe("the site rules' gate for a ref into a frame", () => {
+  it("refuses an action by ref into a never frame or a read-only frame, naming the frame's rule", async () => {
+    await setRules([
+      { pattern: "pay.test", rule: "never" },
+      { pattern: "coupons.test", rule: "read_only" },
+    ]);
+    frameUrls.set("f2e5", "https://pay.test/card");
+    frameUrls.set("f3e1", "https://coupons.test/");
+    const never = await gate("browser_click", { ref: "f2e5" }).catch((e: unknown) => e);
+    expect(errorCode(never)).toBe(ERROR_CODES.site_rule);
+    expect(String(never)).toMatch(/ref f2e5 is in a frame of the page on pay\.test, a site the person's site rules keep from the AI \(never: pay\.test\)/);
+    const ro = await gate("browser_type", { ref: "f3e1", text: "SAVE10" }).catch((e: unknown) => e);
+    expect(errorCode(ro)).toBe(ERROR_CODES.site_rule);
+    expect(String(ro)).toMatch(/on coupons\.test, which the person's site rules make read only for the AI \(coupons\.test\): reading the frame works, but to type there is refused/);
+    // A drag from the page into the never frame: the strictest of its refs.
+    expect(errorCode(await gate("browser_drag", { startRef: "e1", endRef: "f2e5" }).catch((e: unknown) => e))).toBe(ERROR_CODES.site_rule);
+    // Reads by ref pass the gate (frames.ts refuses those into a never frame), and top-frame refs act.
+    await expect(gate("browser_snapshot", { ref: "f2e5" })).resolves.toBeUndefined();
+    await expect(gate("browser_click", { ref: "e1" })).resolves.toBeUndefined();
+    expect(ops.filter((o) => !o.startsWith("badge"))).toEqual([]);
+  });
+
+  it("ask for a frame's site asks the person, naming that site; Deny refuses", async () => {
+    await setRules([{ pattern: "pay.test", rule: "ask" }]);
+    frameUrls.set("f2e5", "https://pay.test/card");
+    const p = gate("browser_click", { ref: "f2e5" }).catch((e: unknown) => e);
+    await until(() => waitingIds().length === 1);
+    expect(normalizeApprovals(session.get(KEY_APPROVALS))[0]).toMatchObject({ host: "pay.test" });
+    await sr.answerApproval(waitingIds()[0]!, "deny");
+    expect(String(await p)).toMatch(/pay\.test is "ask before acting" .* the person pressed Deny/);
+  });
+
+  it("the top frame's stricter rule is the one in force", async () => {
+    await setRules([
+      { pattern: "shop.test", rule: "read_only" },
+      { pattern: "pay.test", rule: "ask" },
+    ]);
+    frameUrls.set("f2e5", "https://pay.test/card");
+    const err = await gate("browser_click", { ref: "f2e5" }).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/the person's site rules make shop\.test read only/);
+    expect(waitingIds()).toEqual([]);
+  });
 });
 
 describe("the site rules' gate", () => {

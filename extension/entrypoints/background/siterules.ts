@@ -16,6 +16,7 @@ import { KEY_SHARES, normalizeShares, type Consent } from "../../lib/storage";
 import { reported, report } from "../../lib/diag";
 import { createAsking, refuse } from "../../lib/worker/asking";
 import { createLeftTabs } from "../../lib/worker/left";
+import { rank, refusalFor, strictestRef, type FrameRule } from "../../lib/worker/frame-rules";
 import { contentOp } from "./content-ops";
 import { appendActivity, keepActivitySince, setAskBadge } from "./steer";
 
@@ -116,6 +117,8 @@ interface Hooks {
   shares(): Promise<Record<string, number>>;
   /** Something the server should hear changed (policy, a tab left): push tabs_changed. */
   changed(): void;
+  /** The rule in force in a frame ref's frame (frames.ts; null: the top frame's ref). */
+  frameRule?(tabId: number, ref: string): Promise<FrameRule | null>;
 }
 
 let hooks: Hooks | undefined;
@@ -189,7 +192,14 @@ export async function siteGate(
   }
   if (!isAction(type)) return;
   const tab = tabId ?? (await resolveTab(undefined)).id;
-  const r = await ruleForTab(tab);
+  let r = await ruleForTab(tab);
+  // A ref into a frame on a stricter site: that frame's rule (lib/worker/frame-rules.ts).
+  const inFrame = hooks?.frameRule ? await strictestRef(p, (ref) => hooks!.frameRule!(tab, ref)) : undefined;
+  if (inFrame && rank(inFrame.fr.rule) > rank(r)) {
+    const why = refusalFor(inFrame.fr, "action", actionWords(type), `ref ${inFrame.ref}`);
+    if (why !== undefined) throw refuse(why);
+    r = inFrame.fr.rule;
+  }
   if (r.rule === "act") return;
   if (r.rule === "never") throw refuse(`Not done: ${neverRefusal(r)}`);
   if (r.rule === "read_only") throw refuse(readOnlyRefusal(r, actionWords(type), await slotOf(tab)));

@@ -38,6 +38,7 @@ import {
   type FrameTarget,
   type SnapshotResult,
 } from "./frames";
+import { blockedFrames, blockedMark } from "./frame-rules";
 
 /** The tab's frame table, kept by framed.ts (in memory, then session storage). */
 export interface TableStore {
@@ -164,8 +165,10 @@ export function createLinker(port: FramesPort, tables: TableStore): Linker {
     if (!frames || frames.length < 2) return out;
     const { ancestors, descendants } = treeShape(frames);
     const live = new Set(frames.map((f) => f.documentId));
+    // A frame the site rules keep from the AI (never) is not asked for its snapshot.
+    const kept = blockedFrames(frames, port.ruleOf);
     for (const f of frames) {
-      if (f.frameId === 0 || f.documentId === undefined || ancestors(f).length > MAX_DEPTH || !knownLink(table, f, live)) continue;
+      if (f.frameId === 0 || f.documentId === undefined || kept.has(f.frameId) || ancestors(f).length > MAX_DEPTH || !knownLink(table, f, live)) continue;
       const tokens = freshTokens(descendants.get(f.frameId) ?? 0);
       const read = contentOpIn(tabId, target(f), "snapshot", { linkTokens: tokens, refMarks: true }).catch(unanswered("frames: reading a linked frame"));
       out.set(f.documentId, { frameId: f.frameId, tokens, read });
@@ -190,10 +193,13 @@ export function createLinker(port: FramesPort, tables: TableStore): Linker {
     const direct: Round["direct"] = new Map();
     const knownAt: Round["knownAt"] = new Map();
     const live = new Set(frames.map((f) => f.documentId));
+    // A frame the site rules keep from the AI (never): linked to its iframe line (to mark it), never asked for its snapshot.
+    const kept = blockedFrames(frames, port.ruleOf);
     for (const f of deep) {
       const known = knownLink(table, f, live);
       if (known) {
         knownAt.set(`${known.parentDoc}\n${known.iframeRef}`, f.frameId);
+        if (kept.has(f.frameId)) continue;
         const e = f.documentId !== undefined ? early.get(f.documentId) : undefined;
         if (samePlace(e, f, byId.get(f.parentFrameId)?.documentId, was, descendants.get(f.frameId) ?? 0)) {
           issued.set(f.frameId, e.tokens);
@@ -207,7 +213,7 @@ export function createLinker(port: FramesPort, tables: TableStore): Linker {
       if (expect.length === 0) continue;
       asks.set(
         f.frameId,
-        contentOpIn(tabId, target(f), "frame_link", { expect, snapshot: { linkTokens: issued.get(f.frameId) ?? [], refMarks: true } }).then(
+        contentOpIn(tabId, target(f), "frame_link", kept.has(f.frameId) ? { expect } : { expect, snapshot: { linkTokens: issued.get(f.frameId) ?? [], refMarks: true } }).then(
           (r) => ({ f, r }),
           unanswered("frames: asking a child frame for its link token"),
         ),
@@ -253,7 +259,8 @@ export function createLinker(port: FramesPort, tables: TableStore): Linker {
     const dialogs: Dialog[] = Array.isArray(res.dialogs) ? [...res.dialogs] : [];
     const posted = res.links && typeof res.links === "object" ? res.links : {};
     const children = new Map<string, string[]>();
-    const done = (): Stitched => ({ lines: compose(doc, n, children), viewport, dialogs });
+    const marks = new Map<string, string>();
+    const done = (): Stitched => ({ lines: compose(doc, n, children, marks), viewport, dialogs });
     if (Object.keys(posted).length === 0 || depth >= MAX_DEPTH) return done();
     // Only the tokens issued for root count: one a page made up, or root's
     // content script took fresh once those ran out, was asked for by nobody.
@@ -276,8 +283,16 @@ export function createLinker(port: FramesPort, tables: TableStore): Linker {
         linked.set(ref, { frameId, ...(snap ? { snapshot: snap } : {}) });
       }
     }
+    const kept = blockedFrames(round.frames, port.ruleOf);
     for (const [ref, { frameId, snapshot: child }] of linked) {
       const f = round.frames.find((x) => x.frameId === frameId);
+      const never = kept.get(frameId);
+      if (f?.documentId !== undefined && never !== undefined) {
+        // Kept from the AI (never): its iframe line says so, and nothing of the frame is read or shown.
+        numberFor(round.table, f.documentId, f.frameId, { parent, parentN: n, iframeRef: ref });
+        marks.set(ref, blockedMark(never));
+        continue;
+      }
       // No snapshot: it failed (the frame went away meanwhile); its line stays unread.
       if (!f || f.documentId === undefined || !child) continue;
       const cn = numberFor(round.table, f.documentId, f.frameId, { parent, parentN: n, iframeRef: ref });

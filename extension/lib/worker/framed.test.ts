@@ -5,6 +5,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { CsMessage, CsOp, CsOps, ElementBox } from "../messages";
 import { createFrames, type Frames } from "./framed";
 import type { FrameInfo, FrameTarget } from "./frames";
+import { ruleFor, type PersonRule } from "../siterules";
+import { errorCode } from "../peer";
 
 type Doc = (msg: CsMessage) => unknown;
 
@@ -15,6 +17,8 @@ let sent: Array<{ to: string; op: string; args: unknown }>;
 /** The tab's frame tree as the fake Chrome answers it (a test may hold it back). */
 let getAllFrames: () => Promise<FrameInfo[]>;
 let fx: Frames;
+/** The person's site rules the fake worker holds (issue 44); none unless a test sets them. */
+let personRules: PersonRule[];
 
 /** As Chrome and content-ops.ts: a message to one frame document, by documentId when known. */
 async function sendTo<K extends CsOp>(frame: FrameTarget, op: K, args: CsOps[K]["args"]): Promise<CsOps[K]["result"]> {
@@ -38,6 +42,7 @@ function fakePort() {
     armOf: () => null,
     armTab: async () => undefined,
     armDocument: async () => undefined,
+    ruleOf: (url) => ruleFor(url, personRules),
   });
 }
 
@@ -46,6 +51,7 @@ const refBox: Frames["refBox"] = (tabId, ref, scroll) => fx.refBox(tabId, ref, s
 
 beforeEach(() => {
   sent = [];
+  personRules = [];
   fakePort(); // a new worker's memory and storage per test
 });
 
@@ -410,5 +416,138 @@ describe("frames on the page: boxes and points", () => {
     };
     await expect(framedContent(1, "click_xy", { x: 140, y: 230 })).rejects.toThrow("whose page monkbrowse cannot reach");
     expect(sent.filter((m) => m.to === "CARD").map((m) => m.op)).toEqual(["frame_link"]);
+  });
+});
+
+describe("site rules in frames (issue 44: the rules hold everywhere)", () => {
+  const topYaml = '- heading "Shop" [level=1] [ref=e1]\n- iframe "Card" [cross-origin] [ref=e2]\n- iframe "Ad" [cross-origin] [ref=e3]';
+  let round: Record<string, string>;
+  let touched: string[];
+  beforeEach(() => {
+    frames = [
+      { frameId: 0, parentFrameId: -1, documentId: "TOP", url: "http://shop.test/" },
+      { frameId: 4, parentFrameId: 0, documentId: "CARD", url: "http://never.test/card" },
+      { frameId: 7, parentFrameId: 0, documentId: "AD", url: "http://ro.test/ad" },
+      { frameId: 8, parentFrameId: 4, documentId: "INNER", url: "about:blank" },
+    ];
+    round = {};
+    touched = [];
+    let n = 0;
+    const record = (who: string, result: unknown) => (a: unknown) => (touched.push(`${who}:${JSON.stringify(a)}`), result);
+    docs = {
+      TOP: (msg) => {
+        if (msg.op === "snapshot") {
+          const issued = [...((msg.args as { linkTokens?: string[] }).linkTokens ?? [])];
+          round = { e2: issued.shift() ?? `t${++n}`, e3: issued.shift() ?? `t${++n}` };
+          return { snapshot: topYaml, viewport: ["e1", "e2", "e3"], refHigh: 3, links: round };
+        }
+        if (msg.op === "get_text") return { text: "Shop" };
+        if (msg.op === "console_logs") return { logs: [{ level: "log", text: "top says", time: 1 }] };
+        if (msg.op === "click_xy") return { target: "<iframe#card>", into: { ref: "e2", x: 5, y: 5 } };
+        if (msg.op === "press_key") return record("TOP", {})(msg.args);
+        throw new Error(`top: ${msg.op}`);
+      },
+      CARD: child('- textbox "SECRET-CARD" [ref=e1]', () => [round.e2!], {
+        click: record("CARD", {}),
+        type: record("CARD", {}),
+        get_text: record("CARD", { text: "SECRET-CARD" }),
+        console_logs: record("CARD", { logs: [{ level: "log", text: "SECRET-CARD log", time: 2 }] }),
+        click_xy: record("CARD", { target: "<input>" }),
+        rect: record("CARD", { x: 0, y: 0, width: 1, height: 1, visible: { x: 0, y: 0, width: 1, height: 1 }, dpr: 1, viewportWidth: 1, viewportHeight: 1 }),
+        secret_boxes: record("CARD", { boxes: [], scrollX: 0, scrollY: 0 }),
+        focus: () => ({ focused: true }),
+      }),
+      AD: child('- textbox "Coupon" [ref=e1]', () => [round.e3!], {
+        type: record("AD", {}),
+        get_text: () => ({ text: "Coupon text" }),
+        console_logs: () => ({ logs: [{ level: "log", text: "ad says", time: 3 }] }),
+        focus: () => ({ focused: false }),
+      }),
+      INNER: (msg) => {
+        if (msg.op !== "frame_link" && msg.op !== "focus") touched.push(`INNER:${msg.op}`);
+        if (msg.op === "get_text") return { text: "SECRET-INNER" };
+        if (msg.op === "console_logs") return { logs: [{ level: "log", text: "SECRET-INNER", time: 4 }] };
+        if (msg.op === "focus") return { focused: false };
+        return { inlined: false, tokens: [] };
+      },
+    };
+  });
+
+  /** Every message a blocked document (the never frame, the frame inside it) got, but the link handshake's own question. */
+  const beyondLink = () => sent.filter((m) => (m.to === "CARD" || m.to === "INNER") && !(m.op === "frame_link" && !("snapshot" in (m.args as object))));
+
+  it("a frame on a never site is one line in the snapshot, asked for nothing but its link, and neither its text nor its console is read", async () => {
+    personRules = [{ pattern: "never.test", rule: "never" }];
+    const r = await framedContent(1, "snapshot", {});
+    expect(r.snapshot).toBe(
+      '- heading "Shop" [level=1] [ref=e1]\n- iframe "Card" [blocked by your site rules: never on never.test] [ref=e2]\n- iframe "Ad" [ref=e3]:\n  - textbox "Coupon" [ref=f2e1]',
+    );
+    expect(beyondLink()).toEqual([]);
+    // Linked before: not even asked for its link again.
+    sent = [];
+    expect((await framedContent(1, "snapshot", {})).snapshot).toBe(r.snapshot);
+    expect(sent.filter((m) => m.to === "CARD")).toEqual([]);
+    const text = await framedContent(1, "get_text", {});
+    expect(text.text).toContain("Coupon text");
+    expect(text.text).not.toContain("SECRET");
+    const logs = await framedContent(1, "console_logs", {});
+    expect(logs.logs.map((l) => l.text)).toEqual(["top says", "[frame http://ro.test] ad says"]);
+    await fx.secretBoxes(1);
+    expect(beyondLink()).toEqual([]);
+    expect(touched).toEqual([]);
+  });
+
+  it("a ref into a frame that became never is refused for every op, naming the rule; nothing reaches the frame", async () => {
+    await framedContent(1, "snapshot", {}); // the rules allowed it then: f1e1 is the card's textbox
+    personRules = [{ pattern: "never.test", rule: "never" }];
+    sent = [];
+    for (const [op, args] of [
+      ["click", { ref: "f1e1" }],
+      ["type", { ref: "f1e1", text: "4111" }],
+      ["get_text", { ref: "f1e1" }],
+    ] as const) {
+      const err = await framedContent(1, op, args as never).catch((e: unknown) => e);
+      expect(errorCode(err), op).toBe("site_rule");
+      expect((err as Error).message).toContain("ref f1e1 is in a frame of the page on never.test, a site the person's site rules keep from the AI (never: never.test)");
+    }
+    await expect(refBox(1, "f1e1")).rejects.toThrow("(never: never.test)");
+    await expect(fx.refFrame(1, "f1e1")).rejects.toThrow("(never: never.test)");
+    expect(await fx.refRule(1, "f1e1")).toMatchObject({ fromTop: false, rule: { rule: "never" } });
+    expect(await fx.refRule(1, "e2")).toBeNull();
+    expect(sent.filter((m) => m.to === "CARD")).toEqual([]);
+    expect(touched).toEqual([]);
+  });
+
+  it("a point on a never frame and a key for its focused field are refused; nothing reaches it", async () => {
+    personRules = [{ pattern: "never.test", rule: "never" }];
+    await framedContent(1, "snapshot", {});
+    const err = await framedContent(1, "click_xy", { x: 120, y: 220 }).catch((e: unknown) => e);
+    expect(errorCode(err)).toBe("site_rule");
+    expect((err as Error).message).toMatch(/^Not done: the point \(<iframe#card>\) is in a frame of the page on never\.test/);
+    const key = await framedContent(1, "press_key", { key: "a" }).catch((e: unknown) => e);
+    expect(errorCode(key)).toBe("site_rule");
+    expect((key as Error).message).toContain("the focused element is in a frame of the page on never.test");
+    expect(touched).toEqual([]);
+  });
+
+  it("a frame on a read-only site reads and refuses actions by ref, at a point and at its focus", async () => {
+    personRules = [{ pattern: "ro.test", rule: "read_only" }];
+    const r = await framedContent(1, "snapshot", {});
+    expect(r.snapshot).toContain('- textbox "Coupon" [ref=f2e1]');
+    expect(r.snapshot).toContain('- textbox "SECRET-CARD" [ref=f1e1]'); // never.test has no rule here
+    const err = await framedContent(1, "type", { ref: "f2e1", text: "SAVE10" }).catch((e: unknown) => e);
+    expect(errorCode(err)).toBe("site_rule");
+    expect((err as Error).message).toMatch(/^Not done: ref f2e1 is in a frame of the page on ro\.test, which the person's site rules make read only for the AI \(ro\.test\): reading the frame works, but to type there is refused/);
+    expect(touched.filter((t) => t.startsWith("AD"))).toEqual([]);
+    // Acting in the card frame (act) still works.
+    await framedContent(1, "type", { ref: "f1e1", text: "4111" });
+    expect(touched).toEqual(['CARD:{"ref":"e1","text":"4111"}']);
+  });
+
+  it("a frame inside a never frame (about:blank) is kept off with it", async () => {
+    personRules = [{ pattern: "never.test", rule: "never" }];
+    await framedContent(1, "get_text", {});
+    await framedContent(1, "console_logs", {});
+    expect(sent.filter((m) => m.to === "INNER")).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@
 // and the stitched snapshot).
 
 import { ACTION_OPS, type CsOp, type CsOps, type ElementBox } from "../messages";
-import type { Dialog } from "../protocol.gen";
+import { ERROR_CODES, type Dialog } from "../protocol.gen";
 import { CodedError } from "../peer";
 import { report, reported } from "../diag";
 import type { DialogArm } from "../page/console";
@@ -30,6 +30,7 @@ import {
   type FrameTarget,
 } from "./frames";
 import { createLinker } from "./frame-link";
+import { blockedFrames, frameRefusal, ruleOfTarget, type FrameRule, type RuleOf } from "./frame-rules";
 
 /** What frames need of the browser. */
 export interface FramesPort {
@@ -46,6 +47,12 @@ export interface FramesPort {
   /** Arms (null: disarms) the tab's top frame, or one frame document. */
   armTab(tabId: number, arm: DialogArm | null): Promise<void>;
   armDocument(tabId: number, documentId: string, arm: DialogArm | null): Promise<void>;
+  /**
+   * The site rule in force on a URL (issue 44; background/siterules.ts): a
+   * frame on a never site is not read or acted on, a read-only one not acted
+   * on (frame-rules.ts). Absent: no rules (every frame as the top frame).
+   */
+  ruleOf?: RuleOf;
 }
 
 /** A tab's frames as the executor's port reaches them. */
@@ -60,6 +67,8 @@ export interface Frames {
   secretBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]>;
   /** The tab is gone: its table and last tree go. */
   forget(tabId: number): void;
+  /** The site rule in force in the frame of a frame ref (null: a top-frame ref, no rules, or a frame gone: the op says so). */
+  refRule(tabId: number, ref: string): Promise<FrameRule | null>;
 }
 
 type XyOp = "click_xy" | "drag_xy";
@@ -124,13 +133,39 @@ export function createFrames(port: FramesPort): Frames {
 
 
 
+  /**
+   * Throws the refusal when the site rules keep op from frame (never: every
+   * op; read only: actions; ask: actions at a point or the focus): the
+   * frame's rule is its site's or a frame's above it, when stricter than the
+   * top frame's (which the gate decided). where names what is in the frame.
+   */
+  async function guard(tabId: number, frame: FrameTarget, op: string, where: string, frames?: FrameInfo[]): Promise<void> {
+    if (!port.ruleOf || (frame.frameId === 0 && frame.documentId === undefined)) return;
+    const fr = ruleOfTarget(frames ?? (await allFrames(tabId)), frame, port.ruleOf);
+    if (!fr) throw new Error(`${where} is in a frame that is not on the page any more (it loaded another document or was removed); take a new browser_snapshot and use a ref from it`);
+    const why = frameRefusal(fr, op, where);
+    if (why !== undefined) throw new CodedError(ERROR_CODES.site_rule, why);
+  }
+
+  /** The frames of the tab whose content the site rules keep from the AI (never), by frameId. */
+  const blockedIn = (frames: FrameInfo[]) => blockedFrames(frames, port.ruleOf);
+
+  async function refRule(tabId: number, ref: string): Promise<FrameRule | null> {
+    const s = splitRef(ref);
+    if (!s || !port.ruleOf) return null;
+    const d = (await loadTable(tabId)).byN[String(s.n)];
+    return d ? (ruleOfTarget(await allFrames(tabId), d, port.ruleOf) ?? null) : null;
+  }
+
   // ---- where frames are on the page ----------------------------------------
 
   /** The frame a ref is in (null: the top frame) and the ref local to it. */
   async function refFrame(tabId: number, ref: string): Promise<{ frame: FrameTarget | null; local: string }> {
     const s = splitRef(ref);
     if (!s) return { frame: null, local: ref };
-    return { frame: await frameOf(tabId, s.n, s.full), local: s.local };
+    const frame = await frameOf(tabId, s.n, s.full);
+    await guard(tabId, frame, "rect", `ref ${s.full}`);
+    return { frame, local: s.local };
   }
 
   /**
@@ -148,6 +183,7 @@ export function createFrames(port: FramesPort): Frames {
       new Error(`ref ${s.full} is in a frame that is not on the page any more (it loaded another document or was removed); take a new browser_snapshot and use a ref from it`);
     let d = table.byN[String(s.n)];
     if (!d) throw gone();
+    await guard(tabId, d, "rect", `ref ${s.full}`);
     const levels: Array<{ frame: FrameTarget; ref: string; content: boolean }> = [{ frame: d, ref: s.local, content: false }];
     for (let depth = 0; d; depth++) {
       if (!d.parent || d.iframeRef === undefined || depth > MAX_DEPTH) {
@@ -184,11 +220,13 @@ export function createFrames(port: FramesPort): Frames {
    */
   async function frameSecretBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]> {
     const table = await loadTable(tabId);
-    const live = new Set((await allFrames(tabId)).map((f) => f.documentId));
+    const tree = await allFrames(tabId);
+    const live = new Set(tree.map((f) => f.documentId));
+    const kept = blockedIn(tree);
     const out: { x: number; y: number; width: number; height: number }[] = [];
     await Promise.all(
       Object.values(table.byN).map(async (d) => {
-        if (!live.has(d.documentId)) return;
+        if (!live.has(d.documentId) || kept.has(d.frameId)) return;
         const levels: Array<{ frame: FrameTarget; ref: string }> = [];
         let cur: FrameEntry | undefined = d;
         for (let depth = 0; cur; depth++) {
@@ -238,6 +276,7 @@ export function createFrames(port: FramesPort): Frames {
             "Use the iframe's line in browser_snapshot, or ask the person to switch on the debugger mode, whose real mouse reaches every frame",
         );
       }
+      await guard(tabId, target(behind.f), op, `the point (${r.target})`);
       a = op === "click_xy" ? { ...(a as CsOps["click_xy"]["args"]), x: into.x, y: into.y } : { startX: into.x, startY: into.y, endX: into.endX ?? into.x, endY: into.endY ?? into.y };
       at = target(behind.f);
       atN = behind.n;
@@ -293,6 +332,7 @@ export function createFrames(port: FramesPort): Frames {
       ),
     );
     const f = answers.find((x) => x !== null);
+    if (f) await guard(tabId, target(f), "press_key", "the focused element", frames);
     return f ? target(f) : { frameId: 0 };
   }
 
@@ -328,7 +368,10 @@ export function createFrames(port: FramesPort): Frames {
 
   async function allLogs(tabId: number): Promise<CsOps["console_logs"]["result"]> {
     const top = await contentOpIn(tabId, { frameId: 0 }, "console_logs", {});
-    const frames = (await allFrames(tabId)).filter((f) => f.frameId !== 0);
+    const tree = await allFrames(tabId);
+    // A frame the site rules keep from the AI (never): its console is not asked for.
+    const kept = blockedIn(tree);
+    const frames = tree.filter((f) => f.frameId !== 0 && !kept.has(f.frameId));
     if (frames.length === 0) return top;
     const others = await Promise.all(
       frames.map((f) =>
@@ -349,7 +392,10 @@ export function createFrames(port: FramesPort): Frames {
    */
   async function allText(tabId: number): Promise<CsOps["get_text"]["result"]> {
     const top = await contentOpIn(tabId, { frameId: 0 }, "get_text", {});
-    const frames = (await allFrames(tabId)).filter((f) => f.frameId !== 0);
+    const tree = await allFrames(tabId);
+    // A frame the site rules keep from the AI (never): its text is not asked for.
+    const kept = blockedIn(tree);
+    const frames = tree.filter((f) => f.frameId !== 0 && !kept.has(f.frameId));
     if (frames.length === 0) return top;
     const parts = [escapeFrameHeaders(String(top.text ?? ""))];
     const texts = await Promise.all(
@@ -379,6 +425,7 @@ export function createFrames(port: FramesPort): Frames {
     if (op === "click_xy" || op === "drag_xy") return xyInFrames(tabId, op as XyOp, args as CsOps[XyOp]["args"]) as Promise<CsOps[K]["result"]>;
     if (op === "rect") return (await refBox(tabId, (args as CsOps["rect"]["args"]).ref, (args as CsOps["rect"]["args"]).scroll !== false)) as CsOps[K]["result"];
     const r = await routeRefs(tabId, op, args);
+    if (r.frame !== null) await guard(tabId, r.frame, op, `ref ${[...r.rename.values()][0] ?? ""}`);
     try {
       const frame: FrameTarget | null = r.frame;
       if (frame !== null && (ACTION_OPS as readonly string[]).includes(op)) return await withArmIn(tabId, frame, () => contentOpIn(tabId, frame, op, r.args));
@@ -394,5 +441,5 @@ export function createFrames(port: FramesPort): Frames {
     }
   }
 
-  return { content: framedContent, refBox, refFrame, secretBoxes: frameSecretBoxes, forget };
+  return { content: framedContent, refBox, refFrame, secretBoxes: frameSecretBoxes, forget, refRule };
 }

@@ -89,9 +89,12 @@ export function emitted(snapshot: string, marks: unknown): Emitted | null {
  * The lines of doc with every printed ref named by frame n ("e3" → "f2e3";
  * n null: the top frame's, as they are), the lines of iframe refs in
  * children (local ref → the frame's lines, already named) without their
- * [cross-origin] mark and with those lines under them, one level deeper.
+ * [cross-origin] mark and with those lines under them, one level deeper;
+ * the iframe lines of blocked (local ref → mark: a frame the site rules
+ * keep from the AI, lib/worker/frame-rules.ts) with that mark in place of
+ * [cross-origin] and nothing under them.
  */
-export function compose(doc: Emitted, n: number | null, children: Map<string, string[]> = new Map()): string[] {
+export function compose(doc: Emitted, n: number | null, children: Map<string, string[]> = new Map(), blocked: Map<string, string> = new Map()): string[] {
   const out: string[] = [];
   for (let i = 0; i < doc.lines.length; i++) {
     let line = doc.lines[i]!;
@@ -100,11 +103,12 @@ export function compose(doc: Emitted, n: number | null, children: Map<string, st
       out.push(line);
       continue;
     }
-    const kids = children.get(r.ref);
+    const mark = r.cross >= 0 ? blocked.get(r.ref) : undefined;
+    const kids = mark === undefined ? children.get(r.ref) : undefined;
     let at = r.at;
-    if (kids && r.cross >= 0) {
-      line = line.slice(0, r.cross) + line.slice(r.cross + CROSS_MARK.length);
-      at -= CROSS_MARK.length;
+    if ((kids || mark !== undefined) && r.cross >= 0) {
+      line = line.slice(0, r.cross) + (mark ?? "") + line.slice(r.cross + CROSS_MARK.length);
+      if (r.cross < at) at += (mark ?? "").length - CROSS_MARK.length;
     }
     if (n !== null) line = `${line.slice(0, at)}f${n}${line.slice(at)}`;
     if (kids === undefined || kids.length === 0) {
