@@ -1,0 +1,109 @@
+package e2e
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/monkbrowse/monkbrowse/e2e/harness"
+)
+
+// TestSiteRulesFrames: the site rules hold in every frame of a shared tab
+// (issue 44), in real Chromium. The top page (127.0.0.1) is act; it frames
+// a widget on localhost, which the person sets to never, and one on
+// 127.0.0.1:<other port>, set to read only. Before the rules, both frames
+// are read (so the secret is there to leak). After: the never frame is one
+// iframe line naming the rule, and its secret text is in no answer of
+// browser_snapshot, browser_find, browser_get_text or
+// browser_get_console_logs; a click by the ref the AI got before is refused
+// naming the rule and never reaches the frame (its own state, read over
+// CDP, stays). The read-only frame is read, and typing into it is refused
+// naming the rule, its field left empty.
+func TestSiteRulesFrames(t *testing.T) {
+	s := shared(t)
+	ctx := testContext(t, 2*time.Minute)
+	rules := openRules(ctx, t, s.browser, s.popup)
+	t.Cleanup(func() { rules.clear(ctx, t) })
+	tab, slot := s.openShared(ctx, t, "/rules-frames.html")
+	s.frameReady(ctx, t, "rules-vault-frame.html")
+	waitJS(ctx, t, tab, `window.couponLoaded === true`)
+	couponSrc, err := url.Parse(js[string](ctx, t, tab, `document.getElementById('coupon').src`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	couponSite := couponSrc.Host // 127.0.0.1:<other port>: the coupon frame's origin only
+
+	const secret = "VAULT-SECRET"
+	// Before any rule: both frames are read, so the test can see a leak.
+	before := s.snapshot(ctx, t, slot)
+	if !strings.Contains(before, secret) || !strings.Contains(before, "COUPON-TERMS-55") {
+		t.Fatalf("the frames were not read before the rules were set:\n%s", before)
+	}
+	// Each frame logs to its console; before the rules the vault's entry is read too.
+	js[any](ctx, t, tab, `(() => { for (const id of ['vault', 'coupon']) document.getElementById(id).contentWindow.postMessage('log', '*'); return null; })()`)
+	waitFor(ctx, t, func() bool { // both frames' console entries
+		logs := s.ok(ctx, t, "browser_get_console_logs", map[string]any{"tab": slot})
+		return strings.Contains(logs, "VAULT-SECRET-LOG asked") && strings.Contains(logs, "coupon frame says hi")
+	})
+	_, vault := under(t, before, "Vault widget")
+	open, ok := findIn(vault, "button", "Open")
+	if !ok || !strings.HasPrefix(open.Ref, "f") {
+		t.Fatalf("no frame ref for the vault's button:\n%s", before)
+	}
+
+	rules.set(ctx, t, "localhost", "never")
+	rules.set(ctx, t, couponSite, "read_only")
+
+	// The snapshot: the vault frame is one line naming the rule, nothing under it.
+	snap := s.snapshot(ctx, t, slot)
+	t.Logf("snapshot:\n%s", snap)
+	line, inside := under(t, snap, "Vault widget")
+	if !strings.Contains(line.Raw, "[blocked by your site rules: never on localhost]") || len(inside) != 0 {
+		t.Errorf("the vault frame's line: %q, with %d lines under it", line.Raw, len(inside))
+	}
+	_, coupon := under(t, snap, "Coupon widget")
+	code, ok := findIn(coupon, "textbox", "Coupon code")
+	if !ok || !strings.HasPrefix(code.Ref, "f") {
+		t.Fatalf("the read-only coupon frame was not read:\n%s", snap)
+	}
+	answers := map[string]string{"browser_snapshot": snap}
+	answers["browser_find"] = s.ok(ctx, t, "browser_find", map[string]any{"tab": slot, "query": "VAULT"})
+	answers["browser_find button"] = s.ok(ctx, t, "browser_find", map[string]any{"tab": slot, "query": "role:button"})
+	answers["browser_get_text"] = s.ok(ctx, t, "browser_get_text", map[string]any{"tab": slot})
+	answers["browser_get_console_logs"] = s.ok(ctx, t, "browser_get_console_logs", map[string]any{"tab": slot})
+	for tool, out := range answers {
+		if strings.Contains(out, secret) {
+			t.Errorf("%s shows the never frame's content:\n%s", tool, harness.Clip(out, 3000))
+		}
+	}
+	if !strings.Contains(answers["browser_get_text"], "COUPON-TERMS-55") || !strings.Contains(answers["browser_get_text"], "three items") {
+		t.Errorf("browser_get_text lost the readable frames' text:\n%s", answers["browser_get_text"])
+	}
+	if !strings.Contains(answers["browser_get_console_logs"], "coupon frame says hi") {
+		t.Errorf("the read-only frame's console is missing:\n%s", answers["browser_get_console_logs"])
+	}
+
+	// A click by the vault button's ref from before the rule: refused naming the rule, the frame untouched.
+	res := s.call(ctx, t, "browser_click", map[string]any{"tab": slot, "element": "Open", "ref": open.Ref})
+	want := fmt.Sprintf("ref %s is in a frame of the page on localhost, a site the person's site rules keep from the AI (never: localhost)", open.Ref)
+	if !res.IsError || !strings.Contains(res.Text, want) {
+		t.Errorf("the click into the never frame was not refused with the rule: %s", res.Text)
+	}
+	if n, err := harness.EvalInFrameTarget[int](ctx, s.browser, "rules-vault-frame.html", "window.opened"); err != nil || n != 0 {
+		t.Errorf("the click reached the never frame (opened %d, %v)", n, err)
+	}
+	if res := s.call(ctx, t, "browser_get_text", map[string]any{"tab": slot, "ref": open.Ref}); !res.IsError || strings.Contains(res.Text, secret) || !strings.Contains(res.Text, "(never: localhost)") {
+		t.Errorf("reading the never frame by ref was not refused: %s", res.Text)
+	}
+
+	// The read-only frame: typing is refused naming the rule, the field stays empty.
+	res = s.call(ctx, t, "browser_type", map[string]any{"tab": slot, "element": "Coupon code", "ref": code.Ref, "text": "SAVE10"})
+	if !res.IsError || !strings.Contains(res.Text, "which the person's site rules make read only for the AI ("+couponSite+"): reading the frame works, but to type there is refused") {
+		t.Errorf("typing into the read-only frame was not refused with the rule: %s", res.Text)
+	}
+	if v, err := harness.EvalInFrame[string](ctx, tab, "rules-coupon-frame.html", "document.getElementById('code').value"); err != nil || v != "" {
+		t.Errorf("the typing reached the read-only frame (value %q, %v)", v, err)
+	}
+}
