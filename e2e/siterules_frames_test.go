@@ -17,7 +17,8 @@ import (
 // are read (so the secret is there to leak). After: the never frame is one
 // iframe line naming the rule, and its secret text is in no answer of
 // browser_snapshot, browser_find, browser_get_text or
-// browser_get_console_logs; a click by the ref the AI got before is refused
+// browser_get_console_logs, and a screenshot paints its area over; a click
+// by the ref the AI got before is refused
 // naming the rule and never reaches the frame (its own state, read over
 // CDP, stays). The read-only frame is read, and typing into it is refused
 // naming the rule, its field left empty.
@@ -53,6 +54,16 @@ func TestSiteRulesFrames(t *testing.T) {
 		t.Fatalf("no frame ref for the vault's button:\n%s", before)
 	}
 
+	// The vault frame's area in viewport CSS pixels (inside its border) and the viewport's width, for screenshots.
+	area := js[[]float64](ctx, t, tab, `(() => { const el = document.getElementById('vault'), r = el.getBoundingClientRect(); return [r.left + el.clientLeft, r.top + el.clientTop, el.clientWidth, el.clientHeight, innerWidth]; })()`)
+	shotGrey := func() (grey, all int) {
+		img := s.screenshotImage(ctx, t, slot)
+		return coverGrey(img, area[0], area[1], area[2], area[3], float64(img.Bounds().Dx())/area[4])
+	}
+	if grey, all := shotGrey(); all == 0 || grey*4 > all {
+		t.Fatalf("before the rules the vault frame is painted over already (%d of %d grey)", grey, all)
+	}
+
 	rules.set(ctx, t, "localhost", "never")
 	rules.set(ctx, t, couponSite, "read_only")
 
@@ -83,6 +94,11 @@ func TestSiteRulesFrames(t *testing.T) {
 	}
 	if !strings.Contains(answers["browser_get_console_logs"], "coupon frame says hi") {
 		t.Errorf("the read-only frame's console is missing:\n%s", answers["browser_get_console_logs"])
+	}
+
+	// A screenshot paints the never frame over whole.
+	if grey, all := shotGrey(); all == 0 || grey != all {
+		t.Errorf("the never frame is not painted over in the screenshot: %d of %d sampled pixels grey", grey, all)
 	}
 
 	// A click by the vault button's ref from before the rule: refused naming the rule, the frame untouched.

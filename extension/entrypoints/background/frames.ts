@@ -33,7 +33,7 @@ const frames = createFrames({
   armTab,
   armDocument,
   // Site rules hold in every frame (issue 44; lib/worker/frame-rules.ts).
-  ruleOf: ruleForUrl,
+  ruleOf: (url) => ruleForUrl(url),
 });
 
 /** BrowserPort.content with frames (lib/worker/framed.ts). */
@@ -41,6 +41,7 @@ export const framedContent = frames.content;
 export const refBox = frames.refBox;
 export const refFrame = frames.refFrame;
 export const frameSecretBoxes = frames.secretBoxes;
+export const frameBlockedBoxes = frames.blockedBoxes;
 export const forgetFrames = frames.forget;
 /** The site rule in force in a frame ref's frame (the gate: siterules.ts). */
 export const frameRuleOfRef = frames.refRule;

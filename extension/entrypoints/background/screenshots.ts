@@ -8,7 +8,7 @@
 import type { TabLike } from "../../lib/executor";
 import { errorText } from "../../lib/peer";
 import { contentOp } from "./content-ops";
-import { frameSecretBoxes, refBox } from "./frames";
+import { frameBlockedBoxes, frameSecretBoxes, refBox } from "./frames";
 import { debuggerEnabled, withDebugger } from "./debugger";
 import { AttachError } from "../../lib/debugger-fallback";
 import { reported } from "../../lib/diag";
@@ -19,12 +19,15 @@ import { KEY_CONSENT, normalizeConsent } from "../../lib/storage";
 /** What secret fields are painted with. */
 const COVER = "#7a7a7a";
 
-/** The secret fields' boxes to paint over (viewport CSS pixels, at the scroll they were read), or null when the person allows them. */
+/** The boxes to paint over (viewport CSS pixels, at the scroll they were read): secret fields unless the person allows them, and frames kept from the AI (never) always; null when none. */
 async function secretsToCover(tabId: number): Promise<{ boxes: { x: number; y: number; width: number; height: number }[]; scrollX: number; scrollY: number } | null> {
   const got = await chrome.storage.local.get(KEY_CONSENT);
-  if (normalizeConsent(got[KEY_CONSENT]).secretsInShots) return null;
-  const [top, frames] = await Promise.all([contentOp(tabId, "secret_boxes", {}), frameSecretBoxes(tabId)]);
-  return { ...top, boxes: [...top.boxes, ...frames] };
+  // The frames the site rules keep from the AI (never) are painted over whatever the person allows for secret fields (issue 44).
+  const secretsOk = normalizeConsent(got[KEY_CONSENT]).secretsInShots;
+  const kept = await frameBlockedBoxes(tabId);
+  if (secretsOk && kept.length === 0) return null;
+  const [top, frames] = await Promise.all([contentOp(tabId, "secret_boxes", {}), secretsOk ? [] : frameSecretBoxes(tabId)]);
+  return { ...top, boxes: [...(secretsOk ? [] : top.boxes), ...frames, ...kept] };
 }
 
 /**

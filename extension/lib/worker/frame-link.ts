@@ -53,6 +53,12 @@ export interface Linker {
   frameBehind(tabId: number, parent: FrameTarget, parentN: number | null, ref: string): Promise<{ f: FrameInfo; n: number } | null>;
   /** The tab is gone: its last tree goes. */
   forget(tabId: number): void;
+  /**
+   * Links the outermost of the blocked frames (never, by frameId) that no
+   * round has linked yet, when their parent is the top frame or a linked
+   * frame: its iframe's place is then known (a screenshot paints it over).
+   */
+  linkBlocked(tabId: number, frames: FrameInfo[], blocked: Map<number, unknown>): Promise<void>;
 }
 
 /** A claim with the snapshot the frame answered along with it (a snapshot round). */
@@ -360,5 +366,25 @@ export function createLinker(port: FramesPort, tables: TableStore): Linker {
     return linked.get(ref) ?? null;
   }
 
-  return { snapshot: framedSnapshot, frameBehind, forget: (tabId) => void lastTree.delete(tabId) };
+  async function linkBlocked(tabId: number, frames: FrameInfo[], blocked: Map<number, unknown>): Promise<void> {
+    const table = await loadTable(tabId);
+    prune(table, frames);
+    const linked = new Set(Object.values(table.byN).map((d) => d.documentId));
+    const parents = new Set<number>();
+    for (const f of frames) {
+      if (!blocked.has(f.frameId) || blocked.has(f.parentFrameId) || f.documentId === undefined || linked.has(f.documentId)) continue;
+      parents.add(f.parentFrameId);
+    }
+    for (const p of parents) {
+      const info = frames.find((f) => f.frameId === p);
+      if (!info) continue;
+      const n = p === 0 ? null : Number(Object.entries(table.byN).find(([, d]) => d.documentId === info.documentId)?.[0] ?? NaN);
+      if (n !== null && Number.isNaN(n)) continue; // its parent's own place is not known
+      const got = await contentOpIn(tabId, target(info), "frame_tokens", {}).catch(unanswered("frames: linking a frame kept from the AI"));
+      await linkRound(tabId, frames, table, p, n, got?.links && typeof got.links === "object" ? got.links : {});
+    }
+    await saveTable(tabId, table);
+  }
+
+  return { snapshot: framedSnapshot, frameBehind, forget: (tabId) => void lastTree.delete(tabId), linkBlocked };
 }

@@ -445,6 +445,12 @@ describe("site rules in frames (issue 44: the rules hold everywhere)", () => {
         if (msg.op === "console_logs") return { logs: [{ level: "log", text: "top says", time: 1 }] };
         if (msg.op === "click_xy") return { target: "<iframe#card>", into: { ref: "e2", x: 5, y: 5 } };
         if (msg.op === "press_key") return record("TOP", {})(msg.args);
+        if (msg.op === "frame_tokens") {
+          round = { e2: `t${++n}`, e3: `t${++n}` };
+          return { links: round };
+        }
+        const a = msg.args as { ref?: string; content?: boolean };
+        if (msg.op === "rect" && a.ref === "e2" && a.content === true) return box(100, 200, 400, 300);
         throw new Error(`top: ${msg.op}`);
       },
       CARD: child('- textbox "SECRET-CARD" [ref=e1]', () => [round.e2!], {
@@ -542,6 +548,22 @@ describe("site rules in frames (issue 44: the rules hold everywhere)", () => {
     // Acting in the card frame (act) still works.
     await framedContent(1, "type", { ref: "f1e1", text: "4111" });
     expect(touched).toEqual(['CARD:{"ref":"e1","text":"4111"}']);
+  });
+
+  it("a screenshot paints a never frame over whole, linked first when no snapshot did; its own secret fields are not asked for", async () => {
+    personRules = [{ pattern: "never.test", rule: "never" }];
+    docs.AD = child("", () => [round.e3!], { secret_boxes: () => ({ boxes: [], scrollX: 0, scrollY: 0 }) });
+    // No snapshot before: the top frame posts its tokens and the frames answer with their link only.
+    expect(await fx.blockedBoxes(1)).toEqual([{ x: 100, y: 200, width: 400, height: 300 }]);
+    expect(sent.map((m) => `${m.to}:${m.op}`)).toContain("TOP:frame_tokens");
+    expect(await fx.secretBoxes(1)).toEqual([]);
+    expect(beyondLink()).toEqual([]);
+    expect(touched).toEqual([]);
+    // Without the rule, nothing is painted over but the frame's own secret fields.
+    personRules = [];
+    expect(await fx.blockedBoxes(1)).toEqual([]);
+    expect(await fx.secretBoxes(1)).toEqual([]);
+    expect(touched).toEqual(["CARD:{}"]);
   });
 
   it("a frame inside a never frame (about:blank) is kept off with it", async () => {

@@ -67,6 +67,8 @@ export interface Frames {
   secretBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]>;
   /** The tab is gone: its table and last tree go. */
   forget(tabId: number): void;
+  /** The areas of the frames the site rules keep from the AI (never), in the top page's viewport: a screenshot paints them over. */
+  blockedBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]>;
   /** The site rule in force in the frame of a frame ref (null: a top-frame ref, no rules, or a frame gone: the op says so). */
   refRule(tabId: number, ref: string): Promise<FrameRule | null>;
 }
@@ -219,14 +221,35 @@ export function createFrames(port: FramesPort): Frames {
    * known, is not covered; one that does not answer is skipped (reported).
    */
   async function frameSecretBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]> {
-    const table = await loadTable(tabId);
+    return coverBoxes(tabId, "secrets");
+  }
+
+  /**
+   * The areas of the frames the site rules keep from the AI (never), in the
+   * top page's viewport: each outermost one's iframe content box, moved and
+   * cut by the iframes around it (the places the handshake linked; linked
+   * first when no snapshot did). A screenshot paints them over whatever the
+   * person allows for secret fields (issue 44); the frames are asked nothing
+   * but their link.
+   */
+  async function blockedBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]> {
+    return coverBoxes(tabId, "blocked");
+  }
+
+  async function coverBoxes(tabId: number, kind: "secrets" | "blocked"): Promise<{ x: number; y: number; width: number; height: number }[]> {
     const tree = await allFrames(tabId);
-    const live = new Set(tree.map((f) => f.documentId));
     const kept = blockedIn(tree);
+    if (kind === "blocked" && kept.size === 0) return [];
+    if (kind === "blocked") await linker.linkBlocked(tabId, tree, kept);
+    const table = await loadTable(tabId);
+    const live = new Set(tree.map((f) => f.documentId));
     const out: { x: number; y: number; width: number; height: number }[] = [];
+    const byId = new Map(tree.map((f) => [f.frameId, f]));
     await Promise.all(
       Object.values(table.byN).map(async (d) => {
-        if (!live.has(d.documentId) || kept.has(d.frameId)) return;
+        if (!live.has(d.documentId)) return;
+        // A blocked frame's secret fields are not asked for; a frame inside a blocked frame is under its cover.
+        if (kind === "secrets" ? kept.has(d.frameId) : !kept.has(d.frameId) || kept.has(byId.get(d.frameId)?.parentFrameId ?? -1)) return;
         const levels: Array<{ frame: FrameTarget; ref: string }> = [];
         let cur: FrameEntry | undefined = d;
         for (let depth = 0; cur; depth++) {
@@ -236,13 +259,21 @@ export function createFrames(port: FramesPort): Frames {
           cur = table.byN[String(cur.parentN)];
           if (!cur) return;
         }
+        const around = () => Promise.all(levels.map((l) => contentOpIn(tabId, l.frame, "rect", { ref: l.ref, scroll: false, content: true })));
+        if (kind === "blocked") {
+          try {
+            // The frame's whole area: its iframe's content box, moved and cut by the iframes around it.
+            const box = composeBoxes(await around());
+            if (box.visible.width > 0 && box.visible.height > 0) out.push(box.visible);
+          } catch (e) {
+            report(`screenshot: the area of a frame kept from the AI (${d.documentId})`, e);
+          }
+          return;
+        }
         try {
-          const [own, ...around] = await Promise.all([
-            contentOpIn(tabId, d, "secret_boxes", {}),
-            ...levels.map((l) => contentOpIn(tabId, l.frame, "rect", { ref: l.ref, scroll: false, content: true })),
-          ]);
-          for (const b of (own as CsOps["secret_boxes"]["result"]).boxes) {
-            const box = composeBoxes([{ ...b, visible: b, dpr: 1, viewportWidth: 0, viewportHeight: 0 }, ...(around as ElementBox[])]);
+          const [own, boxes] = await Promise.all([contentOpIn(tabId, d, "secret_boxes", {}), around()]);
+          for (const b of own.boxes) {
+            const box = composeBoxes([{ ...b, visible: b, dpr: 1, viewportWidth: 0, viewportHeight: 0 }, ...boxes]);
             if (box.visible.width > 0 && box.visible.height > 0) out.push(box.visible);
           }
         } catch (e) {
@@ -441,5 +472,5 @@ export function createFrames(port: FramesPort): Frames {
     }
   }
 
-  return { content: framedContent, refBox, refFrame, secretBoxes: frameSecretBoxes, forget, refRule };
+  return { content: framedContent, refBox, refFrame, secretBoxes: frameSecretBoxes, blockedBoxes, forget, refRule };
 }
