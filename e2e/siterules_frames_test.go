@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -121,5 +122,95 @@ func TestSiteRulesFrames(t *testing.T) {
 	}
 	if v, err := harness.EvalInFrame[string](ctx, tab, "rules-coupon-frame.html", "document.getElementById('code').value"); err != nil || v != "" {
 		t.Errorf("the typing reached the read-only frame (value %q, %v)", v, err)
+	}
+}
+
+// TestSiteRulesFramesSiteTools: the site rules hold for a frame's own tools
+// (WebMCP, issue 43) in real Chromium with WebMCP on. The shop page (act)
+// frames a payment provider on localhost that offers pay_invoice. With
+// localhost read only, the tool is listed but calling it is refused naming
+// the rule, before the person is asked, and nothing is paid (the frame's own
+// state, read over CDP); with localhost never, the frame is not asked for
+// its tools and the AI neither sees nor can call them.
+func TestSiteRulesFramesSiteTools(t *testing.T) {
+	p := need(t)
+	ctx := testContext(t, 2*time.Minute)
+	fx := fixtures()
+	port, _ := harness.FreePort()
+	cport, _ := harness.FreePort()
+	srv, err := harness.StartServer(ctx, harness.ServerConfig{Bin: p.bin, Port: port, ControlPort: cport, Home: mkdir(t, p, "home-rules-webmcp"), Name: "rules-webmcp",
+		Log: logSink(), ClientName: "claude-code"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trackServer(srv)
+	t.Cleanup(func() { _ = srv.Close() })
+	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Monkbrowse: p.bin, Extension: p.ext, Output: logSink(), Name: "chromium-rules-webmcp",
+		ExtraFlags: []string{"enable-features=WebMCP"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	if err := b.SetSettings(ctx, port, "rules-webmcp"); err != nil {
+		t.Fatal(err)
+	}
+	pop, err := b.OpenPopup(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := &profile{b: b, popup: pop}
+	pr.waitConnected(ctx, t, port)
+	pr.shareFixture(ctx, t, fx, "/webmcp-shop.html")
+	if _, err := harness.EvalInFrameTarget[bool](ctx, b, "webmcp-pay.html", `new Promise((r) => { const t = () => (window.registered ? r(true) : setTimeout(t, 20)); t(); })`); err != nil {
+		t.Fatal(err)
+	}
+	setRules := func(rules string) {
+		t.Helper()
+		if _, err := harness.Eval[any](ctx, pop.Tab, `chrome.storage.local.set({siteRules: `+rules+`}).then(() => null)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_, _ = harness.Eval[any](context.Background(), pop.Tab, `chrome.storage.local.set({siteRules: []}).then(() => null)`)
+	})
+	tab := map[string]any{"tab": pr.slot}
+	call := map[string]any{"tab": pr.slot, "name": "pay_invoice", "arguments": map[string]any{"amount": 5}}
+	paid := func() int {
+		n, err := harness.EvalInFrameTarget[int](ctx, b, "webmcp-pay.html", "paid.length")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if list := okOn(ctx, t, srv, "browser_site_tools", tab); !strings.Contains(list, "- name: pay_invoice") {
+		t.Fatalf("before the rules the frame's tool is not listed:\n%s", list)
+	}
+
+	// read only: listed, the call refused naming the rule, nothing paid.
+	setRules(`[{pattern: "localhost", rule: "read_only"}]`)
+	waitJS(ctx, t, pop.Tab, `chrome.storage.local.get('siteRules').then(g => (g.siteRules ?? []).some(r => r.pattern === 'localhost' && r.rule === 'read_only'))`)
+	if list := okOn(ctx, t, srv, "browser_site_tools", tab); !strings.Contains(list, "- name: pay_invoice") {
+		t.Errorf("a read-only frame's tools are not listed:\n%s", list)
+	}
+	res := callOn(ctx, t, srv, "browser_site_tool_call", call)
+	if !res.IsError || !strings.Contains(res.Text, `the site tool "pay_invoice" is in a frame of the page on localhost, which the person's site rules make read only for the AI (localhost)`) {
+		t.Errorf("calling a read-only frame's tool was not refused with the rule: %s", res.Text)
+	}
+	if n := paid(); n != 0 {
+		t.Errorf("the read-only frame's tool ran (%d payments)", n)
+	}
+
+	// never: the frame's tools are neither listed nor callable.
+	setRules(`[{pattern: "localhost", rule: "never"}]`)
+	waitJS(ctx, t, pop.Tab, `chrome.storage.local.get('siteRules').then(g => (g.siteRules ?? []).some(r => r.pattern === 'localhost' && r.rule === 'never'))`)
+	list := okOn(ctx, t, srv, "browser_site_tools", tab)
+	if strings.Contains(list, "pay_invoice") || strings.Contains(list, "origin: http://localhost:") || !strings.Contains(list, "- name: place_order") {
+		t.Errorf("the never frame's tools are listed, or the page's are not:\n%s", list)
+	}
+	if res := callOn(ctx, t, srv, "browser_site_tool_call", call); !res.IsError || !strings.Contains(res.Text, "no tool with this name") {
+		t.Errorf("the never frame's tool was not refused: %s", res.Text)
+	}
+	if n := paid(); n != 0 {
+		t.Errorf("the never frame's tool ran (%d payments)", n)
 	}
 }

@@ -36,6 +36,10 @@ import { contentOp, contentOpIn } from "./content-ops";
 import { executeInTab } from "./gate";
 import { within } from "./inject";
 import { appendActivity, setAskBadge } from "./steer";
+import { ruleForUrl } from "./siterules";
+import { blockedFrames, chainRule, refusalFor } from "../../lib/worker/frame-rules";
+import type { FrameInfo } from "../../lib/worker/frames";
+import { refuse } from "../../lib/worker/asking";
 
 const local = { get: (k: string) => chrome.storage.local.get(k), set: (items: Record<string, unknown>) => chrome.storage.local.set(items) };
 const session = { get: (k: string) => chrome.storage.session.get(k), set: (items: Record<string, unknown>) => chrome.storage.session.set(items) };
@@ -66,10 +70,11 @@ let noApi = false;
 export async function listSiteTools(tabId: number): Promise<Listed> {
   if (noApi) return { tools: [], docs: new Map(), unsupported: true };
 
-  const [results, frames] = await Promise.all([
-    within(executeInTab({ target: { tabId, allFrames: true }, world: "MAIN", func: listSiteToolsInPage, args: [MAX_TOOLS_PER_FRAME] }), LIST_TIMEOUT_MS, "late" as const),
-    chrome.webNavigation.getAllFrames({ tabId }).then((f) => f ?? []),
-  ]);
+  const frames = ((await chrome.webNavigation.getAllFrames({ tabId })) ?? []) as FrameInfo[];
+  // A frame the site rules keep from the AI (never; issue 44) is not asked for its tools.
+  const kept = blockedFrames(frames, (url) => ruleForUrl(url));
+  const where: chrome.scripting.InjectionTarget = kept.size === 0 ? { tabId, allFrames: true } : { tabId, frameIds: frames.filter((f) => !kept.has(f.frameId)).map((f) => f.frameId) };
+  const results = await within(executeInTab({ target: where, world: "MAIN", func: listSiteToolsInPage, args: [MAX_TOOLS_PER_FRAME] }), LIST_TIMEOUT_MS, "late" as const);
   if (results === "late") throw new Error(`the page's frames did not list their tools within ${LIST_TIMEOUT_MS / 1000} s (a page script may be busy); try again`);
   const tools: SiteTool[] = [];
   const docs = new Map<number, string | undefined>();
@@ -93,7 +98,7 @@ export async function listSiteTools(tabId: number): Promise<Listed> {
       }
     }
   }
-  const unread = frames.filter((f) => !answered.has(f.frameId) && /^https?:/i.test(f.url)).length;
+  const unread = frames.filter((f) => !answered.has(f.frameId) && !kept.has(f.frameId) && /^https?:/i.test(f.url)).length;
   const out: Listed = { tools, docs };
   if (!api && tools.length === 0) {
     out.unsupported = true;
@@ -238,6 +243,10 @@ function pick(listed: Listed, c: SiteCall): SiteTool {
 export async function callSiteTool(tabId: number, c: SiteCall, app: string, signal?: AbortSignal): Promise<Omit<SiteToolCallResult, "tabId">> {
   const listed = await listSiteTools(tabId);
   const tool = pick(listed, c);
+  // A tool of a frame on a site stricter than the top page's (read only): refused like any action there (issue 44).
+  const fr = chainRule(((await chrome.webNavigation.getAllFrames({ tabId })) ?? []) as FrameInfo[], tool.frame, (url) => ruleForUrl(url));
+  const why = fr ? refusalFor(fr, "action", "use the site's own tool", `the site tool "${tool.name}"`) : undefined;
+  if (why !== undefined) throw refuse(why);
   const schema = tool.inputSchema && typeof tool.inputSchema === "object" ? (tool.inputSchema as Record<string, unknown>) : undefined;
   const problems = argumentProblems(schema, c.args);
   if (problems.length > 0) {
