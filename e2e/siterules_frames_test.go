@@ -19,7 +19,8 @@ import (
 // iframe line naming the rule, and its secret text is in no answer of
 // browser_snapshot, browser_find, browser_get_text or
 // browser_get_console_logs, and a screenshot paints its area over; a click
-// by the ref the AI got before is refused
+// by the ref the AI got before, and a click at a point on it (synthetic and
+// the debugger mode's real input, which landed before the rule), are refused
 // naming the rule and never reaches the frame (its own state, read over
 // CDP, stays). The read-only frame is read, and typing into it is refused
 // naming the rule, its field left empty.
@@ -65,6 +66,32 @@ func TestSiteRulesFrames(t *testing.T) {
 		t.Fatalf("before the rules the vault frame is painted over already (%d of %d grey)", grey, all)
 	}
 
+	// Real input (the debugger mode's) at a point on the vault's button: before the rules it lands.
+	opened := func() int {
+		t.Helper()
+		n, err := harness.EvalInFrameTarget[int](ctx, s.browser, "rules-vault-frame.html", "window.opened")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	btn, err := harness.EvalInFrameTarget[[]float64](ctx, s.browser, "rules-vault-frame.html", `(() => { const r = document.getElementById('open').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	point := map[string]any{"tab": slot, "x": area[0] + btn[0], "y": area[1] + btn[1]}
+	if err := s.browser.SetUseDebugger(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.browser.SetUseDebugger(context.Background(), false) })
+	s.ok(ctx, t, "browser_click_xy", point)
+	if n := opened(); n != 1 {
+		t.Fatalf("the real click at the vault's button did not land before the rules (opened %d)", n)
+	}
+	if err := s.browser.SetUseDebugger(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+
 	rules.set(ctx, t, "localhost", "never")
 	rules.set(ctx, t, couponSite, "read_only")
 
@@ -108,8 +135,24 @@ func TestSiteRulesFrames(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Text, want) {
 		t.Errorf("the click into the never frame was not refused with the rule: %s", res.Text)
 	}
-	if n, err := harness.EvalInFrameTarget[int](ctx, s.browser, "rules-vault-frame.html", "window.opened"); err != nil || n != 0 {
-		t.Errorf("the click reached the never frame (opened %d, %v)", n, err)
+	if n := opened(); n != 1 {
+		t.Errorf("the click reached the never frame (opened %d, want 1: the click before the rules)", n)
+	}
+	// A point on it: refused, with synthetic input and with the debugger mode's real input.
+	for _, debugger := range []bool{false, true} {
+		if err := s.browser.SetUseDebugger(ctx, debugger); err != nil {
+			t.Fatal(err)
+		}
+		res := s.call(ctx, t, "browser_click_xy", point)
+		if !res.IsError || !strings.Contains(res.Text, "is in a frame of the page on localhost, a site the person's site rules keep from the AI (never: localhost)") {
+			t.Errorf("a point on the never frame (debugger mode %v) was not refused with the rule: %s", debugger, res.Text)
+		}
+		if n := opened(); n != 1 {
+			t.Errorf("the point reached the never frame (debugger mode %v, opened %d)", debugger, n)
+		}
+	}
+	if err := s.browser.SetUseDebugger(ctx, false); err != nil {
+		t.Fatal(err)
 	}
 	if res := s.call(ctx, t, "browser_get_text", map[string]any{"tab": slot, "ref": open.Ref}); !res.IsError || strings.Contains(res.Text, secret) || !strings.Contains(res.Text, "(never: localhost)") {
 		t.Errorf("reading the never frame by ref was not refused: %s", res.Text)

@@ -42,6 +42,8 @@ export const refBox = frames.refBox;
 export const refFrame = frames.refFrame;
 export const frameSecretBoxes = frames.secretBoxes;
 export const frameBlockedBoxes = frames.blockedBoxes;
+/** Real input (debugger mode) refused at a ref, the focus or a point in a frame the site rules keep it from. */
+export const guardInput = frames.guardInput;
 export const forgetFrames = frames.forget;
 /** The site rule in force in a frame ref's frame (the gate: siterules.ts). */
 export const frameRuleOfRef = frames.refRule;

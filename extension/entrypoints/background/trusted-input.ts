@@ -9,7 +9,7 @@ import { createInputPace } from "../../lib/worker/input-pace";
 import { parseKeyCombo, type KeyPress } from "../../lib/page/keys";
 import { contentOp, contentOpIn } from "./content-ops";
 import { debuggerEnabled, withDebugger, type Send } from "./debugger";
-import { framedContent, refBox, refFrame, splitRef } from "./frames";
+import { framedContent, guardInput, refBox, refFrame, splitRef } from "./frames";
 import { sendingInput } from "./input-guard";
 import { withChromiumTree } from "./chromium-ax";
 
@@ -151,6 +151,8 @@ export async function content<K extends CsOp>(tabId: number, op: K, args: CsOps[
   // TypeScript cannot carry the check on op over to args (K may be a union);
   // each trusted handler is typed by the table. The answer is the notes only
   // (the executor reads no more of a trusted op's answer).
+  // No content script sees real input: the site rules of the frames it lands in are checked first (issue 44).
+  await guardInput(tabId, op, args as Record<string, unknown>);
   let note: string | void;
   try {
     note = await trustedOp(tabId, op as K & TrustedOp, args as CsOps[K & TrustedOp]["args"]);

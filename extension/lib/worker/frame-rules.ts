@@ -118,6 +118,17 @@ export function blockedFrames(frames: FrameInfo[], ruleOf: RuleOf | undefined): 
   return out;
 }
 
+/** The frames under a rule stricter than the top frame's (never, read only, ask), by frameId: real input at a point on one is refused. */
+export function stricterFrames(frames: FrameInfo[], ruleOf: RuleOf | undefined): Map<number, FrameRule> {
+  const out = new Map<number, FrameRule>();
+  if (!ruleOf) return out;
+  for (const f of frames) {
+    const fr = chainRule(frames, f.frameId, ruleOf);
+    if (fr && !fr.fromTop && rank(fr.rule) > 0) out.set(f.frameId, fr);
+  }
+  return out;
+}
+
 function site(r: RuleInForce): string {
   return r.pattern !== "" ? r.pattern : r.host;
 }

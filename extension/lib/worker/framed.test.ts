@@ -451,6 +451,7 @@ describe("site rules in frames (issue 44: the rules hold everywhere)", () => {
         }
         const a = msg.args as { ref?: string; content?: boolean };
         if (msg.op === "rect" && a.ref === "e2" && a.content === true) return box(100, 200, 400, 300);
+        if (msg.op === "rect" && a.ref === "e3" && a.content === true) return box(100, 600, 400, 100);
         throw new Error(`top: ${msg.op}`);
       },
       CARD: child('- textbox "SECRET-CARD" [ref=e1]', () => [round.e2!], {
@@ -564,6 +565,31 @@ describe("site rules in frames (issue 44: the rules hold everywhere)", () => {
     expect(await fx.blockedBoxes(1)).toEqual([]);
     expect(await fx.secretBoxes(1)).toEqual([]);
     expect(touched).toEqual(["CARD:{}"]);
+  });
+
+  it("real input (the debugger mode's) is refused at a point on a stricter frame's area, at a ref in it and on its focus", async () => {
+    personRules = [
+      { pattern: "never.test", rule: "never" },
+      { pattern: "ro.test", rule: "read_only" },
+    ];
+    const refused = async (op: string, args: Record<string, unknown>) => {
+      const err = await fx.guardInput(1, op, args).then(() => undefined, (e: unknown) => e);
+      return err === undefined ? undefined : `${errorCode(err)}: ${(err as Error).message}`;
+    };
+    // No snapshot before: the frames' places are linked for the question.
+    expect(await refused("click_xy", { x: 120, y: 220 })).toMatch(/^site_rule: Not done: the point \(120, 220\) is in a frame of the page on never\.test/);
+    expect(await refused("click_xy", { x: 120, y: 650 })).toMatch(/^site_rule: .*read only for the AI \(ro\.test\)/);
+    expect(await refused("click_xy", { x: 600, y: 10 })).toBeUndefined();
+    expect(await refused("drag_xy", { startX: 600, startY: 10, endX: 150, endY: 250 })).toMatch(/^site_rule: .*never\.test/);
+    await framedContent(1, "snapshot", {});
+    expect(await refused("hover", { ref: "f2e1" })).toMatch(/^site_rule: Not done: ref f2e1 is in a frame of the page on ro\.test/);
+    expect(await refused("press_key", { key: "a" })).toMatch(/^site_rule: Not done: the focused element is in a frame of the page on never\.test/);
+    personRules = [];
+    expect(await refused("click_xy", { x: 120, y: 220 })).toBeUndefined();
+    expect(await refused("hover", { ref: "f2e1" })).toBeUndefined();
+    expect(touched).toEqual([]);
+    // Asked nothing but its link and whether it holds the focus (press_key's question to every frame).
+    expect(beyondLink().filter((m) => m.op !== "focus")).toEqual([]);
   });
 
   it("a frame inside a never frame (about:blank) is kept off with it", async () => {

@@ -30,7 +30,7 @@ import {
   type FrameTarget,
 } from "./frames";
 import { createLinker } from "./frame-link";
-import { blockedFrames, frameRefusal, ruleOfTarget, type FrameRule, type RuleOf } from "./frame-rules";
+import { blockedFrames, frameRefusal, ruleOfTarget, stricterFrames, type FrameRule, type RuleOf } from "./frame-rules";
 
 /** What frames need of the browser. */
 export interface FramesPort {
@@ -69,11 +69,14 @@ export interface Frames {
   forget(tabId: number): void;
   /** The areas of the frames the site rules keep from the AI (never), in the top page's viewport: a screenshot paints them over. */
   blockedBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]>;
+  /** Refuses real input (the debugger mode's) at a ref, the focus or a point in a frame whose site rule keeps op off (site_rule). */
+  guardInput(tabId: number, op: string, args: Record<string, unknown>): Promise<void>;
   /** The site rule in force in the frame of a frame ref (null: a top-frame ref, no rules, or a frame gone: the op says so). */
   refRule(tabId: number, ref: string): Promise<FrameRule | null>;
 }
 
 type XyOp = "click_xy" | "drag_xy";
+type Box = { x: number; y: number; width: number; height: number };
 
 /** The frames of every tab, through port. */
 export function createFrames(port: FramesPort): Frames {
@@ -220,8 +223,8 @@ export function createFrames(port: FramesPort): Frames {
    * (issue 40). A frame no snapshot has linked yet, or whose place is not
    * known, is not covered; one that does not answer is skipped (reported).
    */
-  async function frameSecretBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]> {
-    return coverBoxes(tabId, "secrets");
+  async function frameSecretBoxes(tabId: number): Promise<Box[]> {
+    return (await coverBoxes(tabId, "secrets")).map((a) => a.box);
   }
 
   /**
@@ -232,24 +235,51 @@ export function createFrames(port: FramesPort): Frames {
    * person allows for secret fields (issue 44); the frames are asked nothing
    * but their link.
    */
-  async function blockedBoxes(tabId: number): Promise<{ x: number; y: number; width: number; height: number }[]> {
-    return coverBoxes(tabId, "blocked");
+  async function blockedBoxes(tabId: number): Promise<Box[]> {
+    return (await coverBoxes(tabId, "blocked")).map((a) => a.box);
   }
 
-  async function coverBoxes(tabId: number, kind: "secrets" | "blocked"): Promise<{ x: number; y: number; width: number; height: number }[]> {
+  /**
+   * Real input (the debugger mode's, which no content script sees) refused
+   * where the site rules keep op off: at a ref in a stricter frame, on the
+   * focus in one (press_key), at a point on one's area (click_xy, drag_xy;
+   * every rule stricter than the top frame's refuses input at a point).
+   */
+  async function guardInput(tabId: number, op: string, args: Record<string, unknown>): Promise<void> {
+    if (!port.ruleOf) return;
+    for (const k of ["ref", "startRef", "endRef"]) {
+      const s = typeof args[k] === "string" ? splitRef(args[k]) : null;
+      if (s) await guard(tabId, await frameOf(tabId, s.n, s.full), op, `ref ${s.full}`);
+    }
+    if (op === "press_key") await focusedFrame(tabId);
+    if (op !== "click_xy" && op !== "drag_xy") return;
+    const points = op === "click_xy" ? [[args.x, args.y]] : [[args.startX, args.startY], [args.endX, args.endY]];
+    const areas = await coverBoxes(tabId, "strict");
+    for (const [x, y] of points as number[][]) {
+      for (const { box, fr } of areas) {
+        if (!fr || x! < box.x || y! < box.y || x! >= box.x + box.width || y! >= box.y + box.height) continue;
+        const why = frameRefusal(fr, op, `the point (${x}, ${y})`);
+        if (why !== undefined) throw new CodedError(ERROR_CODES.site_rule, why);
+      }
+    }
+  }
+
+  async function coverBoxes(tabId: number, kind: "secrets" | "blocked" | "strict"): Promise<Array<{ box: Box; fr?: FrameRule }>> {
     const tree = await allFrames(tabId);
     const kept = blockedIn(tree);
-    if (kind === "blocked" && kept.size === 0) return [];
-    if (kind === "blocked") await linker.linkBlocked(tabId, tree, kept);
+    // The frames whose whole area is wanted: kept from the AI (never), or under any rule stricter than the top's.
+    const picked: Map<number, unknown> = kind === "blocked" ? kept : kind === "strict" ? stricterFrames(tree, port.ruleOf) : new Map();
+    if (kind !== "secrets" && picked.size === 0) return [];
+    if (kind !== "secrets") await linker.linkBlocked(tabId, tree, picked);
     const table = await loadTable(tabId);
     const live = new Set(tree.map((f) => f.documentId));
-    const out: { x: number; y: number; width: number; height: number }[] = [];
+    const out: Array<{ box: Box; fr?: FrameRule }> = [];
     const byId = new Map(tree.map((f) => [f.frameId, f]));
     await Promise.all(
       Object.values(table.byN).map(async (d) => {
         if (!live.has(d.documentId)) return;
-        // A blocked frame's secret fields are not asked for; a frame inside a blocked frame is under its cover.
-        if (kind === "secrets" ? kept.has(d.frameId) : !kept.has(d.frameId) || kept.has(byId.get(d.frameId)?.parentFrameId ?? -1)) return;
+        // A blocked frame's secret fields are not asked for; a frame inside a picked frame is within its area.
+        if (kind === "secrets" ? kept.has(d.frameId) : !picked.has(d.frameId) || picked.has(byId.get(d.frameId)?.parentFrameId ?? -1)) return;
         const levels: Array<{ frame: FrameTarget; ref: string }> = [];
         let cur: FrameEntry | undefined = d;
         for (let depth = 0; cur; depth++) {
@@ -260,13 +290,14 @@ export function createFrames(port: FramesPort): Frames {
           if (!cur) return;
         }
         const around = () => Promise.all(levels.map((l) => contentOpIn(tabId, l.frame, "rect", { ref: l.ref, scroll: false, content: true })));
-        if (kind === "blocked") {
+        if (kind !== "secrets") {
           try {
             // The frame's whole area: its iframe's content box, moved and cut by the iframes around it.
             const box = composeBoxes(await around());
-            if (box.visible.width > 0 && box.visible.height > 0) out.push(box.visible);
+            const fr = picked.get(d.frameId);
+            if (box.visible.width > 0 && box.visible.height > 0) out.push({ box: box.visible, ...(kind === "strict" ? { fr: fr as FrameRule } : {}) });
           } catch (e) {
-            report(`screenshot: the area of a frame kept from the AI (${d.documentId})`, e);
+            report(`frames: the area of a frame under a site rule (${d.documentId})`, e);
           }
           return;
         }
@@ -274,7 +305,7 @@ export function createFrames(port: FramesPort): Frames {
           const [own, boxes] = await Promise.all([contentOpIn(tabId, d, "secret_boxes", {}), around()]);
           for (const b of own.boxes) {
             const box = composeBoxes([{ ...b, visible: b, dpr: 1, viewportWidth: 0, viewportHeight: 0 }, ...boxes]);
-            if (box.visible.width > 0 && box.visible.height > 0) out.push(box.visible);
+            if (box.visible.width > 0 && box.visible.height > 0) out.push({ box: box.visible });
           }
         } catch (e) {
           report(`screenshot: the secret fields of frame document ${d.documentId}`, e);
@@ -472,5 +503,5 @@ export function createFrames(port: FramesPort): Frames {
     }
   }
 
-  return { content: framedContent, refBox, refFrame, secretBoxes: frameSecretBoxes, blockedBoxes, forget, refRule };
+  return { content: framedContent, refBox, refFrame, secretBoxes: frameSecretBoxes, blockedBoxes, guardInput, forget, refRule };
 }
