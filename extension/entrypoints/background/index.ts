@@ -12,7 +12,7 @@ import { unshareTab } from "../../lib/slots";
 import { KEY_IDENTITY, KEY_PAIRED, KEY_SETTINGS, normalizeSettings } from "../../lib/storage";
 import { needsReconnect } from "../../lib/settings-sync";
 import { reported, setDiagSink } from "../../lib/diag";
-import { forgetFrames, frameRuleOfRef } from "./frames";
+import { forgetFrames, framedContent, frameRuleOfRef } from "./frames";
 import { forgetRefBase } from "./ref-base";
 import { forgetTab as forgetNetTab, installNetwork } from "./network";
 import { forgetDebuggerTab, installDebugger } from "./debugger";
@@ -59,6 +59,7 @@ export default defineBackground(() => {
     shares: readShares,
     changed: scheduleTabsPush,
     frameRule: frameRuleOfRef,
+    describe: async (tabId, refs) => (await framedContent(tabId, "describe", { refs })).targets,
   });
 
   chrome.runtime.onStartup.addListener(() => {

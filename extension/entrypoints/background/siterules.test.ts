@@ -75,6 +75,8 @@ beforeAll(async () => {
       ];
       return chainRule(frames, 3, sr.ruleForUrl) ?? null;
     },
+    // As frames.ts: a frame ref is described by its frame's content script, a top-frame ref by the top's.
+    describe: async (tabId, refs) => refs.map((r) => (frameUrls.has(r) ? { role: "button", name: `Pay in frame ${r}` } : { role: "button", name: names.get(tabId) ?? "Next" })),
   });
   await sr.loadRules();
 });
@@ -143,7 +145,7 @@ describe("the site rules' gate for a ref into a frame", () => {
     frameUrls.set("f2e5", "https://pay.test/card");
     const p = gate("browser_click", { ref: "f2e5" }).catch((e: unknown) => e);
     await until(() => waitingIds().length === 1);
-    expect(normalizeApprovals(session.get(KEY_APPROVALS))[0]).toMatchObject({ host: "pay.test" });
+    expect(normalizeApprovals(session.get(KEY_APPROVALS))[0]).toMatchObject({ host: "pay.test", target: 'button "Pay in frame f2e5"' });
     await sr.answerApproval(waitingIds()[0]!, "deny");
     expect(String(await p)).toMatch(/pay\.test is "ask before acting" .* the person pressed Deny/);
   });

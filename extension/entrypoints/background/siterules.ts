@@ -119,6 +119,8 @@ interface Hooks {
   changed(): void;
   /** The rule in force in a frame ref's frame (frames.ts; null: the top frame's ref). */
   frameRule?(tabId: number, ref: string): Promise<FrameRule | null>;
+  /** The targets' roles and names, frame refs asked in their frame (frames.ts); absent: the top frame's content script. */
+  describe?(tabId: number, refs: string[]): Promise<({ role: string; name: string } | null)[]>;
 }
 
 let hooks: Hooks | undefined;
@@ -209,7 +211,7 @@ export async function siteGate(
 // ---- ask before acting: waiting for the person's answer (lib/worker/asking.ts) ----
 
 const asking = createAsking({
-  describe: async (tabId, refs) => (await contentOp(tabId, "describe", { refs })).targets,
+  describe: async (tabId, refs) => (hooks?.describe ? hooks.describe(tabId, refs) : (await contentOp(tabId, "describe", { refs })).targets),
   grants: async () => (await chrome.storage.session.get(KEY_APPROVAL_GRANTS))[KEY_APPROVAL_GRANTS],
   saveGrants: (g) => chrome.storage.session.set({ [KEY_APPROVAL_GRANTS]: g }),
   store: (approvals) => chrome.storage.session.set({ [KEY_APPROVALS]: approvals }),

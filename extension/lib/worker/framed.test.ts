@@ -592,6 +592,14 @@ describe("site rules in frames (issue 44: the rules hold everywhere)", () => {
     expect(beyondLink().filter((m) => m.op !== "focus")).toEqual([]);
   });
 
+  it("describe (the ask question's targets) of a frame ref goes to its frame; of a never frame's, is refused", async () => {
+    docs.AD = child('- textbox "Coupon" [ref=e1]', () => [round.e3!], { describe: (a) => ({ targets: (a as { refs: string[] }).refs.map((r) => ({ role: "textbox", name: `Coupon ${r}`, secret: false })) }) });
+    await framedContent(1, "snapshot", {});
+    expect((await framedContent(1, "describe", { refs: ["f2e1"] })).targets).toEqual([{ role: "textbox", name: "Coupon e1", secret: false }]);
+    personRules = [{ pattern: "ro.test", rule: "never" }];
+    expect(errorCode(await framedContent(1, "describe", { refs: ["f2e1"] }).catch((e: unknown) => e))).toBe("site_rule");
+  });
+
   it("a frame inside a never frame (about:blank) is kept off with it", async () => {
     personRules = [{ pattern: "never.test", rule: "never" }];
     await framedContent(1, "get_text", {});

@@ -368,6 +368,7 @@ export function createFrames(port: FramesPort): Frames {
     };
     const out: Record<string, unknown> = { ...a };
     for (const k of ["ref", "startRef", "endRef"]) if (k in a) out[k] = await localize(a[k]);
+    if (Array.isArray(a.refs)) out.refs = await Promise.all(a.refs.map(localize));
     if (Array.isArray(a.fields)) {
       out.fields = await Promise.all(a.fields.map(async (f: Record<string, unknown>) => ({ ...f, ref: await localize(f.ref) })));
     }
