@@ -17,12 +17,12 @@ import (
 // 127.0.0.1:<other port>, set to read only. Before the rules, both frames
 // are read (so the secret is there to leak). After: the never frame is one
 // iframe line naming the rule, and its secret text is in no answer of
-// browser_snapshot, browser_find, browser_get_text or
-// browser_get_console_logs, and a screenshot paints its area over; a click
-// by the ref the AI got before, and a click at a point on it (synthetic and
-// the debugger mode's real input, which landed before the rule), are refused
-// naming the rule and never reaches the frame (its own state, read over
-// CDP, stays). The read-only frame is read, and typing into it is refused
+// browser_snapshot, browser_find, browser_get_text,
+// browser_get_console_logs or browser_network_requests; a screenshot paints
+// its area over; a click by the ref the AI got before, and a click at a
+// point on it (synthetic, and the debugger mode's real input, which landed
+// before the rule), are refused naming the rule and never reach the frame
+// (its own state, read over CDP, stays). The read-only frame is read, and typing into it is refused
 // naming the rule, its field left empty.
 func TestSiteRulesFrames(t *testing.T) {
 	s := shared(t)
@@ -49,6 +49,12 @@ func TestSiteRulesFrames(t *testing.T) {
 	waitFor(ctx, t, func() bool { // both frames' console entries
 		logs := s.ok(ctx, t, "browser_get_console_logs", map[string]any{"tab": slot})
 		return strings.Contains(logs, "VAULT-SECRET-LOG asked") && strings.Contains(logs, "coupon frame says hi")
+	})
+	if _, err := harness.EvalInFrameTarget[bool](ctx, s.browser, "rules-vault-frame.html", `new Promise((r) => { const t = () => (window.fetched ? r(true) : setTimeout(t, 20)); t(); })`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, func() bool { // the vault frame's request, in the tab's network log
+		return strings.Contains(s.ok(ctx, t, "browser_network_requests", map[string]any{"tab": slot}), "VAULT-SECRET-NET")
 	})
 	_, vault := under(t, before, "Vault widget")
 	open, ok := findIn(vault, "button", "Open")
@@ -112,6 +118,7 @@ func TestSiteRulesFrames(t *testing.T) {
 	answers["browser_find button"] = s.ok(ctx, t, "browser_find", map[string]any{"tab": slot, "query": "role:button"})
 	answers["browser_get_text"] = s.ok(ctx, t, "browser_get_text", map[string]any{"tab": slot})
 	answers["browser_get_console_logs"] = s.ok(ctx, t, "browser_get_console_logs", map[string]any{"tab": slot})
+	answers["browser_network_requests"] = s.ok(ctx, t, "browser_network_requests", map[string]any{"tab": slot})
 	for tool, out := range answers {
 		if strings.Contains(out, secret) {
 			t.Errorf("%s shows the never frame's content:\n%s", tool, harness.Clip(out, 3000))

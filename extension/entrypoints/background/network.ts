@@ -9,6 +9,9 @@ import { NetLog, toWire, type NetState } from "../../lib/netlog";
 import { TIMEOUTS_MS, type DownloadInfo, type DownloadsRequest, type DownloadsResult, type NetworkRequest } from "../../lib/protocol.gen";
 import type { Shares } from "../../lib/storage";
 import { reported } from "../../lib/diag";
+import { blockedFrames } from "../../lib/worker/frame-rules";
+import type { FrameInfo } from "../../lib/worker/frames";
+import { ruleForUrl } from "./siterules";
 
 const STATE_KEY = "netlog";
 const DL_KEY = "downloadTabs";
@@ -136,7 +139,10 @@ export async function networkRequests(
   await load(readSharesFn);
   await chain;
   const r = log.list(tabId, opts);
-  return { ...r, requests: r.requests.map(toWire) };
+  // A frame the site rules keep from the AI (never; issue 44): its requests are not shown (nor their bodies).
+  const kept = blockedFrames(((await chrome.webNavigation.getAllFrames({ tabId }).catch(() => null)) ?? []) as FrameInfo[], (url) => ruleForUrl(url));
+  const requests = kept.size === 0 ? r.requests : r.requests.filter((e) => !kept.has(e.frameId));
+  return { ...r, total: r.total - (r.requests.length - requests.length), requests: requests.map(toWire) };
 }
 
 async function sharedDownloads(): Promise<{ list: DownloadInfo[]; ambiguous: number }> {
