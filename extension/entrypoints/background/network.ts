@@ -140,7 +140,7 @@ export async function networkRequests(
   await chain;
   const r = log.list(tabId, opts);
   // A frame the site rules keep from the AI (never; issue 44): its requests are not shown (nor their bodies).
-  const kept = blockedFrames(((await chrome.webNavigation.getAllFrames({ tabId }).catch(() => null)) ?? []) as FrameInfo[], (url) => ruleForUrl(url));
+  const kept = blockedFrames(((await chrome.webNavigation.getAllFrames({ tabId })) ?? []) as FrameInfo[], (url) => ruleForUrl(url));
   const requests = kept.size === 0 ? r.requests : r.requests.filter((e) => !kept.has(e.frameId));
   return { ...r, total: r.total - (r.requests.length - requests.length), requests: requests.map(toWire) };
 }
