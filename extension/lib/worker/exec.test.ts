@@ -1,7 +1,7 @@
 // The exec module with a fake port: the pause gate (before the page is
 // asked anything, and again after the targets are read), the abort registry
 // (the server's cancel, Stop, unshare) and the call watch.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { CodedError, errorCode } from "../peer";
 import { ERROR_CODES } from "../protocol.gen";
 import { pausedIn, type Pause } from "../activity";
@@ -173,6 +173,48 @@ describe("the abort registry", () => {
     expect(await by(run)).toBe(ERROR_CODES.cancelled);
     expect(exec.running.size).toBe(0);
     exec.cancel("c9");
+  });
+
+  it("the server's cancel that comes while the pause is loaded or the targets are read is not lost: the call never runs", async () => {
+    vi.useFakeTimers();
+    try {
+      // A worker that just woke reads its stored pause, and the page its
+      // targets, slowly: the offscreen document's cancel comes meanwhile.
+      const after = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+      for (const slow of ["ready", "watch"] as const) {
+        const f = fakePort();
+        const exec = new Exec({
+          ...f.port,
+          ready: async () => {
+            if (slow === "ready") await after(100);
+            await f.port.ready();
+          },
+          watch: async (type, payload) => {
+            if (slow === "watch") await after(100);
+            return f.port.watch(type, payload);
+          },
+        });
+        const run = codeOf(exec.run({ type: "ask_wait", payload: { askId: "a1", waitMs: 3000 }, callId: "c1" }));
+        await vi.advanceTimersByTimeAsync(50);
+        exec.cancel("c1");
+        await vi.advanceTimersByTimeAsync(100);
+        expect(await run, slow).toBe(ERROR_CODES.cancelled);
+        expect(f.events, slow).not.toContain("execute ask_wait");
+        expect(f.watches[0]!.failed, slow).toBeInstanceOf(CodedError);
+        expect(exec.running.size).toBe(0);
+      }
+      // An unshare meanwhile stops it the same way.
+      const f = fakePort();
+      const exec = new Exec({ ...f.port, watch: async (type, payload) => (await after(100), f.port.watch(type, payload)) });
+      const run = codeOf(exec.run({ type: "browser_click", payload: { tabId: 7, ref: "e1" }, callId: "c2" }));
+      await vi.advanceTimersByTimeAsync(50);
+      exec.running.abortTab(7, new CodedError(ERROR_CODES.unshared, "tab 7 is no longer shared"));
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await run).toBe(ERROR_CODES.unshared);
+      expect(f.events).not.toContain("execute browser_click");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("an unshare aborts the tab's calls with its reason", async () => {

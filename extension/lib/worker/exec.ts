@@ -152,20 +152,38 @@ export class Exec {
     const ctl = new AbortController();
     const tabId = tabOf(payload);
     const app = appOf(payload);
-    await this.port.ready();
-    // Stop in the popup (the profile, or this tab): nothing is sent to the page until Resume.
-    this.gate(type, payload, tabId);
-    const watch = await this.port.watch(type, payload);
-    // Stop may have come while the targets were read: checked again with
-    // nothing async before the call is registered for Stop's abort.
-    this.gate(type, payload, tabId);
+    // Registered before anything async: the server's cancel (or an unshare)
+    // that comes while the pause is loaded or the targets are read finds
+    // the call, which then never runs; it is not lost while the call runs
+    // on as if nothing came.
     const unregister = this.running.add(req.callId, tabId, ctl);
+    try {
+      await this.port.ready();
+      // Stop in the popup (the profile, or this tab): nothing is sent to the page until Resume.
+      this.gate(type, payload, tabId);
+      const watch = await this.port.watch(type, payload);
+      // Stop may have come while the targets were read: checked again with
+      // nothing async before the abort is checked and the call runs.
+      this.gate(type, payload, tabId);
+      return await this.execute(type, payload, tabId, app, ctl.signal, watch);
+    } finally {
+      unregister();
+    }
+  }
+
+  /** The call past the gate: it runs unless its abort came already, and answers at once when its abort comes. */
+  private async execute(type: string, payload: unknown, tabId: number | undefined, app: string, signal: AbortSignal, watch: CallWatch): Promise<unknown> {
+    if (signal.aborted) {
+      // Cancelled (or its tab unshared) before it ran: nothing is sent to the page.
+      watch.failed(signal.reason);
+      throw await this.port.failure(signal.reason);
+    }
     // Input in the tab while this runs is monkbrowse's own, not the person's (lib/person.ts).
     const endActing = tabId !== undefined && type !== "person_edits" ? this.port.beginActing(tabId) : undefined;
     // The tab's toolbar badge says the AI acts in it until the call ends, however it ends.
     const acted = tabId !== undefined && isLogged(type) ? this.port.actingIn(tabId, app) : undefined;
     try {
-      const r = await untilAborted(this.port.execute(type, payload, ctl.signal), ctl.signal);
+      const r = await untilAborted(this.port.execute(type, payload, signal), signal);
       watch.done(r);
       return await this.port.answer(type, r, app);
     } catch (e) {
@@ -173,7 +191,6 @@ export class Exec {
       throw await this.port.failure(e);
     } finally {
       endActing?.();
-      unregister();
       acted?.();
     }
   }
