@@ -136,6 +136,7 @@ func vectors(t testing.TB) []vector {
 		MsgHandleDialog: {HandleDialogRequest{Accept: true, PromptText: ptr("Ada"), TabID: 1843}, TabResult{TabID: 1843}},
 		MsgAskUser:      {AskUserRequest{TabID: 1843, Message: "Please sign in, then press Done.", WaitMs: 0}, AskResult{TabID: 1843, AskID: "k3v9q2", State: AskPending, Created: 1764500000123}},
 		MsgAskWait:      {AskWaitRequest{AskID: "k3v9q2", WaitMs: 50000}, AskResult{TabID: 1843, AskID: "k3v9q2", State: AskDone, AnsweredIn: "page", Created: 1764500000123}},
+		MsgAskEnd:       {AskEndRequest{AskID: "k3v9q2", Why: "the AI app cancelled the call that waited for it"}, AskEndResult{Ended: true}},
 		MsgPersonEdits: {PersonEditsRequest{TabID: 1843, Since: ptr(int64(4))}, PersonEditsResult{TabID: 1843, Seq: 7, Edits: []PersonEdit{
 			{Seq: 5, Kind: "typed", Role: "textbox", Name: "Notes", Ref: "e12", Count: 3},
 			{Seq: 7, Kind: "clicked", Role: "button", Name: "Save", Ref: "e15"},

@@ -40,6 +40,10 @@ const (
 	MsgHandleDialog   = "browser_handle_dialog"
 	MsgAskUser        = "browser_ask_user"
 	MsgAskWait        = "ask_wait"
+	// MsgAskEnd ends an ask whose waiting call was stopped (its app
+	// cancelled it) where the extension may not have seen the stop: the
+	// server's own request, never an AI tool.
+	MsgAskEnd = "ask_end"
 	// MsgPersonEdits asks what the person did in a shared tab since a
 	// sequence number (issue 29, DESIGN §7.1): the server's own request at
 	// the start of each call's turn, never an AI tool.
@@ -451,6 +455,19 @@ type AskUserRequest struct {
 type AskWaitRequest struct {
 	AskID  string `json:"askId"`
 	WaitMs int    `json:"waitMs,omitempty"`
+}
+
+// AskEndRequest ends the ask AskID if it still waits for the person (its
+// notice goes, the popup drops it, the log says Why); an ask that ended
+// already is left as it is.
+type AskEndRequest struct {
+	AskID string `json:"askId"`
+	Why   string `json:"why,omitempty"`
+}
+
+// AskEndResult says whether AskEndRequest ended a waiting ask.
+type AskEndResult struct {
+	Ended bool `json:"ended"`
 }
 
 // Ask states (AskResult.State).

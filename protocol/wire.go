@@ -34,6 +34,9 @@ const (
 	// a call's turn (issue 29): the extension answers from its memory, and a
 	// late answer must not hold the result back.
 	PersonEditsTimeout = 2 * time.Second
+	// AskEndTimeout bounds the server's ask_end after a stopped wait: the
+	// extension answers from its session storage.
+	AskEndTimeout = 5 * time.Second
 )
 
 // WireMessages is the catalog of §5.1 in a fixed order.
@@ -75,6 +78,7 @@ var WireMessages = []Wire{
 	{Type: MsgRecordings, Request: RecordingsRequest{}, Response: RecordingsResult{}, Timeout: DefaultTimeout, Retryable: true},
 	{Type: MsgSiteTools, Request: TabRequest{}, Response: SiteToolsResult{}, Timeout: DefaultTimeout, Retryable: true},
 	{Type: MsgSiteToolCall, Request: SiteToolCallRequest{}, Response: SiteToolCallResult{}, Timeout: SiteToolTimeout},
+	{Type: MsgAskEnd, Request: AskEndRequest{}, Response: AskEndResult{}, Timeout: AskEndTimeout},
 }
 
 var wireByType = func() map[string]Wire {

@@ -468,6 +468,15 @@ export interface SiteToolCallResult {
   cut?: boolean;
 }
 
+export interface AskEndRequest {
+  askId: string;
+  why?: string;
+}
+
+export interface AskEndResult {
+  ended: boolean;
+}
+
 export interface Hello {
   protocol: number;
   extVersion: string;
@@ -576,6 +585,7 @@ export interface WireRequests {
   recordings: RecordingsRequest;
   browser_site_tools: TabRequest;
   browser_site_tool_call: SiteToolCallRequest;
+  ask_end: AskEndRequest;
 }
 
 /** Each wire type and the result the extension answers with. */
@@ -617,6 +627,7 @@ export interface WireResponses {
   recordings: RecordingsResult;
   browser_site_tools: SiteToolsResult;
   browser_site_tool_call: SiteToolCallResult;
+  ask_end: AskEndResult;
 }
 
 export type WireType = keyof WireRequests;
@@ -659,6 +670,7 @@ export const WIRE_TYPES: readonly WireType[] = [
   "recordings",
   "browser_site_tools",
   "browser_site_tool_call",
+  "ask_end",
 ];
 
 /** How long the server waits for each wire type, in milliseconds. */
@@ -700,6 +712,7 @@ export const TIMEOUTS_MS: Record<WireType, number> = {
   recordings: 25000,
   browser_site_tools: 25000,
   browser_site_tool_call: 52000,
+  ask_end: 5000,
 };
 
 /** The codes of ok:false responses (protocol/errorcodes.go): decide on these, never on the error text. */
