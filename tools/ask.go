@@ -141,6 +141,9 @@ func (d dispatch) askWait(ctx context.Context, e askEntry) (protocol.CallToolRes
 		if ctx.Err() != nil || errors.As(err, new(*PausedError)) {
 			d.asks.forget(e.id)
 		}
+		if ctx.Err() != nil {
+			d.endAsk(ctx, e)
+		}
 		return protocol.CallToolResult{}, err
 	}
 	switch res.State {
@@ -162,6 +165,36 @@ func (d dispatch) askWait(ctx context.Context, e askEntry) (protocol.CallToolRes
 			why = "it was taken down"
 		}
 		return TextResult(fmt.Sprintf("The request in %s ended without an answer: %s. Ask the person in the chat what to do.", e.target, clip(why, 200))), nil
+	}
+}
+
+// endAsk tells the extension that nothing waits for ask e any more: the
+// call that waited for it was stopped (its app cancelled it). The
+// extension's abort of the wait ends the ask as well, but the stop can
+// reach it before the wait does (between browser_ask_user and ask_wait,
+// or while the wait is being set up) or after the wait answered pending;
+// then only this takes the notice down before protocol.AskMaxWait. Sent
+// after the stop, so on a context without its cancel, bounded by
+// protocol.AskEndTimeout; an ask that ended already is left alone, and a
+// failure (an older extension, a closed connection) changes nothing for the
+// stopped call. Stop and an unshare end the tab's asks in the extension
+// whatever waits for them, so they need none.
+func (d dispatch) endAsk(ctx context.Context, e askEntry) {
+	if ae := protocol.Aborted(ctx); ae != nil && (ae.Code == protocol.CodeUnshared || ae.Code == protocol.CodePaused) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), protocol.AskEndTimeout)
+	defer cancel()
+	err := d.b.WithProfile(ctx, e.slug, func(ctx context.Context, _ Target, s Session) error {
+		req := protocol.AskEndRequest{AskID: e.id, Why: "the AI app cancelled the call that waited for it"}
+		var res protocol.AskEndResult
+		if q, ok := s.(QuietSession); ok {
+			return q.Quiet(ctx, protocol.MsgAskEnd, req, &res)
+		}
+		return s.Request(ctx, protocol.MsgAskEnd, req, &res)
+	})
+	if err != nil {
+		d.opts.Logger.Debug("ending an ask whose call was stopped failed", "askId", e.id, "err", err)
 	}
 }
 

@@ -139,6 +139,10 @@ class FakeBrowser implements BrowserPort {
     this.calls.push(`askWait ${askId} ${waitMs}`);
     return { tabId: 10, askId, state: "done", answeredIn: "page" };
   }
+  async askEnd(askId: string, why: string) {
+    this.calls.push(`askEnd ${askId} ${why}`);
+    return { ended: true };
+  }
 }
 
 function setup(opts: { realTiming?: boolean } = {}) {
@@ -693,6 +697,9 @@ describe("Executor: a navigation started by an action", () => {
     expect(b.calls).toContain('ask 10 "Sign in, please" Claude Code 0');
     expect((await x.execute("ask_wait", { askId: "a1", waitMs: 50000 })) as { state: string }).toMatchObject({ state: "done" });
     expect(b.calls).toContain("askWait a1 50000");
+    expect(await x.execute("ask_end", { askId: "a1", why: "the AI app cancelled the call that waited for it" })).toEqual({ ended: true });
+    expect(b.calls).toContain("askEnd a1 the AI app cancelled the call that waited for it");
+    await expect(x.execute("ask_end", {})).rejects.toThrow(/askId/);
     await expect(x.execute("browser_ask_user", { tabId: 13, message: "x" })).rejects.toThrow(/not shared/);
     await expect(x.execute("browser_ask_user", { tabId: 10, message: "" })).rejects.toThrow(/message is required/);
     await expect(x.execute("ask_wait", { askId: "a1", waitMs: -1 })).rejects.toThrow(/waitMs/);

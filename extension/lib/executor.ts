@@ -6,7 +6,7 @@
 import type { ActionOp, CsOp, CsOps, PageNotes } from "./messages";
 import { CodedError, errorText } from "./peer";
 import { ASK_MAX_WAIT_MS, ERROR_CODES, REQUEST_APP_FIELD, WIRE_TYPES } from "./protocol.gen";
-import type { AskResult, Dialog, GetSelectionResult, SiteToolCallResult, SiteToolsResult, PersonEdit, DownloadsRequest, ScreenshotResult, DownloadsResult, NetworkRequestsResult, TabInfo, TabResult, WireRequests, WireResponses, WireType } from "./protocol.gen";
+import type { AskEndResult, AskResult, Dialog, GetSelectionResult, SiteToolCallResult, SiteToolsResult, PersonEdit, DownloadsRequest, ScreenshotResult, DownloadsResult, NetworkRequestsResult, TabInfo, TabResult, WireRequests, WireResponses, WireType } from "./protocol.gen";
 import { DEFAULT_NAV_TIMING, isLostReply, NavigationWatch, type NavTiming, type WatchNavigation } from "./navigation";
 import { navigableReason, normalizeUrl, restrictedReason } from "./urls";
 import type { Consent, Shares } from "./storage";
@@ -73,6 +73,8 @@ export interface BrowserPort {
   ask(tabId: number, message: string, app: string, waitMs: number, signal?: AbortSignal): Promise<AskResult>;
   /** Waits up to waitMs more for a request's answer. */
   askWait(askId: string, waitMs: number, signal?: AbortSignal): Promise<AskResult>;
+  /** Ends a request nothing waits for any more (the server's ask_end). */
+  askEnd(askId: string, why: string): Promise<AskEndResult>;
   /** The person's own edits of the tab after since (issue 29, background/person.ts); none without since. */
   personEdits(tabId: number, since: number | undefined): Promise<{ seq: number; edits: PersonEdit[] }>;
   /** What the person last pointed at in the tab with "Show this to the AI". */
@@ -524,6 +526,7 @@ export class Executor {
       return this.port.ask(tab.id, message, typeof app === "string" && app.trim() !== "" ? app : "The AI", waitMsOf(p), signal);
     },
     ask_wait: (p, signal) => this.port.askWait(requireString(p, "askId"), waitMsOf(p), signal),
+    ask_end: (p) => this.port.askEnd(requireString(p, "askId"), typeof p.why === "string" ? p.why.slice(0, 200) : ""),
     browser_site_tools: async (p) => {
       const tab = await this.resolveTab(optionalTabId(p));
       if (!this.port.siteTools) return { tabId: tab.id, tools: [], unsupported: true };

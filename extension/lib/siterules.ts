@@ -209,6 +209,7 @@ const READS: ReadonlySet<string> = new Set([
   "browser_scroll",
   "browser_ask_user",
   "ask_wait",
+  "ask_end",
   "person_edits",
   "browser_get_selection",
   "browser_wait",

@@ -8,7 +8,7 @@
 // "ask-answer" from any other sender).
 
 import { AskBook, KEY_ASKS, newAskId, resultOf, type Ask } from "../../lib/ask";
-import { ASK_MAX_WAIT_MS, ERROR_CODES, type AskResult } from "../../lib/protocol.gen";
+import { ASK_MAX_WAIT_MS, ERROR_CODES, type AskEndResult, type AskResult } from "../../lib/protocol.gen";
 import { errorCode } from "../../lib/peer";
 import { KEY_SHARES, normalizeShares } from "../../lib/storage";
 import { reported } from "../../lib/diag";
@@ -78,6 +78,14 @@ export async function askUser(tabId: number, message: string, app: string, waitM
     await book.end((a) => a.askId === ask.askId, "its banner could not be shown");
     await book.take(ask.askId);
     throw e;
+  }
+  // The call was stopped while the request was being shown (the server never
+  // learns its id): it ends here, or its notice would stay for nobody.
+  if (signal?.aborted) {
+    const reason: unknown = signal.reason;
+    for (const a of await book.end((x) => x.askId === ask.askId, abortWhy(reason))) ended(a, { banner: errorCode(reason) !== ERROR_CODES.unshared });
+    await book.take(ask.askId);
+    throw reason instanceof Error ? reason : new Error(String(reason));
   }
   if (waitMs <= 0) return resultOf(ask);
   return askWait(ask.askId, waitMs, signal);
@@ -155,6 +163,19 @@ export async function askWait(askId: string, waitMs: number, signal?: AbortSigna
     if (toDeadline <= 0 && toExpiry > 0) return resultOf(ask);
     await nap(askId, Math.max(0, Math.min(toDeadline, toExpiry + 1)), signal);
   }
+}
+
+/**
+ * ask_end: the server stopped waiting for the ask (its call was cancelled,
+ * perhaps before the wait reached here or after it answered). A pending ask
+ * ends with why (its notice goes, the popup drops it, the log says so); an
+ * ended one is only forgotten, as the server forgot it.
+ */
+export async function askEnd(askId: string, why: string): Promise<AskEndResult> {
+  const gone = await book.end((a) => a.askId === askId, why || abortWhy(undefined));
+  for (const a of gone) ended(a, { banner: true });
+  await book.take(askId);
+  return { ended: gone.length > 0 };
 }
 
 /** The person's answer from the popup (an extension page). */

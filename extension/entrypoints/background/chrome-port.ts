@@ -12,7 +12,7 @@ import { historyNav } from "./history";
 import { beforeLeaving } from "./inject";
 import { newPage, watchNavigation } from "./navigation-events";
 import { downloads } from "./network";
-import { askUser, askWait } from "./ask";
+import { askEnd, askUser, askWait } from "./ask";
 import { callSiteTool, countSiteTools, listSiteTools } from "./sitetools";
 import { pdf } from "./pdf";
 import { refBase, saveRefBase } from "./ref-base";
@@ -122,6 +122,7 @@ export function makeChromePort(deps: {
     downloads,
     ask: askUser,
     askWait,
+    askEnd,
     siteTools: listSiteTools,
     siteToolCount: countSiteTools,
     siteToolCall: callSiteTool,
