@@ -134,7 +134,7 @@ func vectors(t testing.TB) []vector {
 		}}},
 		MsgPDF:          {TabRequest{TabID: 1843}, PDFResult{TabID: 1843, Path: "/home/ada/Downloads/Sign in.pdf", Size: 48213}},
 		MsgHandleDialog: {HandleDialogRequest{Accept: true, PromptText: ptr("Ada"), TabID: 1843}, TabResult{TabID: 1843}},
-		MsgAskUser:      {AskUserRequest{TabID: 1843, Message: "Please sign in, then press Done.", WaitMs: 0}, AskResult{TabID: 1843, AskID: "k3v9q2", State: AskPending, Created: 1764500000123}},
+		MsgAskUser:      {AskUserRequest{TabID: 1843, Message: "Please sign in, then press Done.", WaitMs: 0, AskID: "5f0c2a9e7b1d"}, AskResult{TabID: 1843, AskID: "5f0c2a9e7b1d", State: AskPending, Created: 1764500000123}},
 		MsgAskWait:      {AskWaitRequest{AskID: "k3v9q2", WaitMs: 50000}, AskResult{TabID: 1843, AskID: "k3v9q2", State: AskDone, AnsweredIn: "page", Created: 1764500000123}},
 		MsgAskEnd:       {AskEndRequest{AskID: "k3v9q2", Why: "the AI app cancelled the call that waited for it"}, AskEndResult{Ended: true}},
 		MsgPersonEdits: {PersonEditsRequest{TabID: 1843, Since: ptr(int64(4))}, PersonEditsResult{TabID: 1843, Seq: 7, Edits: []PersonEdit{

@@ -445,10 +445,16 @@ type Dialog struct {
 // (the tab shows a neutral notice) with Done and Decline, then waits up to
 // WaitMs for their answer (0: answers at once, pending). The asking AI app
 // is the request's app field (RequestAppField), shown with the message.
+//
+// AskID is the server's name for the new ask (12 lowercase hex digits,
+// random): the server can end it (ask_end) even when the answer to this
+// request is lost to its call's cancel. Without it the extension names the
+// ask; AskResult.AskID is the name either way.
 type AskUserRequest struct {
 	TabID   int    `json:"tabId,omitempty"`
 	Message string `json:"message"`
 	WaitMs  int    `json:"waitMs,omitempty"`
+	AskID   string `json:"askId,omitempty"`
 }
 
 // AskWaitRequest waits up to WaitMs more for the answer to the ask AskID.

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -98,11 +100,17 @@ func (d dispatch) askUser(ctx context.Context, a protocol.AskUserArgs) (protocol
 	}
 	var res protocol.AskResult
 	var target Target
+	id := newAskID()
 	err := d.b.WithTab(ctx, a.Profile, a.Tab, func(ctx context.Context, t Target, s Session) error {
 		target = t
-		return s.Request(ctx, protocol.MsgAskUser, protocol.AskUserRequest{TabID: t.TabID, Message: msg}, &res)
+		return s.Request(ctx, protocol.MsgAskUser, protocol.AskUserRequest{TabID: t.TabID, Message: msg, AskID: id}, &res)
 	})
 	if err != nil {
+		if ctx.Err() != nil && target.Slug != "" {
+			// Cancelled while the request was out: the extension may have
+			// shown it, its answer lost to the cancel.
+			d.endAsk(ctx, askEntry{id: id, slug: target.Slug})
+		}
 		return protocol.CallToolResult{}, err
 	}
 	if res.AskID == "" {
@@ -114,6 +122,14 @@ func (d dispatch) askUser(ctx context.Context, a protocol.AskUserArgs) (protocol
 	}
 	d.asks.put(e)
 	return d.askWait(ctx, e)
+}
+
+// newAskID is the server's name for a new ask: 12 random lowercase hex
+// digits, the extension's own form (not guessable by a page).
+func newAskID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
 }
 
 // askSlice is how long this call may wait: AskSlice, shortened to what the
@@ -172,7 +188,9 @@ func (d dispatch) askWait(ctx context.Context, e askEntry) (protocol.CallToolRes
 // call that waited for it was stopped (its app cancelled it). The
 // extension's abort of the wait ends the ask as well, but the stop can
 // reach it before the wait does (between browser_ask_user and ask_wait,
-// or while the wait is being set up) or after the wait answered pending;
+// or while the wait is being set up), after the wait answered pending, or
+// while browser_ask_user itself was out (its answer, the ask's id, lost to
+// the cancel: the server named the ask for this);
 // then only this takes the notice down before protocol.AskMaxWait. Sent
 // after the stop, so on a context without its cancel, bounded by
 // protocol.AskEndTimeout; an ask that ended already is left alone, and a

@@ -15,7 +15,9 @@ import (
 // does then: the call's error, whatever the extension did. It records each
 // ask_end with whether its context was still live when sent.
 type askStopBrowser struct {
-	stop func() // called when the wait is sent: cancels the call's context
+	stop   func() // cancels the call's context
+	stopAt string // the request the stop comes during (ask_wait when "")
+	asked  []protocol.AskUserRequest
 
 	mu   sync.Mutex
 	ends []protocol.AskEndRequest
@@ -35,6 +37,14 @@ func (b *askStopBrowser) WithProfile(ctx context.Context, _ string, fn func(cont
 func (b *askStopBrowser) Request(ctx context.Context, typ string, payload, out any) error {
 	switch typ {
 	case protocol.MsgAskUser:
+		b.asked = append(b.asked, payload.(protocol.AskUserRequest))
+		if b.stopAt == protocol.MsgAskUser {
+			// The extension showed the ask; its answer (the ask's id)
+			// crosses the cancel and is lost.
+			b.stop()
+			<-ctx.Done()
+			return context.Cause(ctx)
+		}
 		*out.(*protocol.AskResult) = protocol.AskResult{TabID: 7, AskID: "k3v9", State: protocol.AskPending, Created: time.Now().UnixMilli()}
 	case protocol.MsgAskWait:
 		// The stop reaches the server while the wait is out; the
@@ -97,5 +107,38 @@ func TestAskUserStoppedEndsTheAsk(t *testing.T) {
 				t.Errorf("the stopped ask's waitId still waits: %+v", r)
 			}
 		})
+	}
+}
+
+// TestAskUserCancelledWhileShownEndsTheAsk: the app's cancel can cross
+// the extension's answer to browser_ask_user (the notice is up; the ask's
+// id is lost with the answer). The server named the ask in its request,
+// so it ends that ask.
+func TestAskUserCancelledWhileShownEndsTheAsk(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b := &askStopBrowser{stop: cancel, stopAt: protocol.MsgAskUser}
+	d := NewDispatcher(b, nil)
+	res, _ := d.CallTool(WithClient(ctx, "app"), protocol.CallTool{Name: "browser_ask_user", Args: []byte(`{"message":"Please approve the login on your phone."}`)})
+	if !res.IsError {
+		t.Fatalf("a cancelled ask answered: %+v", res)
+	}
+	if len(b.asked) != 1 || len(b.asked[0].AskID) != 12 || strings.Trim(b.asked[0].AskID, "0123456789abcdef") != "" {
+		t.Fatalf("browser_ask_user did not name its ask (12 hex digits): %+v", b.asked)
+	}
+	if len(b.ends) != 1 || b.ends[0].AskID != b.asked[0].AskID || !b.live[0] {
+		t.Fatalf("ask_end %+v (live %v), want one for %q on a live context", b.ends, b.live, b.asked[0].AskID)
+	}
+	// Two asks get two names.
+	b2 := &askStopBrowser{stop: func() {}}
+	d = NewDispatcher(b2, nil)
+	for range 2 {
+		c, cc := context.WithCancel(context.Background())
+		b2.stop = cc
+		_, _ = d.CallTool(WithClient(c, "app"), protocol.CallTool{Name: "browser_ask_user", Args: []byte(`{"message":"x"}`)})
+		cc()
+	}
+	if len(b2.asked) != 2 || b2.asked[0].AskID == b2.asked[1].AskID {
+		t.Errorf("asks named %+v", b2.asked)
 	}
 }

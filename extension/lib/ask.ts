@@ -71,6 +71,11 @@ export function newAskId(uuid: string): string {
   return uuid.replace(/-/g, "").slice(0, 12);
 }
 
+/** Whether v is an ask id as the server names them (AskUserRequest.askId): 12 lowercase hex digits. */
+export function isAskId(v: unknown): v is string {
+  return typeof v === "string" && /^[0-9a-f]{12}$/.test(v);
+}
+
 /**
  * The asks in the store. Every change is chained (an answer racing an
  * unshare never loses one) and returns what changed, for the caller to

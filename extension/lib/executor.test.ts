@@ -131,8 +131,8 @@ class FakeBrowser implements BrowserPort {
     this.calls.push(`close ${id}`);
     this.tabs.delete(id);
   }
-  async ask(id: number, message: string, app: string, waitMs: number) {
-    this.calls.push(`ask ${id} ${JSON.stringify(message)} ${app} ${waitMs}`);
+  async ask(id: number, message: string, app: string, waitMs: number, _signal?: AbortSignal, askId?: string) {
+    this.calls.push(`ask ${id} ${JSON.stringify(message)} ${app} ${waitMs}${askId ? ` ${askId}` : ""}`);
     return { tabId: id, askId: "a1", state: "pending" };
   }
   async askWait(askId: string, waitMs: number) {
@@ -697,6 +697,12 @@ describe("Executor: a navigation started by an action", () => {
     expect(b.calls).toContain('ask 10 "Sign in, please" Claude Code 0');
     expect((await x.execute("ask_wait", { askId: "a1", waitMs: 50000 })) as { state: string }).toMatchObject({ state: "done" });
     expect(b.calls).toContain("askWait a1 50000");
+    // The server names the ask (it ends it by that name if its call is cancelled); a malformed name is refused.
+    await x.execute("browser_ask_user", { tabId: 10, message: "Sign in, please", askId: "5f0c2a9e7b1d", app: "Claude Code" });
+    expect(b.calls).toContain('ask 10 "Sign in, please" Claude Code 0 5f0c2a9e7b1d');
+    for (const bad of ["5F0C2A9E7B1D", "5f0c", 12, "5f0c2a9e7b1d0"]) {
+      await expect(x.execute("browser_ask_user", { tabId: 10, message: "x", askId: bad })).rejects.toThrow(/askId must be 12 lowercase hex digits/);
+    }
     expect(await x.execute("ask_end", { askId: "a1", why: "the AI app cancelled the call that waited for it" })).toEqual({ ended: true });
     expect(b.calls).toContain("askEnd a1 the AI app cancelled the call that waited for it");
     await expect(x.execute("ask_end", {})).rejects.toThrow(/askId/);

@@ -13,6 +13,7 @@ import type { Consent, Shares } from "./storage";
 import { shotOptions, type ShotOptions } from "./shot-size";
 import { normalizeRecordings } from "./recordings";
 import { toPlaywrightTest } from "./recording-export";
+import { isAskId } from "./ask";
 
 export interface TabLike {
   id: number;
@@ -70,7 +71,7 @@ export interface BrowserPort {
   /** Sets the answer to the tab's next dialog (browser_handle_dialog). */
   armDialog(tabId: number, answer: { accept: boolean; promptText?: string }): Promise<unknown>;
   /** Shows the AI's request to the person in the tab and the popup; waits up to waitMs for the answer (background/ask.ts). */
-  ask(tabId: number, message: string, app: string, waitMs: number, signal?: AbortSignal): Promise<AskResult>;
+  ask(tabId: number, message: string, app: string, waitMs: number, signal?: AbortSignal, askId?: string): Promise<AskResult>;
   /** Waits up to waitMs more for a request's answer. */
   askWait(askId: string, waitMs: number, signal?: AbortSignal): Promise<AskResult>;
   /** Ends a request nothing waits for any more (the server's ask_end). */
@@ -521,9 +522,11 @@ export class Executor {
     },
     browser_ask_user: async (p, signal) => {
       const message = requireString(p, "message");
+      // The server's name for the ask (it ends the ask by it if its call is cancelled); else ours.
+      if (p.askId !== undefined && !isAskId(p.askId)) throw new Error("askId must be 12 lowercase hex digits (the server's name for the request); update the monkbrowse server and extension to match");
       const tab = await this.resolveTab(optionalTabId(p));
       const app = (p as Record<string, unknown>)[REQUEST_APP_FIELD];
-      return this.port.ask(tab.id, message, typeof app === "string" && app.trim() !== "" ? app : "The AI", waitMsOf(p), signal);
+      return this.port.ask(tab.id, message, typeof app === "string" && app.trim() !== "" ? app : "The AI", waitMsOf(p), signal, p.askId);
     },
     ask_wait: (p, signal) => this.port.askWait(requireString(p, "askId"), waitMsOf(p), signal),
     ask_end: (p) => this.port.askEnd(requireString(p, "askId"), typeof p.why === "string" ? p.why.slice(0, 200) : ""),

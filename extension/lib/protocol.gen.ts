@@ -373,6 +373,7 @@ export interface AskUserRequest {
   tabId?: number;
   message: string;
   waitMs?: number;
+  askId?: string;
 }
 
 export interface AskResult {

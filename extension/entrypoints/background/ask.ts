@@ -68,8 +68,8 @@ function ended(a: Ask, opts: { banner: boolean }): void {
 }
 
 /** Shows a new request in the tab and, with waitMs, waits for its answer. */
-export async function askUser(tabId: number, message: string, app: string, waitMs: number, signal?: AbortSignal): Promise<AskResult> {
-  const { ask, replaced, expired } = await book.start({ askId: newAskId(crypto.randomUUID()), tabId, message, app });
+export async function askUser(tabId: number, message: string, app: string, waitMs: number, signal?: AbortSignal, askId?: string): Promise<AskResult> {
+  const { ask, replaced, expired } = await book.start({ askId: askId ?? newAskId(crypto.randomUUID()), tabId, message, app });
   for (const r of [...replaced, ...expired]) ended(r, { banner: r.tabId !== tabId });
   void setAskBadge(tabId, true).catch(reported("ask: the toolbar badge"));
   try {
