@@ -236,6 +236,10 @@ func TestAskUserHandOff(t *testing.T) {
 		t.Fatal("the ask did not answer after Stop")
 	}
 	waitJS(ctx, t, pr.tab, `!document.querySelector('monkbrowse-ask')`)
+	// Resume once the popup shows the pause: before, the button is still
+	// disabled (the worker has not answered Stop) or would ask for Stop
+	// again, and the click does nothing.
+	waitJS(ctx, t, pr.popup.Tab, `document.querySelector('#pause').textContent.includes('Resume') && !document.querySelector('#pause').disabled`)
 	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
 		t.Fatal(err)
 	}
@@ -260,6 +264,9 @@ func TestAskUserHandOff(t *testing.T) {
 	case <-time.After(askSlice + 20*time.Second):
 		t.Fatal("the ask did not answer after its tab was paused")
 	}
+	// Resume once the row shows the tab paused (its button re-rendered,
+	// enabled, saying Resume).
+	waitJS(ctx, t, pr.popup.Tab, fmt.Sprintf(`document.querySelector('%[1]s')?.dataset.paused === 'true' && document.querySelector('%[1]s .tab-pause')?.disabled === false`, row))
 	if err := pr.popup.Tab.Do(ctx, chromedp.Click(chromedp.CSS(row+" .tab-pause"))); err != nil {
 		t.Fatal(err)
 	}
