@@ -183,37 +183,9 @@ func TestSiteRulesFrames(t *testing.T) {
 // state, read over CDP); with localhost never, the frame is not asked for
 // its tools and the AI neither sees nor can call them.
 func TestSiteRulesFramesSiteTools(t *testing.T) {
-	p := need(t)
 	ctx := testContext(t, 2*time.Minute)
-	fx := fixtures()
-	port, _ := harness.FreePort()
-	cport, _ := harness.FreePort()
-	srv, err := harness.StartServer(ctx, harness.ServerConfig{Bin: p.bin, Port: port, ControlPort: cport, Home: mkdir(t, p, "home-rules-webmcp"), Name: "rules-webmcp",
-		Log: logSink(), ClientName: "claude-code"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	trackServer(srv)
-	t.Cleanup(func() { _ = srv.Close() })
-	b, err := harness.Launch(ctx, harness.BrowserConfig{ExecPath: p.chromium, Monkbrowse: p.bin, Extension: p.ext, Output: logSink(), Name: "chromium-rules-webmcp",
-		ExtraFlags: []string{"enable-features=WebMCP"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	if err := b.SetSettings(ctx, port, "rules-webmcp"); err != nil {
-		t.Fatal(err)
-	}
-	pop, err := b.OpenPopup(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr := &profile{b: b, popup: pop}
-	pr.waitConnected(ctx, t, port)
-	pr.shareFixture(ctx, t, fx, "/webmcp-shop.html")
-	if _, err := harness.EvalInFrameTarget[bool](ctx, b, "webmcp-pay.html", `new Promise((r) => { const t = () => (window.registered ? r(true) : setTimeout(t, 20)); t(); })`); err != nil {
-		t.Fatal(err)
-	}
+	srv, b, pr, _ := shopShared(ctx, t)
+	pop := pr.popup
 	setRules := func(rules string) {
 		t.Helper()
 		if _, err := harness.Eval[any](ctx, pop.Tab, `chrome.storage.local.set({siteRules: `+rules+`}).then(() => null)`); err != nil {
